@@ -1,0 +1,10 @@
+package main
+
+import (
+	"context"
+	"errors"
+)
+
+func runLs(ctx context.Context, s *stdio, args []string) error {
+	return errors.New("ls: not built yet")
+}
