@@ -41,7 +41,7 @@ type Segment struct {
 	PageEnd    int       `json:"page_end,omitempty"`
 	Start      int       `json:"start"` // byte offsets in the document's text
 	End        int       `json:"end"`
-	Vector     []float32 `json:"-"`
+	Vector     []float32 `json:"-"` // given to PutDocument; segments read back carry none (Chromem.Vector gives a copy)
 }
 
 // Info says which embedder built a library.
