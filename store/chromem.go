@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,12 +106,32 @@ func Open(dir string, info Info) (*Chromem, error) {
 	for _, e := range loaded {
 		s.docs[e.doc.ID] = e
 		s.nsegs += len(e.segs)
-		if err := s.addToCollection(e); err != nil {
-			d.close()
-			return nil, err
-		}
+	}
+	if err := s.addAll(loaded); err != nil {
+		d.close()
+		return nil, err
 	}
 	return s, nil
+}
+
+// addAll fills the collection with entries on all CPUs: chromem-go checks
+// each vector's norm as it adds it, the bulk of the work of opening.
+func (s *Chromem) addAll(entries []*entry) error {
+	workers := min(runtime.GOMAXPROCS(0), len(entries))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(entries); i += workers {
+				if err := s.addToCollection(entries[i]); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // ReadInfo reports which embedder built the library in dir; ok is false

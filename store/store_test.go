@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -524,4 +526,43 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	cleanupBench()
 	os.Exit(code)
+}
+
+// TestStoredVectorsPassChromemNormCheck: chromem-go copies (and so doubles
+// in memory) any vector whose float64 magnitude is not within 1e-6 of 1.
+// Whatever scale the embedder returns, stored vectors must pass that check.
+func TestStoredVectorsPassChromemNormCheck(t *testing.T) {
+	dir := t.TempDir()
+	info := Info{Embedder: "scaled", Dimension: 768}
+	s := mustOpen(t, dir, info)
+	r := rand.New(rand.NewPCG(7, 8))
+	for d := range 20 {
+		id := "d" + strconv.Itoa(d)
+		segs := make([]Segment, 50)
+		for i := range segs {
+			v := make([]float32, info.Dimension)
+			scale := float32(math.Pow(10, r.Float64()*8-4))
+			for j := range v {
+				v[j] = (r.Float32()*2 - 1) * scale
+			}
+			segs[i] = Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i, Vector: v}
+		}
+		if err := s.PutDocument(context.Background(), Document{ID: id}, segs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s = mustOpen(t, dir, info)
+	defer s.Close()
+	s.Each(func(doc *Document, seg *Segment) bool {
+		v, _ := s.Vector(seg.ID)
+		var sq float64
+		for _, x := range v {
+			sq += float64(x) * float64(x)
+		}
+		if m := math.Sqrt(sq); math.Abs(m-1) >= 1e-6 {
+			t.Fatalf("segment %s has magnitude %v: chromem-go would copy it", seg.ID, m)
+		}
+		return true
+	})
 }
