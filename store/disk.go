@@ -158,9 +158,11 @@ func openDisk(dir string, want Info) (*disk, []*entry, error) {
 	return d, entries, nil
 }
 
-// load replays the current generation's log, drops its uncommitted tail,
-// and reads the live documents' vectors with as few reads as their rows
-// allow (one, when nothing was replaced or deleted).
+// load replays the current generation's log and drops its uncommitted
+// tail. It reads the vector file as one block, in one read, while it
+// replays the log; rows of replaced or deleted documents are then squeezed
+// out of the block in place (their space stays allocated until the library
+// is compacted, at most half the live rows by the compaction rule).
 func (d *disk) load() ([]*entry, error) {
 	dim := d.man.Dimension
 	writable := d.lockf != nil
@@ -170,16 +172,36 @@ func (d *disk) load() ([]*entry, error) {
 		}
 	}
 
+	type vectors struct {
+		block []float32
+		err   error
+	}
+	vc := make(chan vectors, 1)
+	go func() {
+		var v vectors
+		v.block, v.err = readVectorFile(d.path(vectorName(d.man.Generation)), dim)
+		vc <- v
+	}()
+
 	live := make(map[string]*entry)
-	if f, err := os.Open(d.path(logName(d.man.Generation))); err == nil {
-		end, err := d.replay(f, live)
+	var err error
+	if f, ferr := os.Open(d.path(logName(d.man.Generation))); ferr == nil {
+		d.logEnd, err = d.replay(f, live)
 		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		d.logEnd = end
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("couldn't open library log: %w", err)
+	} else if !errors.Is(ferr, fs.ErrNotExist) {
+		err = fmt.Errorf("couldn't open library log: %w", ferr)
+	}
+	v := <-vc
+	if err != nil {
+		return nil, err
+	}
+	if v.err != nil {
+		return nil, fmt.Errorf("couldn't read library vectors: %w", v.err)
+	}
+	block := v.block
+	if len(block) < d.rows*dim {
+		return nil, fmt.Errorf("library in %s is damaged: its vector file holds %d rows, its log commits %d",
+			d.dir, len(block)/dim, d.rows)
 	}
 
 	if writable {
@@ -192,51 +214,44 @@ func (d *disk) load() ([]*entry, error) {
 	}
 
 	entries := make([]*entry, 0, len(live))
-	liveRows := 0
 	for _, e := range live {
 		entries = append(entries, e)
-		liveRows += len(e.segs)
-	}
-	d.deadRows = d.rows - liveRows
-	if liveRows == 0 {
-		return entries, nil
 	}
 	slices.SortFunc(entries, func(a, b *entry) int { return a.row - b.row })
-
-	vf, err := os.Open(d.path(vectorName(d.man.Generation)))
-	if err != nil {
-		return nil, fmt.Errorf("couldn't open library vectors: %w", err)
-	}
-	defer vf.Close()
-	if st, err := vf.Stat(); err != nil {
-		return nil, fmt.Errorf("couldn't open library vectors: %w", err)
-	} else if st.Size() < int64(d.rows)*int64(dim)*4 {
-		return nil, fmt.Errorf("library in %s is damaged: its vector file holds %d rows, its log commits %d",
-			d.dir, st.Size()/int64(dim)/4, d.rows)
-	}
-
-	block := make([]float32, liveRows*dim)
-	at := 0
-	for i := 0; i < len(entries); {
-		// A run of entries whose rows follow one another is one read.
-		j, n := i+1, len(entries[i].segs)
-		for j < len(entries) && entries[j].row == entries[i].row+n {
-			n += len(entries[j].segs)
-			j++
+	at := 0 // next free row of the block; never past the entry being moved
+	for _, e := range entries {
+		size := len(e.segs) * dim
+		if e.row != at {
+			copy(block[at*dim:at*dim+size], block[e.row*dim:e.row*dim+size])
 		}
-		dst := block[at*dim : (at+n)*dim]
-		if err := readFloats(vf, dst, int64(entries[i].row)*int64(dim)*4); err != nil {
-			return nil, fmt.Errorf("couldn't read library vectors: %w", err)
-		}
-		for k := i; k < j; k++ {
-			e := entries[k]
-			size := len(e.segs) * dim
-			e.vecs = block[at*dim : at*dim+size : at*dim+size]
-			at += len(e.segs)
-		}
-		i = j
+		e.vecs = block[at*dim : at*dim+size : at*dim+size]
+		at += len(e.segs)
 	}
+	d.deadRows = d.rows - at
 	return entries, nil
+}
+
+// readVectorFile reads a vector file's whole rows with one read; a missing
+// file has none.
+func readVectorFile(path string, dim int) ([]float32, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	rows := int(st.Size() / int64(dim) / 4)
+	block := make([]float32, rows*dim)
+	if err := readFloats(f, block, 0); err != nil {
+		return nil, err
+	}
+	return block, nil
 }
 
 // replay reads committed records from the log into live and returns the
