@@ -297,8 +297,8 @@ func (s *Chromem) Segments(docID string) []Segment {
 }
 
 // Each visits every segment, document by document in ID order and each
-// document's segments in order, until fn returns false. fn must not modify
-// its arguments nor call the store's writing methods.
+// document's segments in order, until fn returns false. fn runs under the
+// store's read lock: it must not modify its arguments nor call the store.
 func (s *Chromem) Each(fn func(doc *Document, seg *Segment) bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -12,7 +12,8 @@ import (
 
 // Query returns the k segments most similar (cosine) to vector, best first.
 // Without a filter it asks the chromem-go collection; with one it scans the
-// vectors of the segments the filter admits, exactly. Segments whose vector
+// vectors of the segments the filter admits, exactly (filter runs under the
+// store's read lock and must not call the store). Segments whose vector
 // is all zeros never match. A vector of another dimension is an error
 // wrapping ErrEmbedderMismatch.
 func (s *Chromem) Query(ctx context.Context, vector []float32, k int, filter Filter) ([]Hit, error) {
