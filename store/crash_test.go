@@ -74,7 +74,8 @@ func TestKillChild(t *testing.T) {
 		os.Exit(2)
 	}
 	want := map[string]docState{}
-	for i := 0; ; i++ {
+	deadline := time.Now().Add(time.Minute) // in case the parent died first
+	for i := 0; time.Now().Before(deadline); i++ {
 		if err := killOp(s, i, want); err != nil {
 			fmt.Println("error", err)
 			os.Exit(2)
@@ -104,6 +105,8 @@ func TestKillDuringAdd(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			defer cmd.Wait()
+			defer cmd.Process.Kill() // if the test fails before it kills (runs first)
 			lines := bufio.NewScanner(out)
 			last := -1
 			killAt := 40 + 25*round
