@@ -85,3 +85,11 @@ type Store interface {
 	Query(ctx context.Context, vector []float32, k int, filter Filter) ([]Hit, error)
 	Close() error
 }
+
+// Updater is implemented by stores that can commit several changes at once
+// (Chromem does): deletes, then puts, all or nothing. Replacing a changed
+// file, whose new content hash gives it a new document ID, is
+// Update(ctx, []Put{{newDoc, segs}}, []string{oldID}).
+type Updater interface {
+	Update(ctx context.Context, puts []Put, deletes []string) error
+}

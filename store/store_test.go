@@ -566,3 +566,28 @@ func TestStoredVectorsPassChromemNormCheck(t *testing.T) {
 		return true
 	})
 }
+
+func TestUpdateReplacesAtomically(t *testing.T) {
+	both(t, func(t *testing.T, dir string) {
+		ctx := context.Background()
+		s := mustOpen(t, dir, testInfo)
+		put(t, s, "old", 3, 1)
+		put(t, s, "other", 2, 1)
+		var u Updater = s
+		newDoc, segs := makeDoc("new", 4, testInfo.Dimension, 1)
+		if err := u.Update(ctx, []Put{{newDoc, segs}}, []string{"old"}); err != nil {
+			t.Fatal(err)
+		}
+		// A delete of a missing document refuses the whole update.
+		d2, s2 := makeDoc("third", 1, testInfo.Dimension, 1)
+		wantErr(t, s.Update(ctx, []Put{{d2, s2}}, []string{"missing"}), ErrNotFound)
+		if dir != "" {
+			s.Close()
+			s = mustOpen(t, dir, testInfo)
+		}
+		defer s.Close()
+		if err := sameState(s, map[string]docState{"new": {4, 1}, "other": {2, 1}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

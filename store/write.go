@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -10,7 +11,7 @@ import (
 	"time"
 )
 
-// Put is one document with its segments, for PutDocuments.
+// Put is one document with its segments, for PutDocuments and Update.
 type Put struct {
 	Document Document
 	Segments []Segment
@@ -22,17 +23,32 @@ type Put struct {
 // it held before. The vectors are copied and normalised; an all-zero vector
 // is kept but such a segment never matches a query.
 func (s *Chromem) PutDocument(ctx context.Context, doc Document, segs []Segment) error {
-	return s.PutDocuments(ctx, []Put{{Document: doc, Segments: segs}})
+	return s.Update(ctx, []Put{{Document: doc, Segments: segs}}, nil)
 }
 
 // PutDocuments stores several documents in one commit: after a crash the
 // library holds all of them or none. Committing many small documents at once
 // is much faster than one by one (each commit syncs the disk twice).
 func (s *Chromem) PutDocuments(ctx context.Context, puts []Put) error {
+	return s.Update(ctx, puts, nil)
+}
+
+// DeleteDocument removes a document and its segments; a missing document
+// is an error wrapping ErrNotFound.
+func (s *Chromem) DeleteDocument(ctx context.Context, id string) error {
+	return s.Update(ctx, nil, []string{id})
+}
+
+// Update deletes the documents named in deletes, then stores puts, all in
+// one commit: after a crash the library shows all of it or none. Replacing
+// a changed file (whose new content hash gives a new document ID) is
+// Update(ctx, []Put{newDoc}, []string{oldID}). A delete of a document that
+// is not there is an error wrapping ErrNotFound, and nothing is changed.
+func (s *Chromem) Update(ctx context.Context, puts []Put, deletes []string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if len(puts) == 0 {
+	if len(puts) == 0 && len(deletes) == 0 {
 		return nil
 	}
 	dim := s.info.Dimension
@@ -50,8 +66,16 @@ func (s *Chromem) PutDocuments(ctx context.Context, puts []Put) error {
 	if s.closed {
 		return ErrClosed
 	}
+	for _, id := range deletes {
+		if _, ok := s.docs[id]; !ok { // only writers change docs, and we are the writer
+			return fmt.Errorf("%w: %s", ErrNotFound, id)
+		}
+	}
 	if d := s.disk; d != nil {
-		payload := binary.AppendUvarint(nil, uint64(len(entries)))
+		payload := binary.AppendUvarint(nil, uint64(len(deletes)+len(entries)))
+		for _, id := range deletes {
+			payload = appendDelete(payload, id)
+		}
 		vecs := make([][]float32, 0, len(entries))
 		row := d.rows
 		var err error
@@ -65,68 +89,38 @@ func (s *Chromem) PutDocuments(ctx context.Context, puts []Put) error {
 			row += len(e.segs)
 		}
 		if err := d.commit(payload, vecs); err != nil {
-			return fmt.Errorf("couldn't store documents: %w", err)
+			return fmt.Errorf("couldn't update library: %w", err)
 		}
 	}
 
-	if err := s.link(entries); err != nil {
+	if err := s.link(deletes, entries); err != nil {
 		return err
 	}
 	s.maybeCompact()
 	return nil
 }
 
-// link makes committed entries visible, replacing documents of the same
-// IDs; the caller holds wmu.
-func (s *Chromem) link(entries []*entry) error {
+// link makes a committed update visible: deletes first, then puts, which
+// replace documents of the same IDs. The caller holds wmu.
+func (s *Chromem) link(deletes []string, entries []*entry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var errs []error
+	for _, id := range deletes {
+		if old, ok := s.docs[id]; ok {
+			errs = append(errs, s.unlink(old))
+			delete(s.docs, id)
+		}
+	}
 	for _, e := range entries {
 		if old, ok := s.docs[e.doc.ID]; ok {
-			if err := s.unlink(old); err != nil {
-				return err
-			}
+			errs = append(errs, s.unlink(old))
 		}
 		s.docs[e.doc.ID] = e
 		s.nsegs += len(e.segs)
-		if err := s.addToCollection(e); err != nil {
-			return err
-		}
+		errs = append(errs, s.addToCollection(e))
 	}
-	return nil
-}
-
-// DeleteDocument removes a document and its segments; a missing document
-// is an error wrapping ErrNotFound.
-func (s *Chromem) DeleteDocument(ctx context.Context, id string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.closed {
-		return ErrClosed
-	}
-	old, ok := s.docs[id] // only writers change docs, and we are the writer
-	if !ok {
-		return fmt.Errorf("%w: %s", ErrNotFound, id)
-	}
-	if d := s.disk; d != nil {
-		payload := binary.AppendUvarint(nil, 1)
-		payload = appendDelete(payload, id)
-		if err := d.commit(payload, nil); err != nil {
-			return fmt.Errorf("couldn't delete document %s: %w", id, err)
-		}
-	}
-	s.mu.Lock()
-	err := s.unlink(old)
-	delete(s.docs, id)
-	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	s.maybeCompact()
-	return nil
+	return errors.Join(errs...)
 }
 
 // unlink takes a replaced or deleted document out of the collection and
