@@ -39,7 +39,9 @@ var ErrClosed = errors.New("store is closed")
 //
 // Concurrency: any number of goroutines may read (Documents, Document,
 // Segment, Segments, Each, Len, Query, Vector) while one writes (PutDocument,
-// PutDocuments, DeleteDocument, Compact); writers are serialised. Values
+// PutDocuments, DeleteDocument, Update, Compact); writers are serialised, and
+// readers wait only while a committed change is linked in, never for the
+// disk. Values
 // handed to callers (Filter and Each arguments, Section slices) are shared
 // with the store and must not be modified. Segments returned by the store
 // carry no Vector; use Vector for a copy.
@@ -50,16 +52,17 @@ type Chromem struct {
 	dir  string // "" for a store that lives only in memory
 	info Info
 
-	wmu sync.Mutex // serialises writers (disk I/O happens under wmu only)
+	wmu sync.Mutex // serialises writers; disk I/O happens under wmu only
 
-	mu     sync.RWMutex // guards everything below
+	// mu guards the fields below it: readers hold it shared; writers, who
+	// also hold wmu, take it only to change them.
+	mu     sync.RWMutex
 	docs   map[string]*entry
 	nsegs  int // live segments
 	coll   *chromem.Collection
 	closed bool
 
-	// Disk state, guarded by wmu (and read under mu only by Close).
-	disk *disk
+	disk *disk // nil in memory; its fields are guarded by wmu
 }
 
 // entry is one live document with its segments and vectors.
