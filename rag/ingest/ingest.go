@@ -1,0 +1,197 @@
+// Package ingest reads files into documents and segments: the first step of
+// ibid's flow (files ──load──▶ Document ──chunk──▶ Segment).
+//
+// A Loader turns one file (PDF, Markdown, plain text or HTML) into a
+// store.Document, the document's full extracted text, and the segments that
+// retrieval will hand to the model. Segments follow the document's
+// structure: sections (Markdown headings, numbered PDF headings), then
+// paragraphs, then sentences, packed up to a token budget and never across
+// a section boundary. Every segment's Start/End are byte offsets into the
+// text with Text[Start:End] == Segment.Text, so a viewer can show it in
+// place.
+//
+// Bad input never panics and never yields an empty document: Load returns a
+// *SkipError with a one-line reason the user can act on.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// DefaultTokenBudget is the most tokens (cl100k_base) a segment holds.
+const DefaultTokenBudget = 300
+
+// Loader reads files into documents and segments.
+//
+// A Loader is safe for concurrent use by several goroutines. The PDF engine
+// (pdfium compiled to WebAssembly) starts on the first PDF and is then
+// reused; its compiled code is cached in the cache directory, if one was
+// given, so later processes start fast. Close releases it.
+type Loader struct {
+	budget int
+	pdf    *pdfEngine
+}
+
+// NewLoader returns a Loader whose PDF engine keeps wazero's compilation
+// cache in cacheDir (e.g. $XDG_CACHE_HOME/ibid/wazero); "" means no cache
+// on disk (compiling pdfium then costs a few seconds per process).
+func NewLoader(cacheDir string) *Loader {
+	return &Loader{budget: DefaultTokenBudget, pdf: &pdfEngine{cacheDir: cacheDir}}
+}
+
+// Close releases the PDF engine. Load after Close fails for PDFs.
+func (l *Loader) Close() error {
+	return l.pdf.Close()
+}
+
+// Loaded is one file read and chunked.
+//
+// Invariants: Document.Segments == len(Segments) > 0; Segments[i].Index == i
+// and Segments[i].ID == Document.ID+":"+i; for every segment
+// Text[Start:End] == Segment.Text, segments do not overlap and come in
+// reading order; no segment crosses a section boundary.
+type Loaded struct {
+	Document store.Document // ID, Path (absolute), Hash, Title, Author, URL, Date, Format, Pages, Segments; Added left 0
+	Text     string         // the document's full extracted text
+	Segments []store.Segment
+}
+
+// SkipError is a file that was not added, with a one-line reason for the
+// user.
+type SkipError struct {
+	Path, Reason string
+}
+
+func (e *SkipError) Error() string { return e.Path + ": " + e.Reason }
+
+func skip(path, format string, args ...any) *SkipError {
+	return &SkipError{Path: path, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Load reads, parses and chunks the file at path. Bad input (unreadable,
+// empty, binary, invalid UTF-8, unsupported type, corrupt or encrypted PDF,
+// PDF without text) is reported as a *SkipError; other errors are the
+// context's or the PDF engine's.
+func (l *Loader) Load(ctx context.Context, path string) (*Loaded, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, skip(path, "cannot resolve path: %v", err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, skip(path, "%s", readReason(err))
+	}
+	if len(data) == 0 {
+		return nil, skip(path, "empty file")
+	}
+	head := data
+	if len(head) > sniffLen {
+		head = head[:sniffLen]
+	}
+	format, ok := Sniff(abs, head)
+	if !ok {
+		return nil, skip(path, "%s", unsupportedReason(abs, head))
+	}
+	hash := HashBytes(data)
+	doc := store.Document{
+		ID:     DocumentID(hash),
+		Path:   abs,
+		Hash:   hash,
+		Format: format,
+	}
+	var p *parsed
+	if format == "pdf" {
+		p, err = l.loadPDF(ctx, path, data)
+	} else {
+		var text string
+		text, err = decodeText(path, data)
+		if err == nil {
+			switch format {
+			case "markdown":
+				p = parseMarkdown(text)
+			case "html":
+				p, err = parseHTML(path, text)
+			default:
+				p = parseText(text)
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	segs := chunk(p.text, p.sections, p.pageStarts, l.budget)
+	if len(segs) == 0 {
+		if format == "pdf" {
+			return nil, skip(path, "%s", reasonNoPDFText)
+		}
+		return nil, skip(path, "no text (only front matter, markup or whitespace)")
+	}
+	for i := range segs {
+		segs[i].DocumentID = doc.ID
+		segs[i].Index = i
+		segs[i].ID = doc.ID + ":" + strconv.Itoa(i)
+	}
+	doc.Title = p.title
+	if doc.Title == "" {
+		doc.Title = fileTitle(abs)
+	}
+	doc.Author, doc.URL, doc.Date = p.author, p.url, p.date
+	doc.Pages = len(p.pageStarts)
+	doc.Segments = len(segs)
+	return &Loaded{Document: doc, Text: p.text, Segments: segs}, nil
+}
+
+// parsed is a document's text and structure, before chunking.
+//
+// Invariants: sections are ordered, do not overlap and lie within text;
+// pageStarts (PDF only) is increasing, pageStarts[0] == 0, and page i+1
+// (1-based) begins at byte pageStarts[i].
+type parsed struct {
+	text                     string
+	sections                 []section
+	pageStarts               []int
+	title, author, url, date string
+}
+
+// section is a run of text under one heading path.
+type section struct {
+	path       []string // outermost first; empty before the first heading
+	start, end int      // byte offsets in the text
+}
+
+func fileTitle(path string) string {
+	base := filepath.Base(path)
+	if ext := filepath.Ext(base); ext != "" && ext != base {
+		base = base[:len(base)-len(ext)]
+	}
+	return base
+}
+
+// readReason is the user's one-line reason for a file that cannot be read.
+func readReason(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied; check the file's permissions"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if pe.Err.Error() == "is a directory" {
+			return "is a directory"
+		}
+		return "cannot read: " + pe.Err.Error()
+	}
+	return "cannot read: " + err.Error()
+}

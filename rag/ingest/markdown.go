@@ -1,0 +1,197 @@
+package ingest
+
+import (
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// parseText reads plain text: one section, no title (the file name is used).
+func parseText(s string) *parsed {
+	return &parsed{text: s, sections: []section{{start: 0, end: len(s)}}}
+}
+
+// parseMarkdown reads Markdown: YAML front matter (title, author, date,
+// url) becomes metadata and is left out of the text; top-level headings
+// (ATX or setext, found with goldmark) start sections whose path is the
+// chain of enclosing headings. Content before the first heading is a
+// section with an empty path. The title is the front matter's, else the
+// first level-1 heading's.
+func parseMarkdown(s string) *parsed {
+	meta, body := frontMatter(s)
+	p := &parsed{text: body, title: meta["title"], author: meta["author"], url: meta["url"], date: meta["date"]}
+	if p.author == "" {
+		p.author = meta["authors"]
+	}
+	src := []byte(body)
+	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+
+	type heading struct {
+		level int
+		title string
+	}
+	var stack []heading
+	var path []string
+	start := 0
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		h, ok := n.(*ast.Heading)
+		if !ok {
+			continue
+		}
+		ls := lineStart(body, headingPos(h))
+		if ls > start {
+			p.sections = append(p.sections, section{path: path, start: start, end: ls})
+		}
+		title := inlineText(h, src)
+		if title == "" {
+			title = strings.Repeat("#", h.Level)
+		}
+		if p.title == "" && h.Level == 1 {
+			p.title = title
+		}
+		for len(stack) > 0 && stack[len(stack)-1].level >= h.Level {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, heading{h.Level, title})
+		path = make([]string, len(stack))
+		for i, e := range stack {
+			path[i] = e.title
+		}
+		start = ls
+	}
+	if start < len(body) {
+		p.sections = append(p.sections, section{path: path, start: start, end: len(body)})
+	}
+	return p
+}
+
+// headingPos is a byte offset inside the heading's first line.
+func headingPos(h *ast.Heading) int {
+	if l := h.Lines(); l != nil && l.Len() > 0 {
+		return l.At(0).Start
+	}
+	if p := h.Pos(); p >= 0 {
+		return p
+	}
+	return 0
+}
+
+// lineStart is the offset of the start of the line holding off.
+func lineStart(s string, off int) int {
+	if off > len(s) {
+		off = len(s)
+	}
+	return strings.LastIndexByte(s[:off], '\n') + 1
+}
+
+// inlineText is the plain text of a heading's inline content.
+func inlineText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch t := c.(type) {
+		case *ast.Text:
+			b.Write(t.Value(src))
+			if t.SoftLineBreak() || t.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(t.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// frontMatter splits YAML front matter ("---" line, key: value lines, "---"
+// or "..." line) from the body. It understands what notes use: scalar
+// values (quoted or not), inline lists ([a, b]) and block lists ("- a"),
+// which are joined with ", ". Keys are lower-cased. Without front matter,
+// meta is nil and body is s.
+func frontMatter(s string) (meta map[string]string, body string) {
+	if !strings.HasPrefix(s, "---\n") {
+		return nil, s
+	}
+	rest := s[4:]
+	end, next := -1, 0
+	for off := 0; off <= len(rest); {
+		le := strings.IndexByte(rest[off:], '\n')
+		line := rest[off:]
+		if le >= 0 {
+			line = rest[off : off+le]
+		}
+		if t := strings.TrimRight(line, " \t"); t == "---" || t == "..." {
+			end = off
+			next = off + len(line) + 1
+			if le < 0 {
+				next = len(rest)
+			}
+			break
+		}
+		if le < 0 {
+			break
+		}
+		off += le + 1
+	}
+	if end < 0 {
+		return nil, s // an opening rule without a closing one is a thematic break
+	}
+	meta = map[string]string{}
+	var listKey string
+	for _, line := range strings.Split(rest[:end], "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if listKey != "" && strings.HasPrefix(t, "- ") {
+			v := unquote(strings.TrimSpace(t[2:]))
+			if meta[listKey] != "" {
+				v = meta[listKey] + ", " + v
+			}
+			meta[listKey] = v
+			continue
+		}
+		listKey = ""
+		if line != strings.TrimLeft(line, " \t") {
+			continue // nested mapping: not metadata ibid uses
+		}
+		k, v, ok := strings.Cut(t, ":")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		v = strings.TrimSpace(v)
+		if i := strings.Index(v, " #"); i >= 0 && !strings.HasPrefix(v, `"`) && !strings.HasPrefix(v, "'") {
+			v = strings.TrimSpace(v[:i])
+		}
+		switch {
+		case v == "":
+			listKey = k
+		case strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]"):
+			var items []string
+			for _, it := range strings.Split(v[1:len(v)-1], ",") {
+				if it = unquote(strings.TrimSpace(it)); it != "" {
+					items = append(items, it)
+				}
+			}
+			meta[k] = strings.Join(items, ", ")
+		default:
+			meta[k] = unquote(v)
+		}
+	}
+	return meta, rest[next:]
+}
+
+func unquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+		if v[0] == '"' {
+			return strings.ReplaceAll(v[1:len(v)-1], `\"`, `"`)
+		}
+		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
+	}
+	return v
+}

@@ -1,0 +1,237 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// reasonNoPDFText is the skip reason for a PDF whose pages carry no text
+// (scanned images, or text drawn as shapes).
+const reasonNoPDFText = "no extractable text in this PDF (scanned pages or text drawn as images); run OCR on it first"
+
+// loadPDF extracts a PDF's pages with pdfium and finds its structure.
+// The text is the pages' text, cleaned, joined by a blank line; page i+1
+// starts at pageStarts[i]. Sections come from numbered headings when they
+// can be found, else the whole text is one section (segments then follow
+// paragraphs and pages, and may span two pages).
+func (l *Loader) loadPDF(ctx context.Context, path string, data []byte) (*parsed, error) {
+	out, err := l.pdf.extract(ctx, data)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		if errors.Is(err, errEngineStart) {
+			return nil, err
+		}
+		return nil, skip(path, "%s", pdfReason(err))
+	}
+	if len(out.Pages) == 0 {
+		return nil, skip(path, "PDF has no pages")
+	}
+	// Most text runs unmapped: what little comes out is fragments out of
+	// order, worse than nothing for retrieval.
+	if out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
+		return nil, skip(path, "no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)
+	}
+	var b strings.Builder
+	p := &parsed{author: out.Author}
+	for i, pg := range out.Pages {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		p.pageStarts = append(p.pageStarts, b.Len())
+		b.WriteString(cleanPDFText(pg))
+	}
+	p.text = b.String()
+	if strings.TrimSpace(p.text) == "" {
+		return nil, skip(path, "%s", reasonNoPDFText)
+	}
+	p.sections = pdfSections(p.text)
+	p.title = out.Title
+	if p.title == "" {
+		p.title = firstLineTitle(p.text[:pageEnd(p, 0)])
+	}
+	return p, nil
+}
+
+func pageEnd(p *parsed, i int) int {
+	if i+1 < len(p.pageStarts) {
+		return p.pageStarts[i+1]
+	}
+	return len(p.text)
+}
+
+// cleanPDFText normalises pdfium's page text: "\r\n" line ends become
+// "\n", the marker pdfium puts where a word was hyphenated at a line end
+// (U+0002) is dropped so the word is whole again, other control characters
+// and non-characters are removed, trailing white space on lines goes, and
+// runs of blank lines shrink to one.
+func cleanPDFText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\r':
+			continue
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == 0x02: // generated hyphen: join the word
+			continue
+		case r == utf8.RuneError, r == 0xFFFE, r == 0xFFFF, unicode.IsControl(r):
+			continue
+		default:
+			b.WriteRune(r)
+		}
+	}
+	lines := strings.Split(b.String(), "\n")
+	out := lines[:0]
+	blank := false
+	for _, ln := range lines {
+		ln = strings.TrimRightFunc(ln, unicode.IsSpace)
+		if ln == "" {
+			if blank {
+				continue
+			}
+			blank = true
+		} else {
+			blank = false
+		}
+		out = append(out, ln)
+	}
+	return strings.Trim(strings.Join(out, "\n"), "\n")
+}
+
+// firstLineTitle guesses a title from the first page when the Info
+// dictionary has none: its first line, if it looks like a title.
+func firstLineTitle(page string) string {
+	for _, ln := range strings.Split(page, "\n") {
+		ln = strings.Join(strings.Fields(ln), " ")
+		if ln == "" {
+			continue
+		}
+		n := utf8.RuneCountInString(ln)
+		if n < 4 || n > 200 || strings.HasPrefix(strings.ToLower(ln), "arxiv:") || !strings.ContainsFunc(ln, unicode.IsLetter) {
+			return ""
+		}
+		return ln
+	}
+	return ""
+}
+
+// headingNumber is a parsed section number: "2.1" is [2 1]; an appendix
+// letter counts as its position in the alphabet ("B.2" is [2 2]) with
+// appendix set.
+type headingNumber struct {
+	parts    []int
+	appendix bool
+}
+
+// parseHeading reads a line like "2.1 Setup", "3 Results" or "B Proofs";
+// ok is false for anything else. The title must start with a letter (not a
+// lower-case Latin one), be at most 80 runes, and not end like a sentence.
+func parseHeading(line string) (num headingNumber, ok bool) {
+	line = strings.TrimSpace(line)
+	if line == "" || utf8.RuneCountInString(line) > 80 {
+		return num, false
+	}
+	numStr, title, found := strings.Cut(line, " ")
+	if !found {
+		return num, false
+	}
+	title = strings.TrimSpace(title)
+	numStr = strings.TrimSuffix(numStr, ".")
+	first, _ := utf8.DecodeRuneInString(title)
+	if !unicode.IsLetter(first) || unicode.IsLower(first) || strings.ContainsAny(title[len(title)-1:], ".,;:") {
+		return num, false
+	}
+	for i, f := range strings.Split(numStr, ".") {
+		if i == 0 && len(f) == 1 && f[0] >= 'A' && f[0] <= 'Z' {
+			num.appendix = true
+			num.parts = append(num.parts, int(f[0]-'A')+1)
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 || v > 99 || len(f) > 2 {
+			return num, false
+		}
+		num.parts = append(num.parts, v)
+	}
+	return num, len(num.parts) > 0 && len(num.parts) <= 4
+}
+
+// follows reports whether n is a plausible next heading after cur (nil
+// before the first): the next number at some level ("2" or "1.2" after
+// "1.1"), or a first child ("1.1.1" after "1.1"). Appendices start at "A"
+// after the numbered sections. Requiring this order weeds out table rows
+// and numbered list items that look like headings.
+func follows(cur *headingNumber, n headingNumber) bool {
+	if cur == nil {
+		return !n.appendix && len(n.parts) == 1 && n.parts[0] == 1
+	}
+	if n.appendix && !cur.appendix {
+		return len(n.parts) == 1 && n.parts[0] == 1
+	}
+	if n.appendix != cur.appendix {
+		return false
+	}
+	m := len(n.parts)
+	if m > len(cur.parts)+1 {
+		return false
+	}
+	for i := 0; i < m-1; i++ {
+		if n.parts[i] != cur.parts[i] {
+			return false
+		}
+	}
+	if m == len(cur.parts)+1 {
+		return n.parts[m-1] == 1
+	}
+	return n.parts[m-1] == cur.parts[m-1]+1
+}
+
+// pdfSections splits a PDF's text at numbered headings found in reading
+// order (see follows). Without any, the text is one section.
+func pdfSections(text string) []section {
+	var secs []section
+	var cur *headingNumber
+	var stack []string // heading lines by depth
+	var path []string
+	start := 0
+	for ls := 0; ls < len(text); {
+		le := strings.IndexByte(text[ls:], '\n')
+		if le < 0 {
+			le = len(text)
+		} else {
+			le += ls
+		}
+		line := text[ls:le]
+		if n, ok := parseHeading(line); ok && follows(cur, n) {
+			if ls > start {
+				secs = append(secs, section{path: path, start: start, end: ls})
+			}
+			d := len(n.parts)
+			if d > len(stack) {
+				d = len(stack) + 1
+			}
+			stack = append(stack[:d-1], strings.Join(strings.Fields(line), " "))
+			path = append([]string(nil), stack...)
+			nn := n
+			cur = &nn
+			start = ls
+		}
+		ls = le + 1
+	}
+	if start < len(text) {
+		secs = append(secs, section{path: path, start: start, end: len(text)})
+	}
+	return secs
+}
+
+// errEngineStart marks a PDF engine that could not start: not the
+// document's fault.
+var errEngineStart = fmt.Errorf("PDF engine unavailable")
