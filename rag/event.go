@@ -1,6 +1,11 @@
 package rag
 
-import "github.com/ibid-dev/ibid/citations"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ibid-dev/ibid/citations"
+)
 
 // EventType names an answer event; the names are the wire names used by
 // `ibid ask --format ndjson` and `ibid serve` (docs/answers.md).
@@ -44,4 +49,160 @@ type Event struct {
 	Total    int               // EventDone: total distinct citations
 	Order    []string          // EventDone: segment ids in display order
 	Inferred bool              // EventRef/EventDone: references were inferred
+
+	// Offset is, for an inferred EventRef (which arrives after the text),
+	// the byte offset in the answer's text where its node belongs: the end
+	// of the paragraph it was attributed to.
+	Offset int
+	// Info says, in EventDone, how the answer was made.
+	Info *AnswerInfo
+}
+
+// AnswerInfo travels in the done event: how the answer was made.
+type AnswerInfo struct {
+	Model       string `json:"model"`                 // the model's name, or "extractive"
+	Extractive  bool   `json:"extractive,omitempty"`  // no model: best-matching sentences
+	Inferred    bool   `json:"inferred,omitempty"`    // references attributed by overlap
+	Interrupted bool   `json:"interrupted,omitempty"` // cut off (error or cancel); the text so far was kept
+	Note        string `json:"note,omitempty"`        // a sentence for the reader, e.g. how to configure a model
+}
+
+// wireEvent is the JSON form of an Event: one object with a "type" field,
+// as written by `ibid ask --format ndjson` and sent by `ibid serve`.
+type wireEvent struct {
+	Type EventType `json:"type"`
+	// text
+	Content *string `json:"content,omitempty"`
+	// ref
+	DisplayNumber *int `json:"display_number,omitempty"`
+	Inferred      bool `json:"inferred,omitempty"`
+	Offset        *int `json:"offset,omitempty"`
+	// unknown
+	Raw *string `json:"raw,omitempty"`
+	// done
+	TotalCitations *int           `json:"total_citations,omitempty"`
+	Order          []string       `json:"order,omitempty"`
+	Report         map[string]any `json:"report,omitempty"`
+	// error
+	Message *string `json:"message,omitempty"`
+}
+
+// MarshalJSON writes the event's wire form (docs/answers.md).
+func (e Event) MarshalJSON() ([]byte, error) {
+	w := wireEvent{Type: e.Type}
+	switch e.Type {
+	case EventText:
+		w.Content = &e.Text
+	case EventCitation:
+		if e.Source == nil {
+			return nil, fmt.Errorf("citation event without a source")
+		}
+		return json.Marshal(struct {
+			Type EventType `json:"type"`
+			*Source
+		}{e.Type, e.Source})
+	case EventRef:
+		w.DisplayNumber = &e.Number
+		w.Inferred = e.Inferred
+		if e.Inferred {
+			w.Offset = &e.Offset
+		}
+	case EventUnknown:
+		w.Raw = &e.Text
+	case EventDone:
+		w.TotalCitations = &e.Total
+		w.Order = e.Order
+		if w.Order == nil {
+			w.Order = []string{}
+		}
+		rep := e.Report
+		if rep == nil {
+			rep = &citations.Report{}
+		}
+		info := e.Info
+		if info == nil {
+			info = &AnswerInfo{}
+		}
+		report, err := mergeJSON(rep, info)
+		if err != nil {
+			return nil, err
+		}
+		w.Report = report
+	case EventError:
+		w.Message = &e.Text
+	default:
+		return nil, fmt.Errorf("unknown event type %q", e.Type)
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads the wire form back (conversations are saved with it).
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Type           EventType       `json:"type"`
+		Content        string          `json:"content"`
+		DisplayNumber  int             `json:"display_number"`
+		Inferred       bool            `json:"inferred"`
+		Offset         int             `json:"offset"`
+		Raw            string          `json:"raw"`
+		TotalCitations int             `json:"total_citations"`
+		Order          []string        `json:"order"`
+		Report         json.RawMessage `json:"report"`
+		Message        string          `json:"message"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = Event{Type: w.Type}
+	switch w.Type {
+	case EventText:
+		e.Text = w.Content
+	case EventCitation:
+		var s Source
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		e.Source = &s
+		e.Number = s.Number
+		e.Inferred = s.Inferred
+	case EventRef:
+		e.Number, e.Inferred, e.Offset = w.DisplayNumber, w.Inferred, w.Offset
+	case EventUnknown:
+		e.Text = w.Raw
+	case EventDone:
+		e.Total, e.Order = w.TotalCitations, w.Order
+		if len(w.Report) > 0 {
+			var rep citations.Report
+			var info AnswerInfo
+			if err := json.Unmarshal(w.Report, &rep); err != nil {
+				return err
+			}
+			if err := json.Unmarshal(w.Report, &info); err != nil {
+				return err
+			}
+			e.Report, e.Info = &rep, &info
+			e.Inferred = info.Inferred
+		}
+	case EventError:
+		e.Text = w.Message
+	default:
+		return fmt.Errorf("unknown event type %q", w.Type)
+	}
+	return nil
+}
+
+// mergeJSON returns the union of the JSON objects vs marshal to; a later
+// value's field wins.
+func mergeJSON(vs ...any) (map[string]any, error) {
+	m := map[string]any{}
+	for _, v := range vs {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }

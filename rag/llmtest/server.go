@@ -1,0 +1,221 @@
+// Package llmtest is a fake OpenAI-compatible chat server for tests: an
+// httptest server that speaks the real streaming wire protocol
+// (`data: {chat.completion.chunk}` lines, keep-alive `: ping` comments,
+// `data: [DONE]`) and plays scripted replies.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Reply scripts one answer of the server.
+type Reply struct {
+	// Status, when not 0 or 200, answers with that HTTP status and an
+	// OpenAI error body instead of a stream.
+	Status int
+	// Chunks are the content pieces, one chat.completion.chunk each.
+	Chunks []string
+	// Pings is the number of keep-alive comment lines sent before each
+	// chunk.
+	Pings int
+	// Cut, when > 0, aborts the connection after that many chunks: no
+	// finish_reason, no [DONE].
+	Cut int
+	// Hang keeps the stream open after the chunks until the client goes
+	// away (for cancellation tests).
+	Hang bool
+	// Delay is slept before each chunk.
+	Delay time.Duration
+	// RefuseSchema answers 400 to a request that asks for a json_schema
+	// response format (like servers without structured outputs).
+	RefuseSchema bool
+}
+
+// Request is what the server received.
+type Request struct {
+	Model          string            `json:"model"`
+	Messages       []json.RawMessage `json:"messages"`
+	Stream         bool              `json:"stream"`
+	ResponseFormat *struct {
+		Type string `json:"type"`
+	} `json:"response_format"`
+}
+
+// Server is the fake. Replies are played in order; the last one repeats.
+type Server struct {
+	*httptest.Server
+
+	mu       sync.Mutex
+	replies  []Reply
+	requests []Request
+	// Gone receives one value each time a client went away (its request
+	// context ended) while the server was still streaming.
+	Gone chan struct{}
+	// FirstByte, when not nil, is called right before the first chunk of
+	// each answer is written (benchmarks measure from it).
+	FirstByte func()
+	// Wrote, when not nil, is called after each chunk was written and
+	// flushed, with its index.
+	Wrote func(i int)
+}
+
+// New starts a fake server; Close it when done.
+func New(replies ...Reply) *Server {
+	s := &Server{replies: replies, Gone: make(chan struct{}, 16)}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// BaseURL is the API base URL to configure a client with.
+func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// SetReplies replaces the script.
+func (s *Server) SetReplies(r ...Reply) {
+	s.mu.Lock()
+	s.replies = r
+	s.mu.Unlock()
+}
+
+func (s *Server) next(req Request) Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, req)
+	if len(s.replies) == 0 {
+		return Reply{Chunks: []string{"ok"}}
+	}
+	r := s.replies[0]
+	if len(s.replies) > 1 {
+		s.replies = s.replies[1:]
+	}
+	return r
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/v1/models":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model","owned_by":"test"}]}`)
+		return
+	case "/v1/chat/completions":
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	var req Request
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	reply := s.next(req)
+	if reply.RefuseSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" {
+		reply = Reply{Status: http.StatusBadRequest}
+	}
+	if reply.Status != 0 && reply.Status != http.StatusOK {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(reply.Status)
+		fmt.Fprintf(w, `{"error":{"message":"scripted status %d","type":"test","code":null}}`, reply.Status)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	fl := w.(http.Flusher)
+	write := func(s string) bool {
+		if _, err := io.WriteString(w, s); err != nil {
+			return false
+		}
+		fl.Flush()
+		return true
+	}
+	gone := func() {
+		select {
+		case s.Gone <- struct{}{}:
+		default:
+		}
+	}
+	write(chunk("", "assistant", ""))
+	for i, c := range reply.Chunks {
+		if reply.Cut > 0 && i == reply.Cut {
+			panic(http.ErrAbortHandler) // the connection is cut
+		}
+		if reply.Delay > 0 {
+			select {
+			case <-time.After(reply.Delay):
+			case <-r.Context().Done():
+				gone()
+				return
+			}
+		}
+		for range reply.Pings {
+			write(": ping\n\n")
+		}
+		if i == 0 && s.FirstByte != nil {
+			s.FirstByte()
+		}
+		if !write(chunk(c, "", "")) {
+			gone()
+			return
+		}
+		if s.Wrote != nil {
+			s.Wrote(i)
+		}
+	}
+	if reply.Cut > 0 {
+		panic(http.ErrAbortHandler)
+	}
+	if reply.Hang {
+		<-r.Context().Done()
+		gone()
+		return
+	}
+	write(chunk("", "", "stop"))
+	write("data: [DONE]\n\n")
+}
+
+// chunk is one `data:` line of a chat.completion.chunk.
+func chunk(content, role, finish string) string {
+	delta := map[string]string{}
+	if role != "" {
+		delta["role"] = role
+	}
+	if content != "" || role == "" && finish == "" {
+		delta["content"] = content
+	}
+	var fin any
+	if finish != "" {
+		fin = finish
+	}
+	b, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": "fake-model",
+		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fin}},
+	})
+	return "data: " + string(b) + "\n\n"
+}
+
+// Split cuts text into pieces of about n bytes, never inside a rune, so
+// that citation tokens are split across chunks.
+func Split(text string, n int) []string {
+	var out []string
+	for len(text) > 0 {
+		m := min(n, len(text))
+		for m < len(text) && !utf8.RuneStart(text[m]) {
+			m++
+		}
+		out = append(out, text[:m])
+		text = text[m:]
+	}
+	return out
+}
