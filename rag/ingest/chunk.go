@@ -103,6 +103,11 @@ func appendUnits(out []unit, text string, sp span, budget, level int) []unit {
 func appendCuts(out []unit, text string, sp span, budget int) []unit {
 	s := sp.start
 	for s < sp.end {
+		r, size := utf8.DecodeRuneInString(text[s:sp.end])
+		if unicode.IsSpace(r) {
+			s += size
+			continue
+		}
 		n := prefixWithin(text[s:sp.end], budget)
 		if s+n < sp.end {
 			piece := text[s : s+n]
@@ -110,10 +115,19 @@ func appendCuts(out []unit, text string, sp span, budget int) []unit {
 				n = k
 			}
 		}
-		if p, ok := trim(text, span{s, s + n}); ok {
-			out = append(out, unit{p, CountTokens(text[p.start:p.end])})
+		p, _ := trim(text, span{s, s + n})
+		tok := CountTokens(text[p.start:p.end])
+		// Cutting can make a piece tokenize worse than its prefix
+		// estimate: shrink until it fits (one rune always fits or is
+		// accepted, so this ends).
+		for tok > budget && p.end-p.start > size {
+			_, last := utf8.DecodeLastRuneInString(text[p.start:p.end])
+			n = prefixWithin(text[p.start:p.end-last], budget)
+			p, _ = trim(text, span{p.start, p.start + n})
+			tok = CountTokens(text[p.start:p.end])
 		}
-		s += n
+		out = append(out, unit{p, tok})
+		s = p.end
 	}
 	return out
 }
