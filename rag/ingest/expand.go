@@ -11,8 +11,9 @@ import (
 // Expand turns command-line arguments into the files to load. An argument
 // may be a file, a directory (walked recursively in lexical order, skipping
 // hidden files and directories, whose names start with "."), or a glob
-// pattern (filepath.Match syntax, matches in lexical order; matched
-// directories are walked too). Files are returned in argument order with
+// pattern (filepath.Match syntax, matches in lexical order, hidden names
+// only when the pattern starts with a dot; matched directories are walked
+// too). Files are returned in argument order with
 // duplicates (same absolute path) dropped, so the result is deterministic.
 // Arguments that do not exist, cannot be read, match nothing, or are not
 // regular files come back as SkipErrors; a file given by name is returned
@@ -59,8 +60,17 @@ func Expand(paths []string) (files []string, skipped []*SkipError) {
 				continue
 			}
 			sort.Strings(matches)
+			n := 0
 			for _, m := range matches {
+				// Like a shell, a wildcard does not match a leading dot.
+				if strings.HasPrefix(filepath.Base(m), ".") && !strings.HasPrefix(filepath.Base(p), ".") {
+					continue
+				}
+				n++
 				visit(m, true)
+			}
+			if n == 0 {
+				skipped = append(skipped, skip(p, "no files match this pattern"))
 			}
 			continue
 		}

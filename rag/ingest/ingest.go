@@ -62,6 +62,10 @@ type Loaded struct {
 	Document store.Document // ID, Path (absolute), Hash, Title, Author, URL, Date, Format, Pages, Segments; Added left 0
 	Text     string         // the document's full extracted text
 	Segments []store.Segment
+	// PageStarts (PDF only) holds the byte offset in Text where each page
+	// begins: page i+1 starts at PageStarts[i]. Pages are joined by a
+	// blank line.
+	PageStarts []int
 }
 
 // SkipError is a file that was not added, with a one-line reason for the
@@ -149,7 +153,7 @@ func (l *Loader) Load(ctx context.Context, path string) (*Loaded, error) {
 	doc.Author, doc.URL, doc.Date = p.author, p.url, p.date
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
-	return &Loaded{Document: doc, Text: p.text, Segments: segs}, nil
+	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts}, nil
 }
 
 // parsed is a document's text and structure, before chunking.

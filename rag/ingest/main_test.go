@@ -105,6 +105,13 @@ func checkLoaded(t *testing.T, path string, ld *Loaded, budget int) {
 	if d.Segments != len(ld.Segments) || len(ld.Segments) == 0 {
 		t.Fatalf("Document.Segments = %d, len(Segments) = %d", d.Segments, len(ld.Segments))
 	}
+	if d.Format == "pdf" {
+		if len(ld.PageStarts) != d.Pages || d.Pages == 0 || ld.PageStarts[0] != 0 || !slices.IsSorted(ld.PageStarts) {
+			t.Errorf("PageStarts %v for %d pages", ld.PageStarts, d.Pages)
+		}
+	} else if ld.PageStarts != nil || d.Pages != 0 {
+		t.Errorf("PageStarts %v, Pages %d in a %s file", ld.PageStarts, d.Pages, d.Format)
+	}
 	prevEnd := 0
 	for i, s := range ld.Segments {
 		if s.Index != i || s.ID != d.ID+":"+strconv.Itoa(i) || s.DocumentID != d.ID {
@@ -128,6 +135,9 @@ func checkLoaded(t *testing.T, path string, ld *Loaded, budget int) {
 		if d.Format == "pdf" {
 			if s.PageStart < 1 || s.PageEnd < s.PageStart || s.PageEnd > d.Pages {
 				t.Errorf("segment %d: pages %d-%d of %d", i, s.PageStart, s.PageEnd, d.Pages)
+			}
+			if s.PageStart != pageAt(ld.PageStarts, s.Start) || s.PageEnd != pageAt(ld.PageStarts, s.End-1) {
+				t.Errorf("segment %d: pages %d-%d disagree with PageStarts", i, s.PageStart, s.PageEnd)
 			}
 		} else if s.PageStart != 0 || s.PageEnd != 0 {
 			t.Errorf("segment %d: pages %d-%d in a %s file", i, s.PageStart, s.PageEnd, d.Format)
