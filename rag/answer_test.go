@@ -400,4 +400,3 @@ func TestConcurrentAnswers(t *testing.T) {
 		}
 	}
 }
-

@@ -1,0 +1,82 @@
+//go:build ibid_answer
+
+package headless
+
+import (
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/ibid-dev/ibid/rag"
+)
+
+// TextWriter writes the answer as plain text: references as [n], unknown
+// ids as [?], then a numbered source list (title, pages, section, path or
+// URL, "(inferred)" where the reference was inferred) and, for an
+// extractive answer, a note saying so and how to configure a model.
+//
+// Inferred references arrive after the text (the model cited nothing); they
+// are listed after the answer, not placed inside text already written.
+type TextWriter struct {
+	w        io.Writer
+	sources  []rag.Source
+	inferred []int
+	wroteAny bool
+	lastNL   bool
+}
+
+func (t *TextWriter) Write(e rag.Event) error {
+	var s string
+	switch e.Type {
+	case rag.EventText:
+		s = e.Text
+	case rag.EventCitation:
+		t.sources = append(t.sources, *e.Source)
+		return nil
+	case rag.EventRef:
+		if e.Inferred {
+			t.inferred = append(t.inferred, e.Number)
+			return nil
+		}
+		s = rag.RefText(e.Number)
+	case rag.EventUnknown:
+		s = rag.UnknownText
+	case rag.EventError:
+		return nil // the command reports it on stderr
+	case rag.EventDone:
+		s = t.done(e)
+	}
+	if s == "" {
+		return nil
+	}
+	t.wroteAny = true
+	t.lastNL = strings.HasSuffix(s, "\n")
+	if _, err := io.WriteString(t.w, s); err != nil {
+		return err
+	}
+	return flush(t.w)
+}
+
+func (t *TextWriter) done(e rag.Event) string {
+	var b strings.Builder
+	if t.wroteAny && !t.lastNL {
+		b.WriteString("\n")
+	}
+	if len(t.inferred) > 0 {
+		b.WriteString("\nThe model cited no passage; these sources were inferred by text overlap:")
+		for _, n := range t.inferred {
+			b.WriteString(" " + rag.RefText(n))
+		}
+		b.WriteString("\n")
+	}
+	if len(t.sources) > 0 {
+		b.WriteString("\nSources:\n")
+		for _, s := range t.sources {
+			b.WriteString("[" + strconv.Itoa(s.Number) + "] " + rag.SourceLine(s, false) + "\n")
+		}
+	}
+	if e.Info != nil && e.Info.Note != "" {
+		b.WriteString("\nNote: " + e.Info.Note + "\n")
+	}
+	return b.String()
+}

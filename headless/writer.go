@@ -1,0 +1,69 @@
+//go:build ibid_answer
+
+// Package headless holds ibid's faces without a terminal UI: the output
+// formats of `ibid ask` (text, markdown, ndjson) and the HTTP handler of
+// `ibid serve` (server-sent events). Each is a thin adapter over the answer
+// pipeline's events (package rag); none parses citation tokens itself.
+package headless
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ibid-dev/ibid/rag"
+)
+
+// Writer writes an answer's events in one output format. Write is called
+// with each event in order; the done event ends the answer. A Writer
+// flushes after every event, so output streams as the answer arrives.
+type Writer interface {
+	Write(e rag.Event) error
+}
+
+// Formats lists the output formats of NewWriter.
+var Formats = []string{"text", "markdown", "ndjson"}
+
+// NewWriter returns the writer for format ("text", "markdown" or "ndjson").
+func NewWriter(format string, w io.Writer) (Writer, error) {
+	switch format {
+	case "text", "":
+		return &TextWriter{w: w}, nil
+	case "markdown", "md":
+		return &MarkdownWriter{w: w}, nil
+	case "ndjson", "jsonl":
+		return &NDJSONWriter{w: w}, nil
+	}
+	return nil, fmt.Errorf("unknown format %q: use %s", format, strings.Join(Formats, ", "))
+}
+
+// flusher is implemented by buffered outputs (bufio.Writer, and
+// http.ResponseWriter through its Flusher).
+type flusher interface{ Flush() error }
+
+func flush(w io.Writer) error {
+	if f, ok := w.(flusher); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
+// NDJSONWriter writes one JSON object per line, the wire form of each event
+// (docs/answers.md).
+type NDJSONWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (n *NDJSONWriter) Write(e rag.Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("couldn't encode a %s event: %w", e.Type, err)
+	}
+	n.buf = append(append(n.buf[:0], b...), '\n')
+	if _, err := n.w.Write(n.buf); err != nil {
+		return err
+	}
+	return flush(n.w)
+}
