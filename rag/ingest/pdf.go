@@ -136,11 +136,18 @@ func (e *pdfEngine) Close() error {
 type pdfText struct {
 	Title, Author string
 	Pages         []string // text of each page, page 1 first
-	// TextObjects counts the pages' text objects; Unmapped those whose
-	// glyphs have no Unicode (a font without a ToUnicode map that pdfium
-	// cannot map either): their text is lost.
+	// TextObjects counts the text objects checked (the first
+	// maxTextObjectChecks); Unmapped those whose glyphs have no Unicode (a
+	// font without a ToUnicode map that pdfium cannot map either): their
+	// text is lost.
 	TextObjects, Unmapped int
 }
+
+// maxTextObjectChecks bounds how many text objects (from the first pages
+// on) are checked for unmapped glyphs: every pdfium call through wazero
+// costs an allocation, and fonts without a Unicode map show on the first
+// pages of a document as well as anywhere.
+const maxTextObjectChecks = 300
 
 // readPage appends page i's text to out and counts its text objects.
 func readPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int, out *pdfText) error {
@@ -169,11 +176,14 @@ func readPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int, out *pdfT
 	}
 	out.Pages = append(out.Pages, text)
 
+	if out.TextObjects >= maxTextObjectChecks {
+		return nil
+	}
 	objs, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: pg})
 	if err != nil {
 		return err
 	}
-	for k := 0; k < objs.Count; k++ {
+	for k := 0; k < objs.Count && out.TextObjects < maxTextObjectChecks; k++ {
 		o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: pg, Index: k})
 		if err != nil {
 			return err
