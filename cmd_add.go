@@ -1,10 +1,172 @@
+//go:build ibidlib
+
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ibid-dev/ibid/rag"
 )
 
+const addUsage = `
+Usage: ibid add [--library NAME] [--embed-model M] PATH...
+
+Adds files, folders (recursively) and globs to a library: PDF, Markdown,
+text and HTML. A file already in the library is left alone when unchanged
+and replaced when its content changed; files that cannot be read are
+skipped, each with its reason, and the rest are added. Stop with Ctrl+C at
+any time: the library keeps the documents that were whole.
+
+Libraries live in $XDG_DATA_HOME/ibid/libraries (default ~/.local/share).
+A library remembers the embedder that built it; use the same one later.
+
+Examples:
+  ibid add ~/papers                     # a folder, recursively
+  ibid add --library thesis notes/*.md  # a glob, into the library "thesis"
+  ibid add --embed-model nomic-embed-text paper.pdf
+                                        # embed with an OpenAI-compatible
+                                        # endpoint (OPENAI_BASE_URL)
+`
+
 func runAdd(ctx context.Context, s *stdio, args []string) error {
-	return errors.New("add: not built yet")
+	fs := flag.NewFlagSet("add", flag.ContinueOnError)
+	fs.SetOutput(s.err)
+	fs.Usage = usageFunc(fs, addUsage)
+	var lf libraryFlags
+	lf.register(fs)
+	paths, err := parseMixed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return errors.New("add: give the files or folders to add, e.g. ibid add ~/papers")
+	}
+
+	lib, err := lf.open(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+
+	tty, width := isTerminal(s.err)
+	pr := &addPrinter{w: s.err, tty: tty, width: width, lib: lib.Name()}
+	rep, err := lib.Add(ctx, paths, pr.progress)
+	pr.clear()
+	printAddReport(s.out, lib, rep)
+	if err != nil {
+		return err
+	}
+	if len(rep.Added)+len(rep.Unchanged)+len(rep.Replaced)+len(rep.Moved) == 0 {
+		return errors.New("add: nothing could be added; ibid reads PDF, Markdown (.md), text (.txt) and HTML files: check the paths and the reasons above")
+	}
+	return nil
+}
+
+// addPrinter shows an add's progress: on a terminal one line redrawn in
+// place, otherwise a plain line per file.
+type addPrinter struct {
+	w     io.Writer
+	tty   bool
+	width int
+	lib   string
+	drawn bool      // a progress line is on screen
+	last  time.Time // when it was drawn
+}
+
+func (p *addPrinter) progress(ap rag.AddProgress) {
+	if ap.Stage == "waiting" {
+		p.clear()
+		fmt.Fprintf(p.w, "waiting for another ibid that is changing library %q…\n", p.lib)
+		return
+	}
+	if !p.tty {
+		switch ap.Stage {
+		case "file":
+			fmt.Fprintf(p.w, "[%d/%d] %s\n", ap.FilesDone, ap.FilesTotal, displayPath(ap.File))
+		case "skip":
+			fmt.Fprintf(p.w, "[%d/%d] %s: skipped\n", ap.FilesDone, ap.FilesTotal, displayPath(ap.File))
+		}
+		return
+	}
+	// Redraw at most 20 times a second, but always the last state.
+	if ap.Stage != "done" && ap.Stage != "file" && time.Since(p.last) < 50*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	fmt.Fprint(p.w, "\r\x1b[K"+fit(progressLine(ap, p.width), p.width-1))
+	p.drawn = true
+}
+
+// clear removes the progress line.
+func (p *addPrinter) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
+}
+
+// progressLine is the one-line view of an add: a bar over files, then
+// counts and the current file.
+func progressLine(ap rag.AddProgress, width int) string {
+	const barWidth = 20
+	filled := 0
+	if ap.FilesTotal > 0 {
+		filled = barWidth * ap.FilesDone / ap.FilesTotal
+	}
+	bar := strings.Repeat("█", filled) + strings.Repeat("░", barWidth-filled)
+	line := fmt.Sprintf("%s %d/%d files · %d segments", bar, ap.FilesDone, ap.FilesTotal, ap.Segments)
+	if ap.ToEmbed > 0 && ap.Embedded < ap.ToEmbed {
+		line += fmt.Sprintf(" · embedding %d/%d", ap.Embedded, ap.ToEmbed)
+	}
+	switch ap.Stage {
+	case "load":
+		line += " · reading " + displayPath(ap.File)
+	case "embed":
+		line += " · embedding " + displayPath(ap.File)
+	case "store":
+		line += " · saving"
+	}
+	return line
+}
+
+// printAddReport prints what an add did: the counts, the replaced and
+// moved documents, and each skipped file with its reason.
+func printAddReport(w io.Writer, lib *rag.Library, rep *rag.AddReport) {
+	if rep == nil {
+		return
+	}
+	parts := []string{
+		fmt.Sprintf("%d added", len(rep.Added)),
+		fmt.Sprintf("%d unchanged", len(rep.Unchanged)),
+		fmt.Sprintf("%d replaced", len(rep.Replaced)),
+	}
+	if len(rep.Moved) > 0 {
+		parts = append(parts, fmt.Sprintf("%d moved", len(rep.Moved)))
+	}
+	parts = append(parts, fmt.Sprintf("%d skipped", len(rep.Skipped)))
+	segs := 0
+	for _, d := range rep.Added {
+		segs += d.Segments
+	}
+	for _, d := range rep.Replaced {
+		segs += d.Segments
+	}
+	fmt.Fprintf(w, "library %q: %s (%d new segments; %d documents, %d segments in all)\n",
+		lib.Name(), strings.Join(parts, ", "), segs, len(lib.Documents()), lib.Len())
+	for _, d := range rep.Replaced {
+		fmt.Fprintf(w, "  replaced %s (changed since it was added)\n", displayPath(d.Path))
+	}
+	for _, d := range rep.Moved {
+		fmt.Fprintf(w, "  moved    %s (same content, old path gone)\n", displayPath(d.Path))
+	}
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(w, "  skipped  %s: %s\n", displayPath(sk.Path), clean(sk.Reason))
+	}
 }

@@ -1,0 +1,157 @@
+//go:build ibidlib
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// runCmd runs ibid with args and returns its exit status, stdout and
+// stderr.
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	return code, out.String(), errb.String()
+}
+
+// cmdEnv gives the test its own data and cache folders, clears the
+// variables that would change the commands' defaults, and writes a few
+// notes; it returns their folder.
+func cmdEnv(t *testing.T) string {
+	t.Helper()
+	tmp := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", filepath.Join(tmp, "data"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
+	for _, v := range []string{"IBID_LIBRARY", "IBID_EMBED_MODEL"} {
+		t.Setenv(v, "")
+	}
+	docs := filepath.Join(tmp, "docs")
+	for name, text := range map[string]string{
+		"tides.md":   "# Tides\n\nThe Moon's gravity raises two tidal bulges; spring tides come at new and full moon.\n",
+		"bread.txt":  "Sourdough bread rises because wild yeast and lactobacilli ferment the dough.\n",
+		"binary.dat": "\x00\x01\x02garbage\xff",
+	} {
+		p := filepath.Join(docs, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return docs
+}
+
+func TestCmdLibraryFlow(t *testing.T) {
+	docs := cmdEnv(t)
+
+	code, out, errs := runCmd(t, "ls")
+	if code != 0 || !strings.Contains(out, "is empty") || !strings.Contains(out, "ibid add") {
+		t.Fatalf("ls on nothing: %d %q %q", code, out, errs)
+	}
+
+	code, out, errs = runCmd(t, "add", docs)
+	if code != 0 {
+		t.Fatalf("add: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"2 added", "0 unchanged", "0 replaced", "1 skipped", "binary.dat"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("add output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "[3/3]") {
+		t.Errorf("add progress (not a terminal) lacks plain lines:\n%s", errs)
+	}
+
+	code, out, _ = runCmd(t, "add", docs)
+	if code != 0 || !strings.Contains(out, "0 added, 2 unchanged") {
+		t.Errorf("re-add: %d\n%s", code, out)
+	}
+
+	code, out, _ = runCmd(t, "ls")
+	if code != 0 || !strings.Contains(out, "Tides") || !strings.Contains(out, "bread") || !strings.Contains(out, "markdown") {
+		t.Fatalf("ls: %d\n%s", code, out)
+	}
+	id := regexp.MustCompile(`(?m)^([0-9a-f]{12}) +Tides`).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("ls shows no id for Tides:\n%s", out)
+	}
+
+	code, out, _ = runCmd(t, "search", "-k", "1", "why does sourdough rise")
+	if code != 0 || !strings.Contains(out, "Sourdough bread rises") || !strings.Contains(out, "1. ") {
+		t.Fatalf("search: %d\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "search", "moon", "tides", "-k", "2") // flags after the query
+	if code != 0 || !strings.Contains(out, "spring tides") {
+		t.Fatalf("search with flags last: %d\n%s", code, out)
+	}
+
+	code, out, _ = runCmd(t, "rm", id[1][:8])
+	if code != 0 || !strings.Contains(out, "removed "+id[1]) || !strings.Contains(out, "1 documents") {
+		t.Fatalf("rm: %d\n%s", code, out)
+	}
+	code, _, errs = runCmd(t, "rm", "nonexistent")
+	if code == 0 || !strings.Contains(errs, "ibid ls") {
+		t.Fatalf("rm of nothing: %d %q", code, errs)
+	}
+
+	code, out, _ = runCmd(t, "rm", "--all")
+	if code != 0 || !strings.Contains(out, `removed library "default"`) {
+		t.Fatalf("rm --all: %d\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "ls")
+	if code != 0 || !strings.Contains(out, "is empty") {
+		t.Fatalf("ls after rm --all: %d\n%s", code, out)
+	}
+}
+
+func TestCmdAddNothing(t *testing.T) {
+	docs := cmdEnv(t)
+	code, _, errs := runCmd(t, "add", filepath.Join(docs, "no-such-file.pdf"))
+	if code == 0 || !strings.Contains(errs, "nothing could be added") {
+		t.Fatalf("add of a missing path: %d %q", code, errs)
+	}
+	code, _, errs = runCmd(t, "add")
+	if code == 0 || !strings.Contains(errs, "Usage: ibid add") {
+		t.Fatalf("add with no paths: %d %q", code, errs)
+	}
+}
+
+func TestCmdLibraryNamed(t *testing.T) {
+	docs := cmdEnv(t)
+	code, out, errs := runCmd(t, "add", "--library", "thesis", filepath.Join(docs, "tides.md"))
+	if code != 0 || !strings.Contains(out, `library "thesis": 1 added`) {
+		t.Fatalf("add --library: %d %q %q", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(os.Getenv("XDG_DATA_HOME"), "ibid", "libraries", "thesis")); err != nil {
+		t.Fatalf("library folder: %v", err)
+	}
+	_, out, _ = runCmd(t, "ls", "--library", "thesis")
+	if !strings.Contains(out, "Tides") {
+		t.Fatalf("ls --library thesis:\n%s", out)
+	}
+	_, out, _ = runCmd(t, "ls")
+	if !strings.Contains(out, "is empty") {
+		t.Fatalf("default library not empty:\n%s", out)
+	}
+	code, _, errs = runCmd(t, "ls", "--library", "../escape")
+	if code == 0 || !strings.Contains(errs, "not a plain name") {
+		t.Fatalf("bad library name: %d %q", code, errs)
+	}
+}
+
+func TestCmdLibraryHelp(t *testing.T) {
+	cmdEnv(t)
+	for _, c := range []string{"add", "ls", "rm", "search"} {
+		code, out, errs := runCmd(t, c, "-h")
+		all := out + errs
+		if code != 0 || !strings.Contains(all, "Usage: ibid "+c) || !strings.Contains(all, "Example") || !strings.Contains(all, "-library") {
+			t.Errorf("%s -h: %d\n%s", c, code, all)
+		}
+	}
+}

@@ -1,0 +1,377 @@
+//go:build ibidlib
+
+package rag
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
+)
+
+var libNotes = map[string]string{
+	"plants.md": `---
+title: How plants eat light
+author: A. Botanist
+---
+# Photosynthesis
+
+Chlorophyll in the chloroplasts absorbs red and blue light. The light
+reactions split water and release oxygen; the Calvin cycle fixes carbon
+dioxide into sugar.
+
+## Stomata
+
+Leaves open their stomata to take in carbon dioxide and close them to keep
+water when the air is dry.
+`,
+	"ships.txt": `Clipper ships of the nineteenth century carried tea from China to London.
+
+Their sharp hulls and tall masts made them the fastest sailing vessels of their age,
+until steamships and the Suez Canal ended the tea races.
+`,
+	"sub/volcano.md": `# Volcanoes
+
+Magma rises through the crust and erupts as lava, ash and volcanic gas.
+Basaltic lava flows far; rhyolitic magma is viscous and explodes.
+`,
+}
+
+func TestLibraryLifecycle(t *testing.T) {
+	tmp := libTestEnv(t)
+	docs := filepath.Join(tmp, "docs")
+	libWrite(t, docs, libNotes)
+	ctx := context.Background()
+
+	l := libOpen(t, LibraryOptions{})
+	if l.Name() != "default" || l.Dir() != LibraryDir("default") {
+		t.Fatalf("library %q in %q, want default in %q", l.Name(), l.Dir(), LibraryDir("default"))
+	}
+	var stages []string
+	rep, err := l.Add(ctx, []string{docs}, func(p AddProgress) { stages = append(stages, p.Stage) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := libCounts(rep); got != "3/0/0/0/0" {
+		t.Fatalf("first add: %s, want 3 added; %+v", got, rep.Skipped)
+	}
+	for _, s := range []string{"load", "embed", "store", "file", "done"} {
+		if !slices.Contains(stages, s) {
+			t.Errorf("no %q progress in %v", s, stages)
+		}
+	}
+	libCheckWhole(t, l)
+	if n := len(l.Documents()); n != 3 {
+		t.Fatalf("%d documents, want 3", n)
+	}
+	before := l.Len()
+
+	// Unchanged: nothing happens.
+	rep = libAdd(t, l, docs)
+	if got := libCounts(rep); got != "0/3/0/0/0" {
+		t.Fatalf("re-add: %s, want 3 unchanged", got)
+	}
+	if l.Len() != before {
+		t.Fatalf("re-add changed the library: %d segments, was %d", l.Len(), before)
+	}
+
+	// Changed: replaced.
+	ships := filepath.Join(docs, "ships.txt")
+	old, ok := libDocAt(l, ships)
+	if !ok {
+		t.Fatal("ships.txt not in the library")
+	}
+	libWrite(t, docs, map[string]string{"ships.txt": libNotes["ships.txt"] + "\nThe Cutty Sark survives in Greenwich.\n"})
+	rep = libAdd(t, l, docs)
+	if got := libCounts(rep); got != "0/2/1/0/0" {
+		t.Fatalf("add after change: %s, want 2 unchanged, 1 replaced", got)
+	}
+	if rep.Replaced[0].Path != ships || rep.Replaced[0].ID == old.ID {
+		t.Fatalf("replaced %+v, want a new document for %s", rep.Replaced[0], ships)
+	}
+	if _, ok := l.Document(old.ID); ok || len(l.Segments(old.ID)) != 0 {
+		t.Fatalf("old version %s still in the library", old.ID)
+	}
+	libCheckWhole(t, l)
+	if n := len(l.Documents()); n != 3 {
+		t.Fatalf("%d documents after replace, want 3", n)
+	}
+
+	// Same content under another path: skipped, saying where it is.
+	libWrite(t, docs, map[string]string{"copy/plants-copy.md": libNotes["plants.md"]})
+	rep = libAdd(t, l, filepath.Join(docs, "copy"))
+	if got := libCounts(rep); got != "0/0/0/0/1" || !strings.Contains(rep.Skipped[0].Reason, "same content as "+filepath.Join(docs, "plants.md")) {
+		t.Fatalf("duplicate: %s %+v", got, rep.Skipped)
+	}
+
+	// Moved: the document takes the new path, keeping its id.
+	vol, _ := libDocAt(l, filepath.Join(docs, "sub", "volcano.md"))
+	moved := filepath.Join(docs, "volcano-moved.md")
+	if err := os.Rename(filepath.Join(docs, "sub", "volcano.md"), moved); err != nil {
+		t.Fatal(err)
+	}
+	rep = libAdd(t, l, moved)
+	if got := libCounts(rep); got != "0/0/0/1/0" || rep.Moved[0].ID != vol.ID || rep.Moved[0].Path != moved {
+		t.Fatalf("moved: %s %+v", got, rep.Moved)
+	}
+	libCheckWhole(t, l)
+
+	// Everything survives a reopen.
+	want := l.Documents()
+	l.Close()
+	l = libOpen(t, LibraryOptions{})
+	if got := l.Documents(); !slices.EqualFunc(got, want, func(a, b store.Document) bool { return a.ID == b.ID && a.Path == b.Path }) {
+		t.Fatalf("after reopen: %+v, want %+v", got, want)
+	}
+	libCheckWhole(t, l)
+
+	// Remove by path, then by id prefix.
+	removed, err := l.Remove(ctx, moved)
+	if err != nil || len(removed) != 1 || removed[0].ID != vol.ID {
+		t.Fatalf("Remove(path) = %+v, %v", removed, err)
+	}
+	plants, _ := libDocAt(l, filepath.Join(docs, "plants.md"))
+	removed, err = l.Remove(ctx, plants.ID[:8])
+	if err != nil || len(removed) != 1 || removed[0].ID != plants.ID {
+		t.Fatalf("Remove(prefix) = %+v, %v", removed, err)
+	}
+	if _, err := l.Remove(ctx, "no-such-document"); err == nil || !strings.Contains(err.Error(), "ibid ls") {
+		t.Fatalf("Remove(unknown) = %v, want an error that points to ibid ls", err)
+	}
+	if n := len(l.Documents()); n != 1 {
+		t.Fatalf("%d documents left, want 1", n)
+	}
+	libCheckWhole(t, l)
+	l.Close()
+	l = libOpen(t, LibraryOptions{})
+	if n := len(l.Documents()); n != 1 {
+		t.Fatalf("%d documents after reopen, want 1", n)
+	}
+}
+
+func libDocAt(l *Library, path string) (store.Document, bool) {
+	for _, d := range l.Documents() {
+		if d.Path == path {
+			return d, true
+		}
+	}
+	return store.Document{}, false
+}
+
+func TestLibrarySearch(t *testing.T) {
+	tmp := libTestEnv(t)
+	libWrite(t, tmp, libNotes)
+	l := libOpen(t, LibraryOptions{Name: "search"})
+	libAdd(t, l, tmp)
+	for _, tc := range []struct{ query, file, text string }{
+		{"how does chlorophyll absorb light", "plants.md", "Chlorophyll"},
+		{"tea races clipper ships", "ships.txt", "Clipper"},
+		{"lava and magma eruptions", "volcano.md", "Magma"},
+	} {
+		ps, err := l.Search(context.Background(), tc.query, retrieve.Options{K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) == 0 {
+			t.Fatalf("%q: no passages", tc.query)
+		}
+		top := ps[0]
+		if filepath.Base(top.Document.Path) != tc.file || !strings.Contains(top.Segment.Text, tc.text) {
+			t.Errorf("%q: top passage %s %q, want %s", tc.query, top.Document.Path, top.Segment.Text, tc.file)
+		}
+		seg, doc, ok := l.Segment(top.Segment.ID)
+		if !ok || seg.Text != top.Segment.Text || doc.ID != top.Document.ID {
+			t.Errorf("Segment(%s) = %v %v %v", top.Segment.ID, seg, doc, ok)
+		}
+	}
+}
+
+func TestLibraryBadInputs(t *testing.T) {
+	tmp := libTestEnv(t)
+	dir := filepath.Join(tmp, "in")
+	libWrite(t, dir, map[string]string{
+		"good.md":     "# Good\n\nA perfectly fine note about tide pools and anemones.\n",
+		"empty.txt":   "",
+		"binary.bin":  "\x00\x01\x02\x03\xff\xfe binary",
+		"latin1.txt":  "caf\xe9 cr\xe8me br\xfbl\xe9e\n",
+		"corrupt.pdf": "%PDF-1.7\nthis is not really a pdf\n",
+		"blank.md":    "---\ntitle: nothing\n---\n\n   \n",
+	})
+	l := libOpen(t, LibraryOptions{})
+	rep := libAdd(t, l, dir, filepath.Join(tmp, "no-such-file.md"))
+	if len(rep.Added) != 1 || filepath.Base(rep.Added[0].Path) != "good.md" {
+		t.Fatalf("added %+v, want good.md only", rep.Added)
+	}
+	skipped := map[string]string{}
+	for _, s := range rep.Skipped {
+		skipped[filepath.Base(s.Path)] = s.Reason
+		if s.Reason == "" || strings.Contains(s.Reason, "\n") {
+			t.Errorf("%s: reason %q is not one line", s.Path, s.Reason)
+		}
+	}
+	for _, name := range []string{"empty.txt", "binary.bin", "latin1.txt", "corrupt.pdf", "blank.md", "no-such-file.md"} {
+		if _, ok := skipped[name]; !ok {
+			t.Errorf("%s not reported as skipped; skipped: %v", name, skipped)
+		}
+	}
+	t.Logf("reasons: %v", skipped)
+	libCheckWhole(t, l)
+}
+
+func TestLibraryEmbedderMismatch(t *testing.T) {
+	tmp := libTestEnv(t)
+	libWrite(t, tmp, libNotes)
+	fake := &fakeEmbedder{name: "fake-a", dim: 16}
+	l := libOpen(t, LibraryOptions{Name: "fake", Embedder: fake})
+	libAdd(t, l, tmp)
+	n := len(l.Documents())
+	l.Close()
+
+	// The default (local) embedder is refused, with how to go on.
+	_, err := OpenLibrary(context.Background(), LibraryOptions{Name: "fake"})
+	if !errors.Is(err, store.ErrEmbedderMismatch) {
+		t.Fatalf("open with the local embedder: %v, want ErrEmbedderMismatch", err)
+	}
+	for _, want := range []string{`"fake"`, "fake-a", "--embed-model fake-a", "ibid rm --library fake --all && ibid add --library fake"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	// Another remote embedder too.
+	_, err = OpenLibrary(context.Background(), LibraryOptions{Name: "fake", Embedder: &fakeEmbedder{name: "fake-b", dim: 16}})
+	if !errors.Is(err, store.ErrEmbedderMismatch) || !strings.Contains(err.Error(), "--embed-model fake-b PATH") {
+		t.Fatalf("open with fake-b: %v", err)
+	}
+
+	// Listing needs no embedder; adding and searching then say which one.
+	l = libOpen(t, LibraryOptions{Name: "fake", AnyEmbedder: true})
+	if len(l.Documents()) != n || l.EmbedderName() != "fake-a" {
+		t.Fatalf("AnyEmbedder: %d documents by %s, want %d by fake-a", len(l.Documents()), l.EmbedderName(), n)
+	}
+	if _, err := l.Search(context.Background(), "light", retrieve.Options{K: 1}); !errors.Is(err, store.ErrEmbedderMismatch) || !strings.Contains(err.Error(), "--embed-model fake-a") {
+		t.Fatalf("Search without the embedder: %v", err)
+	}
+	l.Close()
+
+	// Rebuilding: delete the library, then build it with the local embedder.
+	if err := DeleteLibrary(context.Background(), LibraryOptions{Name: "fake"}); err != nil {
+		t.Fatal(err)
+	}
+	l = libOpen(t, LibraryOptions{Name: "fake"})
+	if l.Len() != 0 || l.EmbedderName() != retrieve.NewLocalEmbedder().Name() {
+		t.Fatalf("rebuilt library: %d segments by %s", l.Len(), l.EmbedderName())
+	}
+	if got := libCounts(libAdd(t, l, tmp)); got != "3/0/0/0/0" {
+		t.Fatalf("rebuild add: %s", got)
+	}
+}
+
+func TestLibraryAnyEmbedderMissing(t *testing.T) {
+	libTestEnv(t)
+	l := libOpen(t, LibraryOptions{Name: "nothing", AnyEmbedder: true})
+	if l.Len() != 0 || l.Dir() != "" {
+		t.Fatalf("missing library opened as %d segments in %q", l.Len(), l.Dir())
+	}
+	if _, err := os.Stat(LibraryDir("nothing")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("listing created the library folder: %v", err)
+	}
+}
+
+func TestLibraryNames(t *testing.T) {
+	libTestEnv(t)
+	for _, bad := range []string{"../x", "a/b", ".", "..", `a\b`} {
+		if _, err := OpenLibrary(context.Background(), LibraryOptions{Name: bad}); err == nil {
+			t.Errorf("library name %q accepted", bad)
+		}
+	}
+}
+
+func TestLibraryEmbedderFailureStops(t *testing.T) {
+	tmp := libTestEnv(t)
+	libWrite(t, tmp, libNotes)
+	fake := &fakeEmbedder{name: "fake-a", dim: 16}
+	l := libOpen(t, LibraryOptions{Embedder: fake})
+	fake.fail = errors.New("connection refused")
+	rep, err := l.Add(context.Background(), []string{tmp}, nil)
+	if err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("Add with a failing embedder: %v", err)
+	}
+	if len(rep.Added) != 0 || l.Len() != 0 {
+		t.Fatalf("added %d documents, %d segments with a failing embedder", len(rep.Added), l.Len())
+	}
+}
+
+// TestLibraryTwoWriters has two handles on one library (as two processes
+// would): the second writes after the first changed the library, so it must
+// reload and keep both documents.
+func TestLibraryTwoWriters(t *testing.T) {
+	tmp := libTestEnv(t)
+	libWrite(t, tmp, libNotes)
+	a := libOpen(t, LibraryOptions{Name: "shared"})
+	b := libOpen(t, LibraryOptions{Name: "shared"})
+	libAdd(t, a, filepath.Join(tmp, "plants.md"))
+	rep := libAdd(t, b, filepath.Join(tmp, "ships.txt"), filepath.Join(tmp, "plants.md"))
+	if got := libCounts(rep); got != "1/1/0/0/0" {
+		t.Fatalf("second writer: %s, want 1 added, 1 unchanged", got)
+	}
+	if n := len(b.Documents()); n != 2 {
+		t.Fatalf("second writer sees %d documents, want 2", n)
+	}
+	removed, err := a.Remove(context.Background(), filepath.Join(tmp, "ships.txt"))
+	if err != nil || len(removed) != 1 {
+		t.Fatalf("first writer removing the second's document: %v %v", removed, err)
+	}
+	c := libOpen(t, LibraryOptions{Name: "shared"})
+	if n := len(c.Documents()); n != 1 {
+		t.Fatalf("%d documents, want 1", n)
+	}
+	libCheckWhole(t, c)
+}
+
+func TestLibraryInMemory(t *testing.T) {
+	tmp := libTestEnv(t)
+	libWrite(t, tmp, libNotes)
+	l := libOpen(t, LibraryOptions{InMemory: true})
+	libAdd(t, l, tmp)
+	if len(l.Documents()) != 3 || l.Dir() != "" {
+		t.Fatalf("in memory: %d documents in %q", len(l.Documents()), l.Dir())
+	}
+	if _, err := os.Stat(DataDir()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("in-memory library wrote to %s: %v", DataDir(), err)
+	}
+}
+
+func TestLibraryPDFs(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "data", "pdf")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no shared PDFs: %v", err)
+	}
+	libTestEnv(t)
+	l := libOpen(t, LibraryOptions{})
+	rep := libAdd(t, l, dir)
+	if len(rep.Added) < 3 {
+		t.Fatalf("added %d PDFs, want at least 3; skipped %+v", len(rep.Added), rep.Skipped)
+	}
+	for _, s := range rep.Skipped {
+		t.Logf("skipped %s: %s", s.Path, s.Reason)
+	}
+	libCheckWhole(t, l)
+	ps, err := l.Search(context.Background(), "citation recall and precision of generated answers", retrieve.Options{K: 5})
+	if err != nil || len(ps) == 0 {
+		t.Fatalf("search: %v, %d passages", err, len(ps))
+	}
+	if !strings.Contains(ps[0].Document.Path, "alce") || ps[0].Segment.PageStart == 0 {
+		t.Errorf("top passage from %s page %d, want the ALCE paper with a page", ps[0].Document.Path, ps[0].Segment.PageStart)
+	}
+	if got := libCounts(libAdd(t, l, dir)); !strings.HasPrefix(got, "0/"+strconv.Itoa(len(rep.Added))+"/0/0/") {
+		t.Errorf("re-adding the PDFs: %s", got)
+	}
+}
+
