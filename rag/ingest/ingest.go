@@ -93,6 +93,17 @@ func (l *Loader) Load(ctx context.Context, path string) (*Loaded, error) {
 	if err != nil {
 		return nil, skip(path, "%s", readReason(err))
 	}
+	return l.LoadBytes(ctx, path, data)
+}
+
+// LoadBytes is Load for a file already read: data is the content of the
+// file at path (the path names the document and, by its extension, the
+// format). It lets a caller hash and load the same bytes.
+func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Loaded, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, skip(path, "cannot resolve path: %v", err)
+	}
 	if len(data) == 0 {
 		return nil, skip(path, "empty file")
 	}

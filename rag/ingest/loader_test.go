@@ -131,6 +131,12 @@ func TestLoadDeterministic(t *testing.T) {
 			t.Errorf("%s: segments differ between loads", f)
 		}
 	}
+	// LoadBytes on the same bytes is Load.
+	path := filepath.Join("testdata", "notes.md")
+	a, err := testLoader(t).LoadBytes(context.Background(), path, mustRead(path))
+	if err != nil || !reflect.DeepEqual(a, load(t, path)) {
+		t.Errorf("LoadBytes differs from Load (err %v)", err)
+	}
 	// Same bytes under another name: same document id.
 	dir := t.TempDir()
 	data, _ := os.ReadFile(filepath.Join("testdata", "notes.md"))

@@ -168,3 +168,11 @@ func checkSections(t *testing.T, segs []store.Segment, secs []section) {
 }
 
 func isSpaceOnly(s string) bool { return strings.TrimFunc(s, unicode.IsSpace) == "" }
+
+func mustRead(p string) []byte {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -101,9 +101,9 @@ func TestRealPDFs(t *testing.T) {
 func TestPDFPageNumbers(t *testing.T) {
 	ld := load(t, sharedPDF(t, "alce-gao2023-citations.pdf"))
 	for phrase, page := range map[string]int{
-		"Enabling Large Language Models": 1,
+		"Enabling Large Language Models":    1,
 		"Our task is formalized as follows": 2,
-		"Table 7 compares different": 8,
+		"Table 7 compares different":        8,
 	} {
 		s := ld.Segments[segmentWith(t, ld, phrase)]
 		off := s.Start + strings.Index(s.Text, phrase)
