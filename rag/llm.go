@@ -65,7 +65,7 @@ func ConnectModel(ctx context.Context, cfg ModelConfig) (*Model, error) {
 		if cfg.NoOllama {
 			return nil, nil
 		}
-		name, ok := probeOllama(ctx, hc, cfg.Model)
+		name, ok := probeOllama(ctx, hc, OllamaURL, cfg.Model)
 		if !ok {
 			return nil, nil
 		}
@@ -106,13 +106,12 @@ func newModel(baseURL, key, name string, hc *http.Client) *Model {
 }
 
 // probeOllama asks a local Ollama for its models, within a short timeout.
-// It returns the model to use: want when Ollama lists it (or when want is
-// set and the list is empty of it, still want: Ollama may pull it), else
-// the first listed.
-func probeOllama(ctx context.Context, hc *http.Client, want string) (string, bool) {
+// It returns the model to use: want when set (Ollama answers for any model
+// it has), else the first listed.
+func probeOllama(ctx context.Context, hc *http.Client, base, want string) (string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, ollamaProbeTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, OllamaURL+"/api/tags", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/tags", nil)
 	if err != nil {
 		return "", false
 	}

@@ -58,9 +58,9 @@ type Server struct {
 	// Gone receives one value each time a client went away (its request
 	// context ended) while the server was still streaming.
 	Gone chan struct{}
-	// FirstByte, when not nil, is called right before the first chunk of
-	// each answer is written (benchmarks measure from it).
-	FirstByte func()
+	// Before, when not nil, is called right before chunk i of an answer
+	// is written (benchmarks measure latency from it).
+	Before func(i int)
 	// Wrote, when not nil, is called after each chunk was written and
 	// flushed, with its index.
 	Wrote func(i int)
@@ -162,8 +162,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		for range reply.Pings {
 			write(": ping\n\n")
 		}
-		if i == 0 && s.FirstByte != nil {
-			s.FirstByte()
+		if s.Before != nil {
+			s.Before(i)
 		}
 		if !write(chunk(c, "", "")) {
 			gone()

@@ -1,0 +1,127 @@
+//go:build ibid_answer && ibidlib
+
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/rag/llmtest"
+)
+
+// askEnv is cmdEnv with no model configured and no look for Ollama, so
+// answers are deterministic.
+func askEnv(t *testing.T) string {
+	t.Helper()
+	docs := cmdEnv(t)
+	for _, v := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "IBID_MODEL", "IBID_CITE_FORMAT"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("IBID_NO_OLLAMA", "1")
+	return docs
+}
+
+// TestAskNothingConfigured: on a fresh library of the project's own docs/,
+// with no model anywhere, ask prints a cited extractive answer, its source
+// list, and how to configure a model.
+func TestAskNothingConfigured(t *testing.T) {
+	askEnv(t)
+	docs, _ := filepath.Abs("docs")
+	if code, out, errs := runCmd(t, "add", docs); code != 0 {
+		t.Fatalf("add docs/: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs := runCmd(t, "ask", "how does ibid keep a library safe when a crash happens?")
+	if code != 0 {
+		t.Fatalf("ask: exit %d\n%s\n%s", code, out, errs)
+	}
+	t.Logf("ibid ask printed:\n%s", out)
+	for _, want := range []string{"[1]", "\nSources:\n[1] ", "docs/", "Note: This answer is extractive", "OPENAI_BASE_URL"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+func TestAskEmptyLibrary(t *testing.T) {
+	askEnv(t)
+	code, _, errs := runCmd(t, "ask", "anything?")
+	if code == 0 || !strings.Contains(errs, `the library "default" is empty: add documents with ibid add PATH`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestAskFormats runs ask against a fake OpenAI server in every output
+// format and every cite format; the server splits tokens across chunks.
+func TestAskFormats(t *testing.T) {
+	docs := askEnv(t)
+	if code, out, errs := runCmd(t, "add", docs); code != 0 {
+		t.Fatalf("add: %d %s %s", code, out, errs)
+	}
+	replies := map[string]string{
+		"inline":   "Spring tides come at new and full moon [source_1]. Yeast ferments dough [source_2][source_9].",
+		"json":     `{"body": "Spring tides come at new and full moon [source_1]. Yeast ferments dough [source_2][source_9].", "citedSourceIds": ["source_1", "source_2"]}`,
+		"sections": `{"sections": [{"text": "Spring tides come at new and full moon.", "source_ids": ["source_1"]}, {"text": " Yeast ferments dough.", "source_ids": ["source_2", "source_9"]}]}`,
+	}
+	for _, cite := range []string{"inline", "json", "sections"} {
+		for _, format := range []string{"text", "markdown", "ndjson"} {
+			t.Run(format+"/"+cite, func(t *testing.T) {
+				srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(replies[cite], 3), Pings: 1})
+				defer srv.Close()
+				code, out, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "m",
+					"--format", format, "--cite-format", cite, "when are spring tides? how does bread rise?")
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, errs)
+				}
+				switch format {
+				case "text":
+					if !strings.Contains(out, "moon") || !strings.Contains(out, "[1]") || !strings.Contains(out, "[?]") ||
+						!strings.Contains(out, "\nSources:\n[1] ") || !strings.Contains(out, "\n[2] ") {
+						t.Errorf("text:\n%s", out)
+					}
+				case "markdown":
+					if !strings.Contains(out, "[^1]") || !strings.Contains(out, "\n[^1]: ") || !strings.Contains(out, "\n[^2]: ") {
+						t.Errorf("markdown:\n%s", out)
+					}
+				case "ndjson":
+					lines := strings.Split(strings.TrimSpace(out), "\n")
+					var last map[string]any
+					for _, l := range lines {
+						last = nil
+						if err := json.Unmarshal([]byte(l), &last); err != nil {
+							t.Fatalf("line %q: %v", l, err)
+						}
+					}
+					if last["type"] != "done" || last["total_citations"].(float64) != 2 {
+						t.Errorf("last line %v", last)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestAskModelFailure(t *testing.T) {
+	docs := askEnv(t)
+	runCmd(t, "add", docs)
+	srv := llmtest.New(llmtest.Reply{Status: http.StatusUnauthorized})
+	defer srv.Close()
+	code, _, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "m", "tides?")
+	if code == 0 || !strings.Contains(errs, "refused") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = runCmd(t, "ask", "--format", "xml", "tides?")
+	if code == 0 || !strings.Contains(errs, "unknown format") {
+		t.Errorf("bad format: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestServeRefusesOpenAddressWithoutToken(t *testing.T) {
+	askEnv(t)
+	code, _, errs := runCmd(t, "serve", "--addr", "0.0.0.0:0")
+	if code == 0 || !strings.Contains(errs, "--token") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
