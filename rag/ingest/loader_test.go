@@ -163,6 +163,7 @@ func TestLoadBadInput(t *testing.T) {
 		{"testdata/empty.txt", "empty file"},
 		{"testdata/blank.md", "empty file (only whitespace)"},
 		{"testdata/frontmatter-only.md", "no text (only front matter, markup or whitespace)"},
+		{"testdata/notext.html", "no text (only front matter, markup or whitespace)"},
 		{"testdata/latin1.txt", "invalid UTF-8 at byte offset 3; convert the file to UTF-8"},
 		{"testdata/utf16.txt", "UTF-16 text; convert the file to UTF-8"},
 		{"testdata/blob", "binary file, not text (NUL byte at offset 3)"},
