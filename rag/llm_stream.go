@@ -82,7 +82,7 @@ func (m *Model) streamChat(ctx context.Context, msgs []openai.ChatCompletionMess
 				}
 				continue
 			}
-			return fmt.Errorf("the model refused the request: %w", err)
+			return requestError(status, err)
 		}
 		got, err := readStream(ctx, stream, done, onDelta)
 		stream.Close()
@@ -217,4 +217,17 @@ func (b *doneBody) Read(p []byte) (int, error) {
 		b.flag.tail = append(b.flag.tail[:0], buf...)
 	}
 	return n, err
+}
+
+// requestError says why the model did not answer, and what to check.
+func requestError(status int, err error) error {
+	switch {
+	case status == 0:
+		return fmt.Errorf("couldn't reach the model (check OPENAI_BASE_URL or --base-url): %w", err)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return fmt.Errorf("the model refused the request (check OPENAI_API_KEY): %w", err)
+	case status == http.StatusNotFound:
+		return fmt.Errorf("the model refused the request (check --model and --base-url): %w", err)
+	}
+	return fmt.Errorf("the model refused the request: %w", err)
 }
