@@ -81,7 +81,7 @@ type wireEvent struct {
 	Raw *string `json:"raw,omitempty"`
 	// done
 	TotalCitations *int           `json:"total_citations,omitempty"`
-	Order          []string       `json:"order,omitempty"`
+	Order          *[]string      `json:"order,omitempty"`
 	Report         map[string]any `json:"report,omitempty"`
 	// error
 	Message *string `json:"message,omitempty"`
@@ -111,10 +111,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.Raw = &e.Text
 	case EventDone:
 		w.TotalCitations = &e.Total
-		w.Order = e.Order
-		if w.Order == nil {
-			w.Order = []string{}
+		order := e.Order
+		if order == nil {
+			order = []string{}
 		}
+		w.Order = &order
 		rep := e.Report
 		if rep == nil {
 			rep = &citations.Report{}
