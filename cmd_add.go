@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -115,7 +116,7 @@ func (p *addPrinter) clear() {
 // progressLine is the one-line view of an add: a bar over files, then
 // counts and the current file.
 func progressLine(ap rag.AddProgress, width int) string {
-	const barWidth = 20
+	barWidth := min(max(width/6, 8), 30)
 	filled := 0
 	if ap.FilesTotal > 0 {
 		filled = barWidth * ap.FilesDone / ap.FilesTotal
@@ -126,10 +127,8 @@ func progressLine(ap rag.AddProgress, width int) string {
 		line += fmt.Sprintf(" · embedding %d/%d", ap.Embedded, ap.ToEmbed)
 	}
 	switch ap.Stage {
-	case "load":
-		line += " · reading " + displayPath(ap.File)
-	case "embed":
-		line += " · embedding " + displayPath(ap.File)
+	case "load", "embed":
+		line += " · " + filepath.Base(ap.File)
 	case "store":
 		line += " · saving"
 	}

@@ -5,11 +5,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ibid-dev/ibid/rag"
 )
 
 // runCmd runs ibid with args and returns its exit status, stdout and
@@ -152,6 +157,48 @@ func TestCmdLibraryHelp(t *testing.T) {
 		all := out + errs
 		if code != 0 || !strings.Contains(all, "Usage: ibid "+c) || !strings.Contains(all, "Example") || !strings.Contains(all, "-library") {
 			t.Errorf("%s -h: %d\n%s", c, code, all)
+		}
+	}
+}
+
+func TestParseMixed(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		lib  string
+		rest string
+	}{
+		{[]string{"a", "--library", "x", "b"}, "x", "a b"},
+		{[]string{"--library=x", "a"}, "x", "a"},
+		{[]string{"a", "--", "--library", "b"}, "default", "a --library b"},
+		{[]string{"-k", "3", "q"}, "default", "q"},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		var lf libraryFlags
+		lf.register(fs)
+		fs.Int("k", 8, "")
+		rest, err := parseMixed(fs, tc.args)
+		if err != nil || lf.Library != tc.lib || strings.Join(rest, " ") != tc.rest {
+			t.Errorf("parseMixed(%q) = %q, library %q, %v; want %q, %q", tc.args, rest, lf.Library, err, tc.rest, tc.lib)
+		}
+	}
+}
+
+func TestAddProgressTerminal(t *testing.T) {
+	var b bytes.Buffer
+	p := &addPrinter{w: &b, tty: true, width: 60, lib: "default"}
+	p.progress(rag.AddProgress{Stage: "load", File: "/x/paper.pdf", FilesDone: 1, FilesTotal: 4, Segments: 10})
+	p.progress(rag.AddProgress{Stage: "file", File: "/x/paper.pdf", FilesDone: 2, FilesTotal: 4, Segments: 120, Embedded: 100, ToEmbed: 120})
+	p.clear()
+	out := b.String()
+	if strings.Count(out, "\r\x1b[K") != 3 || strings.Contains(out, "\n") {
+		t.Fatalf("terminal progress is not redrawn in place: %q", out)
+	}
+	if !strings.Contains(out, "2/4 files") || !strings.Contains(out, "embedding 100/120") || !strings.Contains(out, "█████") {
+		t.Fatalf("progress line lacks counts or bar: %q", out)
+	}
+	for _, line := range strings.Split(out, "\r\x1b[K") {
+		if w := ansi.StringWidth(line); w >= 60 {
+			t.Errorf("progress line %q is %d cells, wider than the terminal", line, w)
 		}
 	}
 }

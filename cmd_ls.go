@@ -45,10 +45,19 @@ func runLs(ctx context.Context, s *stdio, args []string) error {
 		fmt.Fprintf(s.out, "library %q is empty; add documents with: ibid add --library %s PATH...\n", lib.Name(), lib.Name())
 		return nil
 	}
-	_, width := isTerminal(s.out)
+	tty, width := isTerminal(s.out)
 	fmt.Fprintf(s.out, "library %q: %d documents, %d segments, built with %s\n",
 		lib.Name(), len(docs), lib.Len(), lib.EmbedderName())
-	titleW := min(max(20, width-12-9-6-6-30-5), 50)
+	// The title gets what the other columns leave of a terminal's width
+	// (the path is last and may run over); piped, a fixed 40.
+	titleW := 40
+	if tty {
+		longest := 0
+		for _, d := range docs {
+			longest = max(longest, len(displayPath(d.Path)))
+		}
+		titleW = min(max(16, width-(12+1+1+8+1+5+1+5+2)-min(longest, 40)), 60)
+	}
 	fmt.Fprintf(s.out, "%-12s %s %-8s %5s %5s  %s\n", "ID", pad("TITLE", titleW), "FORMAT", "PAGES", "SEGS", "PATH")
 	for _, d := range docs {
 		pages := ""
@@ -77,4 +86,3 @@ func baseName(path string) string {
 	}
 	return path
 }
-

@@ -92,8 +92,8 @@ func printPassage(w io.Writer, rank int, p retrieve.Passage, width, maxLines int
 	if pg := pageLabel(p.Segment); pg != "" {
 		head += " · " + pg
 	}
-	if len(p.Segment.Section) > 0 {
-		head += " · " + clean(strings.Join(p.Segment.Section, " › "))
+	if sec := sectionLabel(p); sec != "" {
+		head += " · " + sec
 	}
 	fmt.Fprintln(w, fit(head, width))
 	meta := "   " + p.Segment.ID + "  " + clean(displayPath(p.Document.Path))
@@ -122,4 +122,14 @@ func pageLabel(s store.Segment) string {
 		return fmt.Sprintf("pp. %d–%d", s.PageStart, s.PageEnd)
 	}
 	return fmt.Sprintf("p. %d", s.PageStart)
+}
+
+// sectionLabel is a passage's section path, without a first heading that
+// only repeats the document's title.
+func sectionLabel(p retrieve.Passage) string {
+	sec := p.Segment.Section
+	if len(sec) > 0 && clean(sec[0]) == clean(p.Document.Title) {
+		sec = sec[1:]
+	}
+	return clean(strings.Join(sec, " › "))
 }

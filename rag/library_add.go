@@ -172,7 +172,7 @@ func (a *libAdder) file(path string) error {
 	if a.l.loader == nil {
 		a.l.loader = ingest.NewLoader(CacheDir())
 	}
-	ld, err := a.l.loader.Load(a.ctx, abs)
+	ld, err := a.l.loader.LoadBytes(a.ctx, abs, b) // the bytes hashed above
 	if err != nil {
 		if ce := a.ctx.Err(); ce != nil {
 			return ce
@@ -194,11 +194,6 @@ func (a *libAdder) file(path string) error {
 	if len(segs) == 0 {
 		a.skip(path, "no text to index")
 		return nil
-	}
-	if doc.ID != id { // the file changed while we read it: trust what was loaded
-		if a.known(path, abs, doc.ID) {
-			return nil
-		}
 	}
 	a.p.Segments += len(segs)
 	a.p.ToEmbed += len(segs)

@@ -99,7 +99,7 @@ func libCheckWhole(t *testing.T, l *Library) {
 type fakeEmbedder struct {
 	name string
 	dim  int
-	fail error // if set, Embed returns it
+	fail error  // if set, Embed returns it
 	hook func() // if set, called by Embed before it works
 }
 

@@ -166,7 +166,7 @@ func libDocAt(l *Library, path string) (store.Document, bool) {
 }
 
 func TestLibrarySearch(t *testing.T) {
-	tmp := libTestEnv(t)
+	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
 	l := libOpen(t, LibraryOptions{Name: "search"})
 	libAdd(t, l, tmp)
@@ -226,7 +226,7 @@ func TestLibraryBadInputs(t *testing.T) {
 }
 
 func TestLibraryEmbedderMismatch(t *testing.T) {
-	tmp := libTestEnv(t)
+	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
 	fake := &fakeEmbedder{name: "fake-a", dim: 16}
 	l := libOpen(t, LibraryOptions{Name: "fake", Embedder: fake})
@@ -294,7 +294,7 @@ func TestLibraryNames(t *testing.T) {
 }
 
 func TestLibraryEmbedderFailureStops(t *testing.T) {
-	tmp := libTestEnv(t)
+	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
 	fake := &fakeEmbedder{name: "fake-a", dim: 16}
 	l := libOpen(t, LibraryOptions{Embedder: fake})
@@ -312,7 +312,7 @@ func TestLibraryEmbedderFailureStops(t *testing.T) {
 // would): the second writes after the first changed the library, so it must
 // reload and keep both documents.
 func TestLibraryTwoWriters(t *testing.T) {
-	tmp := libTestEnv(t)
+	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
 	a := libOpen(t, LibraryOptions{Name: "shared"})
 	b := libOpen(t, LibraryOptions{Name: "shared"})
@@ -336,7 +336,7 @@ func TestLibraryTwoWriters(t *testing.T) {
 }
 
 func TestLibraryInMemory(t *testing.T) {
-	tmp := libTestEnv(t)
+	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
 	l := libOpen(t, LibraryOptions{InMemory: true})
 	libAdd(t, l, tmp)
@@ -374,4 +374,3 @@ func TestLibraryPDFs(t *testing.T) {
 		t.Errorf("re-adding the PDFs: %s", got)
 	}
 }
-
