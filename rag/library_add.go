@@ -115,12 +115,30 @@ func (l *Library) Add(ctx context.Context, paths []string, progress func(AddProg
 
 	a.indexPaths()
 	a.lastFlush = time.Now()
+	if l.loader == nil {
+		l.loader = ingest.NewLoader(filepath.Join(CacheDir(), "wazero"))
+	}
+	// Files are read and loaded one ahead, while the one before is
+	// embedded; the reader stops when Add returns.
+	rctx, stop := context.WithCancel(ctx)
+	next := a.reader(rctx, files)
+	defer func() {
+		stop()
+		for range next { // until the reader is gone: it uses the loader
+		}
+	}()
 	var runErr error
 	for _, f := range files {
 		if runErr = ctx.Err(); runErr != nil {
 			break
 		}
-		if runErr = a.file(f); runErr != nil {
+		a.report("load", f)
+		r, ok := <-next
+		if !ok {
+			runErr = ctx.Err()
+			break
+		}
+		if runErr = a.file(r); runErr != nil {
 			break
 		}
 	}
@@ -151,62 +169,120 @@ func (a *libAdder) indexPaths() {
 	}
 }
 
-// file adds one file. It returns an error only for what stops the run.
-func (a *libAdder) file(path string) error {
+// libRead is a file read, hashed and, unless the library holds its
+// content already, loaded.
+type libRead struct {
+	path, abs, id string
+	data          []byte         // the file's bytes, when not loaded
+	ld            *ingest.Loaded // nil: not loaded
+	skip          string         // the reason the file is skipped, if it is
+	err           error          // what stops the run (ctx's error)
+}
+
+// reader reads files in a goroutine of its own, one ahead of the caller,
+// and sends each on the returned channel, which it closes when done or
+// when ctx is.
+func (a *libAdder) reader(ctx context.Context, files []string) <-chan libRead {
+	ch := make(chan libRead)
+	go func() {
+		defer close(ch)
+		for _, f := range files {
+			r := a.read(ctx, f)
+			select {
+			case ch <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// read reads and hashes one file and, if its content is not in the
+// library, loads it. It runs in the reader's goroutine: it only reads the
+// store.
+func (a *libAdder) read(ctx context.Context, path string) libRead {
+	r := libRead{path: path}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		a.skip(path, "unreadable path: "+err.Error())
-		return nil
+		r.skip = "unreadable path: " + err.Error()
+		return r
 	}
+	r.abs = abs
 	b, err := os.ReadFile(abs)
 	if err != nil {
-		a.skip(path, "unreadable: "+libCause(err))
-		return nil
+		r.skip = "unreadable: " + libCause(err)
+		return r
 	}
-	id := ingest.DocumentID(ingest.HashBytes(b))
-	if done := a.known(path, abs, id); done {
-		return nil
+	r.id = ingest.DocumentID(ingest.HashBytes(b))
+	if _, ok := a.l.store().Document(r.id); ok {
+		r.data = b // probably unchanged; the caller decides
+		return r
 	}
+	r.ld, r.skip, r.err = a.load(ctx, abs, b)
+	return r
+}
 
-	a.report("load", path)
-	if a.l.loader == nil {
-		a.l.loader = ingest.NewLoader(CacheDir())
+// load loads a file's bytes; a file that cannot be used gets a reason to
+// skip it; err is only ctx's error.
+func (a *libAdder) load(ctx context.Context, abs string, b []byte) (*ingest.Loaded, string, error) {
+	ld, err := a.l.loader.LoadBytes(ctx, abs, b)
+	switch {
+	case err == nil && len(ld.Segments) == 0:
+		return nil, "no text to index", nil
+	case err == nil:
+		return ld, "", nil
+	case ctx.Err() != nil:
+		return nil, "", ctx.Err()
 	}
-	ld, err := a.l.loader.LoadBytes(a.ctx, abs, b) // the bytes hashed above
-	if err != nil {
-		if ce := a.ctx.Err(); ce != nil {
-			return ce
-		}
-		var se *ingest.SkipError
-		if errors.As(err, &se) {
-			a.skip(path, se.Reason)
-		} else {
-			a.skip(path, err.Error())
-		}
+	var se *ingest.SkipError
+	if errors.As(err, &se) {
+		return nil, se.Reason, nil
+	}
+	return nil, err.Error(), nil
+}
+
+// file adds one file the reader read. It returns an error only for what
+// stops the run.
+func (a *libAdder) file(r libRead) error {
+	switch {
+	case r.err != nil:
+		return r.err
+	case r.skip != "":
+		a.skip(r.path, r.skip)
+		return nil
+	case a.known(r.path, r.abs, r.id):
 		return nil
 	}
-	doc, segs := ld.Document, ld.Segments
-	doc.Path = abs
+	if r.ld == nil { // its content was in the library when read, but is not now
+		ld, reason, err := a.load(a.ctx, r.abs, r.data)
+		switch {
+		case err != nil:
+			return err
+		case reason != "":
+			a.skip(r.path, reason)
+			return nil
+		}
+		r.ld = ld
+	}
+	doc, segs := r.ld.Document, r.ld.Segments
+	doc.Path = r.abs
 	doc.Segments = len(segs)
 	if doc.Added == 0 {
 		doc.Added = time.Now().Unix()
 	}
-	if len(segs) == 0 {
-		a.skip(path, "no text to index")
-		return nil
-	}
 	a.p.Segments += len(segs)
 	a.p.ToEmbed += len(segs)
-	if err := a.embed(path, segs); err != nil {
+	if err := a.embed(r.path, segs); err != nil {
 		return err
 	}
 	if err := a.ctx.Err(); err != nil {
 		return err // cancelled: the document in progress is dropped
 	}
-	a.pending = append(a.pending, libPending{doc: doc, segs: segs, old: a.oldAt(abs, doc.ID)})
+	a.pending = append(a.pending, libPending{doc: doc, segs: segs, old: a.oldAt(r.abs, doc.ID)})
 	a.pendSegs += len(segs)
 	a.p.FilesDone++
-	a.report("file", path)
+	a.report("file", r.path)
 	if len(a.pending) >= libFlushDocs || a.pendSegs >= libFlushSegs ||
 		a.pendSegs*a.l.store().Info().Dimension*4 >= libFlushLimitMB<<20 || time.Since(a.lastFlush) >= libFlushEvery {
 		return a.flush()

@@ -16,15 +16,14 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// libTestEnv points the XDG folders at a temp dir, so a test's libraries
-// and caches live there.
+// libTestEnv points XDG_DATA_HOME at a temp dir, so a test's libraries
+// live there, and XDG_CACHE_HOME at a cache shared by the package's tests.
 func libTestEnv(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	if os.Getenv("IBID_TEST_CACHE") == "" {
-		t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	}
+	// One cache for all tests (and runs): the PDF engine compiles once.
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
 	return dir
 }
 
