@@ -194,8 +194,23 @@ func follows(cur *headingNumber, n headingNumber) bool {
 	return n.parts[m-1] == cur.parts[m-1]+1
 }
 
+// namedHeadings are unnumbered headings that papers put on a line of their
+// own; they start a top-level section without changing the numbering.
+var namedHeadings = map[string]bool{
+	"abstract": true, "references": true, "bibliography": true,
+	"acknowledgments": true, "acknowledgements": true, "acknowledgment": true,
+	"acknowledgement": true, "limitations": true, "ethics statement": true,
+	"appendix": true, "appendices": true, "摘要": true, "摘 要": true, "参考文献": true,
+	"致谢": true, "附录": true, "要旨": true, "謝辞": true,
+}
+
+func isNamedHeading(line string) bool {
+	return namedHeadings[strings.ToLower(strings.TrimSpace(line))]
+}
+
 // pdfSections splits a PDF's text at numbered headings found in reading
-// order (see follows). Without any, the text is one section.
+// order (see follows) and at named ones (References, Abstract, ...).
+// Without any, the text is one section.
 func pdfSections(text string) []section {
 	var secs []section
 	var cur *headingNumber
@@ -210,7 +225,14 @@ func pdfSections(text string) []section {
 			le += ls
 		}
 		line := text[ls:le]
-		if n, ok := parseHeading(line); ok && follows(cur, n) {
+		if isNamedHeading(line) {
+			if ls > start {
+				secs = append(secs, section{path: path, start: start, end: ls})
+			}
+			stack = []string{strings.TrimSpace(line)}
+			path = append([]string(nil), stack...)
+			start = ls
+		} else if n, ok := parseHeading(line); ok && follows(cur, n) {
 			if ls > start {
 				secs = append(secs, section{path: path, start: start, end: ls})
 			}
