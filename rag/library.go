@@ -56,8 +56,10 @@ type Library struct {
 	built store.Info
 	emb   retrieve.Embedder // nil: opened with AnyEmbedder, embedder not at hand
 
-	wmu    sync.Mutex     // serialises Add and Remove in this process
-	loader *ingest.Loader // created by the first Add; guarded by wmu
+	wmu sync.Mutex // serialises Add and Remove in this process
+
+	lmu    sync.Mutex     // guards loader
+	loader *ingest.Loader // created when first needed (safe for concurrent use)
 
 	mu  sync.RWMutex // guards st and idx, which reload replaces
 	st  *store.Chromem
@@ -328,6 +330,17 @@ func (l *Library) Search(ctx context.Context, query string, opt retrieve.Options
 	return ps, nil
 }
 
+// getLoader returns the library's loader, creating it on first use; its
+// PDF engine keeps its compiled code under CacheDir().
+func (l *Library) getLoader() *ingest.Loader {
+	l.lmu.Lock()
+	defer l.lmu.Unlock()
+	if l.loader == nil {
+		l.loader = ingest.NewLoader(filepath.Join(CacheDir(), "wazero"))
+	}
+	return l.loader
+}
+
 // noEmbedder is the error of Add and Search on a library opened without
 // the embedder that built it.
 func (l *Library) noEmbedder() error {
@@ -342,10 +355,12 @@ func (l *Library) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var errs []error
+	l.lmu.Lock()
 	if l.loader != nil {
 		errs = append(errs, l.loader.Close())
 		l.loader = nil
 	}
+	l.lmu.Unlock()
 	errs = append(errs, l.st.Close())
 	return errors.Join(errs...)
 }

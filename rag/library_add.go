@@ -62,6 +62,7 @@ type libAdder struct {
 	progress func(AddProgress)
 	rep      *AddReport
 	p        AddProgress
+	loader   *ingest.Loader
 
 	byPath    map[string]string // absolute path → document id, in the store
 	pending   []libPending
@@ -115,9 +116,7 @@ func (l *Library) Add(ctx context.Context, paths []string, progress func(AddProg
 
 	a.indexPaths()
 	a.lastFlush = time.Now()
-	if l.loader == nil {
-		l.loader = ingest.NewLoader(filepath.Join(CacheDir(), "wazero"))
-	}
+	a.loader = l.getLoader()
 	// Files are read and loaded one ahead, while the one before is
 	// embedded; the reader stops when Add returns.
 	rctx, stop := context.WithCancel(ctx)
@@ -226,7 +225,7 @@ func (a *libAdder) read(ctx context.Context, path string) libRead {
 // load loads a file's bytes; a file that cannot be used gets a reason to
 // skip it; err is only ctx's error.
 func (a *libAdder) load(ctx context.Context, abs string, b []byte) (*ingest.Loaded, string, error) {
-	ld, err := a.l.loader.LoadBytes(ctx, abs, b)
+	ld, err := a.loader.LoadBytes(ctx, abs, b)
 	switch {
 	case err == nil && len(ld.Segments) == 0:
 		return nil, "no text to index", nil

@@ -374,3 +374,21 @@ func TestLibraryPDFs(t *testing.T) {
 		t.Errorf("re-adding the PDFs: %s", got)
 	}
 }
+
+func TestLibraryDocumentText(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	l := libOpen(t, LibraryOptions{})
+	libAdd(t, l, tmp)
+	doc, _ := libDocAt(l, filepath.Join(tmp, "plants.md"))
+	text, exact, err := l.DocumentText(context.Background(), doc.ID)
+	if err != nil || !exact || !libTextFits(text, l.Segments(doc.ID)) {
+		t.Fatalf("DocumentText: exact %v, %v, fits %v", exact, err, libTextFits(text, l.Segments(doc.ID)))
+	}
+	// The file changed: rebuilt from the segments, which still fit.
+	libWrite(t, tmp, map[string]string{"plants.md": "changed"})
+	rebuilt, exact, err := l.DocumentText(context.Background(), doc.ID)
+	if err != nil || exact || !libTextFits(rebuilt, l.Segments(doc.ID)) || len(rebuilt) > len(text) {
+		t.Fatalf("rebuilt text: exact %v, %v, %d bytes of %d", exact, err, len(rebuilt), len(text))
+	}
+}
