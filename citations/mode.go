@@ -1,0 +1,79 @@
+package citations
+
+import "fmt"
+
+// Mode is the form in which the model was asked to write its answer.
+type Mode uint8
+
+const (
+	// ModeInline: markdown with inline tokens such as [source_7].
+	ModeInline Mode = iota
+	// ModeJSON: {"body": "...", "citedSourceIds": [...]}; the body is
+	// read as inline text.
+	ModeJSON
+	// ModeSections: {"sections": [{"text": "...", "source_ids": [...]}]};
+	// each section's ids are drawn at the end of its text.
+	ModeSections
+)
+
+// ParseMode reads a mode's name: "inline", "json" or "sections".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "inline":
+		return ModeInline, nil
+	case "json":
+		return ModeJSON, nil
+	case "sections":
+		return ModeSections, nil
+	}
+	return 0, fmt.Errorf("unknown citation format %q: use inline, json or sections", s)
+}
+
+// String returns the mode's name as ParseMode reads it.
+func (m Mode) String() string {
+	switch m {
+	case ModeInline:
+		return "inline"
+	case ModeJSON:
+		return "json"
+	case ModeSections:
+		return "sections"
+	}
+	return fmt.Sprintf("mode(%d)", uint8(m))
+}
+
+// Options configure a stream or a Render.
+type Options struct {
+	// Offered reports whether source_k was offered to the model; nil
+	// means every id is offered.
+	Offered func(k int) bool
+	// Registry, when non-nil, is a conversation-wide numbering ledger
+	// shared across answers: numbers continue and a re-cited source keeps
+	// its number. nil = numbers restart per answer.
+	Registry *Registry
+}
+
+// Stream is what every mode returns: push chunks with Write, end with
+// Flush. Events reach the Handler synchronously, inside Write and Flush.
+// A Stream is not safe for concurrent use.
+type Stream interface {
+	// Write never fails for well-formed use; it emits events
+	// synchronously to the Handler. Writing after Flush is ignored.
+	Write(p []byte) (int, error)
+	// Flush ends the stream: it releases held bytes and emits KindDone
+	// with the Report. Later calls do nothing.
+	Flush()
+	// Held reports the bytes currently held back: a candidate token (at
+	// most MaxToken bytes) plus an incomplete UTF-8 rune, and in the JSON
+	// modes a partly read escape.
+	Held() int
+}
+
+// NewStream returns the stream for mode, delivering events to h.
+func NewStream(mode Mode, h Handler, opt Options) Stream {
+	switch mode {
+	case ModeJSON, ModeSections:
+		return newJSONStream(mode, h, opt)
+	}
+	return NewRenumberer(h, opt)
+}
