@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // collect gathers a stream's events, copying text and merging adjacent
@@ -135,4 +137,34 @@ func checkAllCuts(t *testing.T, mode Mode, text string, opt Options) {
 			t.Fatalf("%s %q split at %d:\n got %s\nwant %s", mode, text, i, got, want)
 		}
 	}
+}
+
+// jsonQuote writes s as a JSON string, escaping every non-ASCII rune as
+// \uXXXX (pairs beyond the BMP), so escapes are exercised; invalid bytes
+// are kept raw.
+func jsonQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteByte(s[i])
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r < 0x80:
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += n
+	}
+	b.WriteByte('"')
+	return b.String()
 }
