@@ -15,7 +15,7 @@ import (
 )
 
 // libManyNotes writes n small Markdown notes of a few segments each.
-func libManyNotes(t *testing.T, dir string, n int) {
+func libManyNotes(t testing.TB, dir string, n int) {
 	t.Helper()
 	files := make(map[string]string, n)
 	for i := range n {

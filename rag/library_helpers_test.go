@@ -28,7 +28,7 @@ func libTestEnv(t *testing.T) string {
 }
 
 // libWrite writes files (name → content) under dir.
-func libWrite(t *testing.T, dir string, files map[string]string) {
+func libWrite(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, name)
