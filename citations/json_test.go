@@ -104,11 +104,11 @@ func TestInlineCasesInJSON(t *testing.T) {
 				t.Errorf("json body = %q, want %q", p, tc.want)
 			}
 			checkAllCuts(t, ModeJSON, body, Options{})
-			sec := `{"sections": [{"text": ` + q + `, "source_ids": [9]}]}`
+			sec := `{"sections": [{"text": ` + q + `, "source_ids": [999999]}]}`
 			inl := Render(ModeInline, tc.in, Options{})
 			n := len(inl[len(inl)-1].Report.Order)
-			if tc.in != strings.ReplaceAll(tc.in, "source_9", "") {
-				t.Fatal("case cites source_9, which this test appends")
+			if tc.in != strings.ReplaceAll(tc.in, "999999", "") {
+				t.Fatal("case cites 999999, which this test appends")
 			}
 			want := tc.want + "[" + strconv.Itoa(n+1) + "]"
 			if got := plain(Render(ModeSections, sec, Options{})); got != want {

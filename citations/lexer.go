@@ -2,6 +2,7 @@ package citations
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 )
 
@@ -129,21 +130,25 @@ func (l *lexer) write(p []byte) {
 		case l.span != 0:
 			j = min(l.nextOf(p, i, nxBacktick), l.nextOf(p, i, nxNewline))
 		default:
-			j = min(l.nextOf(p, i, nxBracket), l.nextOf(p, i, nxBacktick), l.nextOf(p, i, nxNewline))
-			for {
-				e := min(l.nextOf(p, i, nxE3), l.nextOf(p, i, nxEF))
-				if e >= j {
-					break
-				}
-				// A lead byte of 【 or ［? Skip it at once when the
-				// rune is here and is neither.
-				if e+2 < len(p) && !isOpener(p[e:e+3]) {
-					l.out = append(l.out, p[i:e+1]...)
-					i = e + 1
+			j = l.nextSpecial(p, i)
+			l.out = append(l.out, p[i:j]...)
+			i = j
+			if i == len(p) {
+				return
+			}
+			if c := p[i]; c == '[' || c == 0xE3 || c == 0xEF {
+				// The whole candidate is usually here: parse it in place.
+				switch n := l.scanToken(p[i:]); {
+				case n > 0:
+					l.tok(l.ids, p[i:i+n])
+					l.ids = l.ids[:0]
+					i += n
+					continue
+				case n == 0:
+					l.out = append(l.out, c)
+					i++
 					continue
 				}
-				j = e
-				break
 			}
 		}
 		l.out = append(l.out, p[i:j]...)
@@ -155,8 +160,159 @@ func (l *lexer) write(p []byte) {
 	}
 }
 
-func isOpener(b []byte) bool {
-	return (b[0] == 0xE3 && b[1] == 0x80 && b[2] == 0x90) || (b[0] == 0xEF && b[1] == 0xBC && b[2] == 0xBB)
+// nextSpecial returns the index of the next byte at or after i that
+// matters outside code: '[', a backtick, a newline, or a lead byte of 【
+// or ［ (or one too near the end of p to tell); len(p) if none. Other
+// E3 and EF lead bytes, frequent in CJK text, are skipped; where they are
+// dense it scans byte by byte rather than calling IndexByte for each.
+func (l *lexer) nextSpecial(p []byte, i int) int {
+	k := i
+	for {
+		for k+8 <= len(p) {
+			q := p[k : k+8 : k+8]
+			if special[q[0]]|special[q[1]]|special[q[2]]|special[q[3]]|special[q[4]]|special[q[5]]|special[q[6]]|special[q[7]] != 0 {
+				break
+			}
+			k += 8
+		}
+		for k < len(p) && special[p[k]] == 0 {
+			k++
+		}
+		if k == len(p) {
+			return k
+		}
+		if c := p[k]; (c != 0xE3 && c != 0xEF) || maybeOpener(p, k) {
+			return k
+		}
+		k++
+	}
+}
+
+// special marks the bytes nextSpecial stops at.
+var special = [256]uint8{'[': 1, '`': 1, '\n': 1, 0xE3: 1, 0xEF: 1}
+
+// maybeOpener reports whether the E3 or EF byte at p[e] begins 【 or ［,
+// or is too near the end of p to tell.
+func maybeOpener(p []byte, e int) bool {
+	if e+2 >= len(p) {
+		return true
+	}
+	if p[e] == 0xE3 {
+		return p[e+1] == 0x80 && p[e+2] == 0x90
+	}
+	return p[e+1] == 0xBC && p[e+2] == 0xBB
+}
+
+// sourceLE is "source" read as a little-endian integer.
+const sourceLE = 's' | 'o'<<8 | 'u'<<16 | 'r'<<24 | 'c'<<32 | 'e'<<40
+
+// scanToken parses a token at the start of b by the same grammar and bound
+// as step does byte by byte. It returns the token's length (its ids are
+// then in l.ids, offsets into b), 0 when b does not begin with a token,
+// or -1 when b ends before that is decided.
+func (l *lexer) scanToken(b []byte) int {
+	end, more := len(b), -1
+	if end >= MaxToken {
+		end, more = MaxToken, 0
+	}
+	var pair, i int
+	switch b[0] {
+	case '[':
+		pair, i = 0, 1
+	case 0xEF, 0xE3:
+		pair = 1
+		if b[0] == 0xE3 {
+			pair = 2
+		}
+		for i = 1; i < 3; i++ {
+			if i >= end {
+				return more
+			}
+			if b[i] != pairs[pair][0][i] {
+				return 0
+			}
+		}
+	default:
+		return 0
+	}
+	closer := pairs[pair][1]
+	ids := l.ids[:0]
+	for {
+		for i < end && b[i] == ' ' {
+			i++
+		}
+		start := i
+		if i+7 <= end && i+8 <= len(b) {
+			// "source" in any case and its separator, with one load.
+			x := binary.LittleEndian.Uint64(b[i:])
+			if (x|0x2020202020202020)&0xFFFFFFFFFFFF != sourceLE {
+				return 0
+			}
+			if c := b[i+6]; c != '_' && c != ' ' {
+				return 0
+			}
+			i += 7
+			goto digits
+		}
+		for m := range 6 {
+			if i >= end {
+				return more
+			}
+			if b[i]|0x20 != "source"[m] {
+				return 0
+			}
+			i++
+		}
+		if i >= end {
+			return more
+		}
+		if b[i] != '_' && b[i] != ' ' {
+			return 0
+		}
+		i++
+	digits:
+		k, d := 0, 0
+		for i < end && b[i] >= '0' && b[i] <= '9' {
+			if d == 6 {
+				return 0
+			}
+			k = k*10 + int(b[i]-'0')
+			d++
+			i++
+		}
+		if i >= end {
+			return more
+		}
+		if d == 0 || len(ids) == maxIDs {
+			return 0
+		}
+		ids = append(ids, idRef{k: k, start: start, end: i})
+		sp := i
+		for i < end && b[i] == ' ' {
+			i++
+		}
+		if i >= end {
+			return more
+		}
+		switch c := b[i]; {
+		case c == ',' || c == ';':
+			i++
+		case c == closer[0]:
+			for m := range len(closer) {
+				if i >= end {
+					return more
+				}
+				if b[i] != closer[m] {
+					return 0
+				}
+				i++
+			}
+			l.ids = ids
+			return i
+		case i == sp:
+			return 0
+		}
+	}
 }
 
 // step pushes one byte.

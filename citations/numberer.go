@@ -3,62 +3,79 @@ package citations
 // numberer applies the numbering rule to recognised ids and emits the
 // citation, ref and unknown events; it knows nothing of bytes or syntax.
 //
-// Invariant: local holds exactly the offered aliases cited so far in this
-// answer, rep.Order lists them in first-appearance order, and a
+// Invariants: slot(k) is 0 for an alias not cited yet in this answer, -1
+// for one cited but never offered, and its display number otherwise;
+// rep.Order lists the numbered aliases in first-appearance order, and a
 // KindCitation was emitted for each just before its first KindRef.
 type numberer struct {
 	h       Handler
 	offered func(int) bool
 	reg     *Registry // nil: numbers are 1.. per answer
-	local   map[int]int
-	unknown map[int]bool
+	small   []int32   // slots of aliases below len(small)
+	big     map[int]int32
 	used    []int // every alias cited, offered or not, first appearance
-	usedSet map[int]bool
 	rep     Report
 }
+
+// smallSlots is how many aliases get a slot in a slice rather than a map.
+const smallSlots = 1024
 
 func newNumberer(h Handler, opt Options, mode Mode) numberer {
 	return numberer{h: h, offered: opt.Offered, reg: opt.Registry, rep: Report{Mode: mode.String()}}
 }
 
+func (n *numberer) slot(k int) int32 {
+	if k >= 0 && k < len(n.small) {
+		return n.small[k]
+	}
+	return n.big[k]
+}
+
+func (n *numberer) setSlot(k int, v int32) {
+	if k >= 0 && k < smallSlots {
+		if k >= len(n.small) {
+			n.small = append(n.small, make([]int32, max(k+1, 2*len(n.small), 32)-len(n.small))...)
+		}
+		n.small[k] = v
+		return
+	}
+	if n.big == nil {
+		n.big = make(map[int]int32)
+	}
+	n.big[k] = v
+}
+
+func (n *numberer) usedHas(k int) bool { return n.slot(k) != 0 }
+
 // id draws one id: k as written raw.
 func (n *numberer) id(k int, raw []byte) {
-	if !n.usedSet[k] {
-		if n.usedSet == nil {
-			n.usedSet = make(map[int]bool)
-		}
-		n.usedSet[k] = true
+	num := n.slot(k)
+	if num == 0 {
 		n.used = append(n.used, k)
-	}
-	if n.offered != nil && !n.offered(k) {
-		if !n.unknown[k] {
-			if n.unknown == nil {
-				n.unknown = make(map[int]bool)
-			}
-			n.unknown[k] = true
+		if n.offered != nil && !n.offered(k) {
+			n.setSlot(k, -1)
 			n.rep.Unknown = append(n.rep.Unknown, string(raw))
+			num = -1
+		} else {
+			if n.reg != nil {
+				r, _ := n.reg.Assign(k)
+				num = int32(r)
+				n.rep.Numbers = append(n.rep.Numbers, r)
+			} else {
+				num = int32(len(n.rep.Order) + 1)
+			}
+			n.setSlot(k, num)
+			n.rep.Order = append(n.rep.Order, k)
+			n.h(Event{Kind: KindCitation, Source: k, Number: int(num)})
 		}
+	}
+	if num < 0 {
 		n.rep.UnknownRefs++
 		n.h(Event{Kind: KindUnknown, Text: raw, Source: k})
 		return
 	}
-	num, ok := n.local[k]
-	if !ok {
-		if n.reg != nil {
-			num, _ = n.reg.Assign(k)
-			n.rep.Numbers = append(n.rep.Numbers, num)
-		} else {
-			num = len(n.rep.Order) + 1
-		}
-		if n.local == nil {
-			n.local = make(map[int]int)
-		}
-		n.local[k] = num
-		n.rep.Order = append(n.rep.Order, k)
-		n.h(Event{Kind: KindCitation, Source: k, Number: num})
-	}
 	n.rep.Refs++
-	n.h(Event{Kind: KindRef, Source: k, Number: num})
+	n.h(Event{Kind: KindRef, Source: k, Number: int(num)})
 }
 
 // done emits KindDone with a copy of the report.
@@ -79,7 +96,7 @@ func (n *numberer) compare(declared []int) {
 	dset := make(map[int]bool, len(declared))
 	for _, k := range declared {
 		dset[k] = true
-		if !n.usedSet[k] {
+		if !n.usedHas(k) {
 			n.rep.DeclaredNotUsed = append(n.rep.DeclaredNotUsed, k)
 		}
 	}
@@ -92,7 +109,7 @@ func (n *numberer) compare(declared []int) {
 		}
 	}
 	for _, k := range declared {
-		if n.usedSet[k] {
+		if n.usedHas(k) {
 			b = append(b, k)
 		}
 	}
