@@ -34,11 +34,11 @@ const (
 // Container roles: which part of the answer a container holds.
 const (
 	rNone     = iota
-	rTop                // the top-level object
-	rSections           // sections mode: the "sections" array
-	rSection            // sections mode: one section object
-	rDeclared           // json mode: the "citedSourceIds" array
-	rSecIDs             // sections mode: a section's "source_ids" array
+	rTop      // the top-level object
+	rSections // sections mode: the "sections" array
+	rSection  // sections mode: one section object
+	rDeclared // json mode: the "citedSourceIds" array
+	rSecIDs   // sections mode: a section's "source_ids" array
 )
 
 // String sinks: where a string's decoded bytes go.
