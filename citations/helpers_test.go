@@ -34,9 +34,9 @@ func (c *collector) handle(e Event) {
 // and in the JSON modes a partly read escape pair.
 func maxHeld(mode Mode) int {
 	if mode == ModeInline {
-		return MaxToken + 3
+		return MaxToken - 1 + 3
 	}
-	return MaxToken + 3 + 12
+	return MaxToken - 1 + 3 + 12
 }
 
 // stream feeds text cut at the given positions and returns the events.

@@ -8,7 +8,7 @@ import (
 
 // MaxToken is the most bytes a citation token may span, brackets included.
 // A candidate still open at this length is released as text, so the
-// engine never holds more than MaxToken bytes of a candidate.
+// engine holds fewer than MaxToken bytes of a candidate.
 const MaxToken = 64
 
 // maxIDs bounds the ids of one token: each needs at least 9 bytes.
@@ -321,10 +321,6 @@ func (l *lexer) step(c byte) {
 		l.stepText(c)
 		return
 	}
-	if len(l.hold) == MaxToken {
-		l.fail(c)
-		return
-	}
 	closer := pairs[l.pair][1]
 	switch l.st {
 	case sOpen:
@@ -392,9 +388,13 @@ func (l *lexer) step(c byte) {
 		l.n++
 	}
 	l.hold = append(l.hold, c)
-	if l.st == sClose && l.n == len(closer) {
+	switch {
+	case l.st == sClose && l.n == len(closer):
 		l.tok(l.ids, l.hold)
 		l.hold, l.ids, l.st = l.hold[:0], l.ids[:0], sText
+	case len(l.hold) == MaxToken:
+		// At the bound and still open: it cannot become a token.
+		l.release()
 	}
 }
 
@@ -492,16 +492,22 @@ func (l *lexer) endRun() {
 	}
 }
 
+// release ends the candidate without a next byte: its first byte is text
+// and the rest is read again.
+func (l *lexer) release() {
+	var buf [MaxToken]byte
+	n := copy(buf[:], l.hold[1:])
+	l.out = append(l.out, l.hold[0])
+	l.hold, l.ids, l.st = l.hold[:0], l.ids[:0], sText
+	for _, b := range buf[:n] {
+		l.step(b)
+	}
+}
+
 // end releases any candidate as text: the stream is over.
 func (l *lexer) end() {
 	for l.st != sText {
-		var buf [MaxToken]byte
-		n := copy(buf[:], l.hold[1:])
-		l.out = append(l.out, l.hold[0])
-		l.hold, l.ids, l.st = l.hold[:0], l.ids[:0], sText
-		for _, b := range buf[:n] {
-			l.step(b)
-		}
+		l.release()
 	}
 	if l.run != 0 {
 		l.endRun()

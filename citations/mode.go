@@ -64,7 +64,7 @@ type Stream interface {
 	// with the Report. Later calls do nothing.
 	Flush()
 	// Held reports the bytes currently held back: a candidate token (at
-	// most MaxToken bytes) plus an incomplete UTF-8 rune, and in the JSON
+	// fewer than MaxToken bytes) plus an incomplete UTF-8 rune, and in the JSON
 	// modes a partly read escape.
 	Held() int
 }

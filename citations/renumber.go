@@ -6,7 +6,7 @@ package citations
 //
 // Invariants: every byte written is emitted exactly once, as text or as
 // part of a token, in order; at the end of each Write only a candidate
-// token (at most MaxToken bytes) and an incomplete UTF-8 rune (at most 3
+// token (fewer than MaxToken bytes) and an incomplete UTF-8 rune (at most 3
 // bytes) are held; text events never split a rune that arrived whole.
 type Renumberer struct {
 	lx    lexer
