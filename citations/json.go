@@ -119,7 +119,7 @@ func (j *jsonStream) flushText(all bool) {
 	if len(out) > keep {
 		j.h(Event{Kind: KindText, Text: out[:len(out)-keep]})
 	}
-	j.lx.out = append(out[:0], out[len(out)-keep:]...)
+	j.lx.out = out[:copy(out, out[len(out)-keep:])]
 }
 
 // Held reports the bytes held back.

@@ -76,5 +76,5 @@ func (r *Renumberer) flushText(all bool) {
 	if len(out) > keep {
 		r.h(Event{Kind: KindText, Text: out[:len(out)-keep]})
 	}
-	r.lx.out = append(out[:0], out[len(out)-keep:]...)
+	r.lx.out = out[:copy(out, out[len(out)-keep:])]
 }
