@@ -161,47 +161,53 @@ func (l *lexer) write(p []byte) {
 }
 
 // nextSpecial returns the index of the next byte at or after i that
-// matters outside code: '[', a backtick, a newline, or a lead byte of 【
-// or ［ (or one too near the end of p to tell); len(p) if none. Other
-// E3 and EF lead bytes, frequent in CJK text, are skipped; where they are
-// dense it scans byte by byte rather than calling IndexByte for each.
+// matters outside code: '[', a backtick, a newline, or the lead byte of
+// 【 or ［; len(p) if none. A chunk that ends with the first byte or two
+// of 【 or ［ returns their index, so that they are held.
+//
+// It reads eight bytes at a time through a table. The full-width openers
+// are found by their last byte (0x90 of E3 80 90, 0xBB of EF BC BB),
+// which is much rarer in CJK text than their lead bytes E3 and EF (the
+// lead bytes of most CJK punctuation and of all kana). An opener whose
+// lead byte lies before i was already decided and is not returned.
 func (l *lexer) nextSpecial(p []byte, i int) int {
-	k := i
+	p = p[:len(p):len(p)]
+	k := uint(i)
 	for {
-		for k+8 <= len(p) {
+		for k+8 <= uint(len(p)) {
 			q := p[k : k+8 : k+8]
 			if special[q[0]]|special[q[1]]|special[q[2]]|special[q[3]]|special[q[4]]|special[q[5]]|special[q[6]]|special[q[7]] != 0 {
 				break
 			}
 			k += 8
 		}
-		for k < len(p) && special[p[k]] == 0 {
+		for k < uint(len(p)) && special[p[k]] == 0 {
 			k++
 		}
-		if k == len(p) {
-			return k
+		if k >= uint(len(p)) {
+			break
 		}
-		if c := p[k]; (c != 0xE3 && c != 0xEF) || maybeOpener(p, k) {
-			return k
+		switch c := p[k]; {
+		case c < 0x80:
+			return int(k)
+		case int(k)-2 >= i && ((c == 0x90 && p[k-2] == 0xE3 && p[k-1] == 0x80) || (c == 0xBB && p[k-2] == 0xEF && p[k-1] == 0xBC)):
+			return int(k) - 2
 		}
 		k++
 	}
+	// The first byte or two of an opener at the very end wait for the rest.
+	n := len(p)
+	switch {
+	case n-1 >= i && (p[n-1] == 0xE3 || p[n-1] == 0xEF):
+		return n - 1
+	case n-2 >= i && ((p[n-2] == 0xE3 && p[n-1] == 0x80) || (p[n-2] == 0xEF && p[n-1] == 0xBC)):
+		return n - 2
+	}
+	return n
 }
 
 // special marks the bytes nextSpecial stops at.
-var special = [256]uint8{'[': 1, '`': 1, '\n': 1, 0xE3: 1, 0xEF: 1}
-
-// maybeOpener reports whether the E3 or EF byte at p[e] begins 【 or ［,
-// or is too near the end of p to tell.
-func maybeOpener(p []byte, e int) bool {
-	if e+2 >= len(p) {
-		return true
-	}
-	if p[e] == 0xE3 {
-		return p[e+1] == 0x80 && p[e+2] == 0x90
-	}
-	return p[e+1] == 0xBC && p[e+2] == 0xBB
-}
+var special = [256]uint8{'[': 1, '`': 1, '\n': 1, 0x90: 1, 0xBB: 1}
 
 // sourceLE is "source" read as a little-endian integer.
 const sourceLE = 's' | 'o'<<8 | 'u'<<16 | 'r'<<24 | 'c'<<32 | 'e'<<40
