@@ -18,8 +18,8 @@ const maxIDs = MaxToken / 8
 // with the same pair.
 var pairs = [3][2]string{{"[", "]"}, {"［", "］"}, {"【", "】"}}
 
-// idRef is one id of a token: k, and where it was written in the lexer's
-// hold buffer.
+// idRef is one id of a token: k, and where it was written in the token's
+// bytes (the hold buffer, or the chunk when the token was read in place).
 type idRef struct {
 	k          int
 	start, end int
@@ -43,8 +43,9 @@ const (
 //
 // Invariants: all state is in the struct, so where chunks end cannot
 // change the result. hold is empty in sText; otherwise it holds the
-// candidate, which begins with an opener byte and is at most MaxToken
-// bytes. Bytes are appended to out in input order, tokens replaced.
+// candidate, which begins with an opener byte and is shorter than
+// MaxToken. Bytes are appended to out in input order, tokens replaced;
+// code state (fence, span, lead, run) only changes in sText.
 type lexer struct {
 	out []byte
 	tok func(ids []idRef, src []byte)
