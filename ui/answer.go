@@ -1,0 +1,283 @@
+package ui
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/ibid-dev/ibid/rag"
+)
+
+// maxOpenBlock bounds the block still streaming: past it, the block is
+// closed at its last complete line (outside a code fence), so drawing the
+// unfinished tail stays cheap however long a paragraph-less answer grows.
+const maxOpenBlock = 4096
+
+// node is one reference node of an answer, in order of appearance.
+type node struct {
+	kind nodeKind
+	num  int
+	off  int // offset of its placeholder in the answer's Markdown source
+}
+
+// block is a finished Markdown block of an answer: src[start:end]. Its
+// glamour render is cached per width (raw, placeholders still in), and its
+// drawn lines per selection.
+type block struct {
+	start, end int
+	firstNode  int // index of its first node in answerDoc.nodes
+	nodes      int
+
+	width int      // width raw was rendered for; 0: not rendered
+	raw   []string // glamour output with placeholders
+	sel   int      // selected node index lines were drawn for (-1: none inside)
+	lines []string // raw with chips
+	// nodeLine[i] is the line (within lines) of the block's i-th node.
+	nodeLine []int
+}
+
+// answerDoc is one answer as it streams: Markdown source with node
+// placeholders, split into finished blocks (rendered once per width) and an
+// open tail.
+//
+// Invariants: blocks cover src[:closed] in order without gaps; every node's
+// placeholder lies in src; text only ever appends, except that inferred
+// nodes, which arrive after the text, are inserted at their offsets by
+// rebuilding (which drops the block caches).
+type answerDoc struct {
+	src    []byte
+	nodes  []node
+	blocks []block
+	closed int // end of the last finished block
+
+	// line scanner state over src[closed:]
+	lineStart int  // start of the current, incomplete line
+	inFence   bool // inside a fenced code block
+	fence     string
+	content   bool // the open block has a non-blank line
+
+	finished bool // the stream ended: the tail is a block too
+
+	// text is the answer's text without nodes, and textOffs maps every
+	// node to its offset in it, to place inferred nodes.
+	text     strings.Builder
+	textOffs []int
+}
+
+// addText appends streamed text.
+func (d *answerDoc) addText(s string) {
+	d.src = append(d.src, s...)
+	d.text.WriteString(s)
+	d.scan()
+}
+
+// addNode appends a node at the current end.
+func (d *answerDoc) addNode(k nodeKind, n int) {
+	d.nodes = append(d.nodes, node{kind: k, num: n, off: len(d.src)})
+	d.textOffs = append(d.textOffs, d.text.Len())
+	d.src = append(d.src, placeholder(k, n)...)
+}
+
+// insertInferred places an inferred node at text offset off (the end of
+// the paragraph it was attributed to) and rebuilds the source.
+func (d *answerDoc) insertInferred(n, off int) {
+	text := d.text.String()
+	type item struct {
+		off  int
+		kind nodeKind
+		num  int
+	}
+	items := make([]item, 0, len(d.nodes)+1)
+	for i, nd := range d.nodes {
+		items = append(items, item{d.textOffs[i], nd.kind, nd.num})
+	}
+	// an inferred node goes before any trailing newlines of its paragraph
+	for off > 0 && off <= len(text) && text[off-1] == '\n' {
+		off--
+	}
+	items = append(items, item{min(max(off, 0), len(text)), nodeInferred, n})
+	sort.SliceStable(items, func(i, j int) bool { return items[i].off < items[j].off })
+	*d = answerDoc{finished: d.finished}
+	pos := 0
+	for _, it := range items {
+		d.addText(text[pos:it.off])
+		pos = it.off
+		d.addNode(it.kind, it.num)
+	}
+	d.addText(text[pos:])
+	if d.finished {
+		d.finish()
+	}
+}
+
+// scan closes the blocks that the newly complete lines end.
+func (d *answerDoc) scan() {
+	for {
+		i := strings.IndexByte(string(d.src[d.lineStart:]), '\n')
+		if i < 0 {
+			break
+		}
+		line := string(d.src[d.lineStart : d.lineStart+i])
+		end := d.lineStart + i + 1
+		d.lineStart = end
+		trimmed := strings.TrimSpace(line)
+		if f := fenceOf(trimmed); f != "" && (!d.inFence || strings.HasPrefix(trimmed, d.fence)) {
+			if d.inFence {
+				d.inFence = false
+			} else {
+				d.inFence, d.fence = true, f
+			}
+			d.content = true
+			continue
+		}
+		if d.inFence {
+			continue
+		}
+		if trimmed == "" {
+			if d.content {
+				d.closeBlock(end)
+			}
+			continue
+		}
+		d.content = true
+		if end-d.closed > maxOpenBlock {
+			d.closeBlock(end)
+		}
+	}
+}
+
+func fenceOf(trimmed string) string {
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(trimmed, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// closeBlock finishes the block src[closed:end].
+func (d *answerDoc) closeBlock(end int) {
+	if end <= d.closed {
+		return
+	}
+	b := block{start: d.closed, end: end, firstNode: len(d.nodes), sel: -2}
+	for i, nd := range d.nodes {
+		if nd.off >= d.closed && nd.off < end {
+			if b.nodes == 0 {
+				b.firstNode = i
+			}
+			b.nodes++
+		}
+	}
+	d.blocks = append(d.blocks, b)
+	d.closed = end
+	d.content = false
+}
+
+// finish ends the stream: the tail becomes the last block.
+func (d *answerDoc) finish() {
+	d.finished = true
+	d.inFence = false
+	if strings.TrimSpace(string(d.src[d.closed:])) != "" {
+		d.closeBlock(len(d.src))
+	} else if len(d.src) > d.closed && len(d.blocks) > 0 {
+		// trailing blank space belongs to the last block
+		last := &d.blocks[len(d.blocks)-1]
+		last.end = len(d.src)
+		d.closed = len(d.src)
+	}
+}
+
+// tail is the open block's source.
+func (d *answerDoc) tail() string { return string(d.src[d.closed:]) }
+
+// tailNodes returns the index of the first node in the tail and how many.
+func (d *answerDoc) tailNodes() (first, n int) {
+	first = len(d.nodes)
+	for i := len(d.nodes) - 1; i >= 0 && d.nodes[i].off >= d.closed; i-- {
+		first = i
+	}
+	return first, len(d.nodes) - first
+}
+
+// drawBlock returns block i's lines for width and selected node sel,
+// rendering with r only when the width changed.
+func (d *answerDoc) drawBlock(i int, r *mdRenderer, st *Styles, sel int) *block {
+	b := &d.blocks[i]
+	if b.width != r.width {
+		b.raw = r.render(string(d.src[b.start:b.end]))
+		b.width = r.width
+		b.sel = -2
+	}
+	s := -1
+	if sel >= b.firstNode && sel < b.firstNode+b.nodes {
+		s = sel
+	}
+	if b.sel != s || b.lines == nil {
+		b.lines, b.nodeLine = drawChips(b.raw, d.nodes, b.firstNode, s, st)
+		b.sel = s
+	}
+	return b
+}
+
+// drawChips swaps placeholders in raw for chips, numbering nodes from
+// first, and records each node's line.
+func drawChips(raw []string, nodes []node, first, sel int, st *Styles) (lines []string, nodeLine []int) {
+	lines = make([]string, len(raw))
+	idx := first
+	for li, l := range raw {
+		lines[li] = swapChips(l, func(k nodeKind, n int) string {
+			s := chipStyle(st, k, idx == sel).Render(chipText(k, n))
+			idx++
+			nodeLine = append(nodeLine, li)
+			return s
+		})
+	}
+	return lines, nodeLine
+}
+
+func chipStyle(st *Styles, k nodeKind, selected bool) (s styleRenderer) {
+	switch {
+	case selected:
+		return st.ChipSelected
+	case k == nodeInferred:
+		return st.ChipInferred
+	case k == nodeUnknown:
+		return st.ChipUnknown
+	}
+	return st.Chip
+}
+
+// styleRenderer is the one method of lipgloss.Style the chips use.
+type styleRenderer interface{ Render(...string) string }
+
+// drawTail draws the open block as wrapped plain text with chips.
+func (d *answerDoc) drawTail(width int, st *Styles, sel int) (lines []string, nodeLine []int) {
+	first, _ := d.tailNodes()
+	return drawChips(wrapPlain(d.tail(), width), d.nodes, first, sel, st)
+}
+
+// applyEvent feeds one answer event into the document.
+func (d *answerDoc) applyEvent(e rag.Event) {
+	switch e.Type {
+	case rag.EventText:
+		d.addText(e.Text)
+	case rag.EventRef:
+		if e.Inferred && d.finishedText(e) {
+			d.insertInferred(e.Number, e.Offset)
+			return
+		}
+		k := nodeCited
+		if e.Inferred {
+			k = nodeInferred
+		}
+		d.addNode(k, e.Number)
+	case rag.EventUnknown:
+		d.addNode(nodeUnknown, 0)
+	}
+}
+
+// finishedText reports whether an inferred ref points before the end of
+// the text (it arrived after the text and must be inserted).
+func (d *answerDoc) finishedText(e rag.Event) bool {
+	return e.Offset < d.text.Len()
+}

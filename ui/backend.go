@@ -1,0 +1,61 @@
+package ui
+
+import (
+	"context"
+
+	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// Backend is everything the chat asks of the world: a library, a model and
+// the conversation in progress. The real one wraps rag.Library,
+// rag.Pipeline and rag.Conversation (NewRAGBackend); tests use fakes.
+//
+// Ask, Add, SwitchLibrary, Save and Export are called from commands, never
+// from Update or View, and never two at once: the chat waits for an answer
+// to end before it saves, exports or starts another. The lookups (Segment,
+// Segments) are called from commands too.
+type Backend interface {
+	LibraryName() string
+	LibrarySize() int // documents in the library
+	ModelName() string
+	Extractive() bool
+
+	// Ask answers question as the next turn of the conversation, calling
+	// emit synchronously, in order, from the calling goroutine. Cancelling
+	// ctx stops it; the partial turn is kept.
+	Ask(ctx context.Context, question string, emit func(rag.Event)) error
+
+	Segment(id string) (store.Segment, store.Document, bool)
+	Segments(docID string) []store.Segment
+
+	// Add adds paths to the library, reporting progress, and returns a
+	// one-line summary.
+	Add(ctx context.Context, paths []string, progress func(AddProgress)) (string, error)
+	// SwitchLibrary opens library name and starts a new conversation on it.
+	SwitchLibrary(ctx context.Context, name string) error
+
+	NewConversation()
+	ConversationID() string
+	Turns() []Turn     // the conversation so far (to redraw a resumed one)
+	Markdown() string  // the conversation with Pandoc footnotes
+	Save() error       // write the conversation where --resume finds it
+}
+
+// AddProgress is how far an addition has got (rag.AddProgress's fields).
+type AddProgress struct {
+	Stage                 string
+	File                  string
+	FilesDone, FilesTotal int
+	Segments              int
+	Embedded, ToEmbed     int
+}
+
+// Turn is a finished turn of a conversation, enough to redraw it.
+type Turn struct {
+	Question    string
+	Events      []rag.Event
+	Sources     []rag.Source
+	Interrupted bool
+	Error       string
+}

@@ -1,0 +1,195 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Messages of the slash commands' work, done in commands.
+type (
+	addProgressMsg struct {
+		p    AddProgress
+		next tea.Cmd
+	}
+	addDoneMsg struct {
+		summary string
+		err     error
+	}
+	savedMsg    struct{ err error }
+	exportedMsg struct {
+		path string
+		err  error
+	}
+	switchedMsg struct {
+		name string
+		err  error
+	}
+	newConvMsg struct{}
+)
+
+// submit handles what the input sent: a slash command or a question.
+func (m *Model) submit(text string) tea.Cmd {
+	if !strings.HasPrefix(text, "/") {
+		return m.ask(text)
+	}
+	fields := strings.Fields(text)
+	cmd, args := fields[0], fields[1:]
+	busy := func() tea.Cmd {
+		m.status.set(statusMsg{err: errors.New("wait for the answer to finish (or press ctrl+c) first")})
+		return nil
+	}
+	switch cmd {
+	case "/help":
+		m.showHelp = true
+	case "/add":
+		if len(args) == 0 {
+			m.status.set(statusMsg{err: errors.New("/add needs a path, e.g. /add ~/papers")})
+			return nil
+		}
+		if m.stream != nil || m.adding {
+			return busy()
+		}
+		return m.startAdd(args)
+	case "/new":
+		if m.stream != nil {
+			return busy()
+		}
+		b := m.b
+		return func() tea.Msg { b.NewConversation(); return newConvMsg{} }
+	case "/export":
+		if m.stream != nil {
+			return busy()
+		}
+		path := ""
+		if len(args) > 0 {
+			path = args[0]
+		}
+		return exportCmd(m.b, path)
+	case "/library":
+		if len(args) != 1 {
+			m.status.set(statusMsg{err: errors.New("/library needs one name, e.g. /library thesis")})
+			return nil
+		}
+		if m.stream != nil || m.adding {
+			return busy()
+		}
+		b, name := m.b, args[0]
+		m.status.set(statusMsg{text: "opening library " + name + "…"})
+		return func() tea.Msg { return switchedMsg{name, b.SwitchLibrary(context.Background(), name)} }
+	default:
+		m.status.set(statusMsg{err: fmt.Errorf("unknown command %s: try /help", cmd)})
+	}
+	return nil
+}
+
+// onCommandDone shows the outcome of a slash command's work.
+func (m *Model) onCommandDone(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case savedMsg:
+		if msg.err != nil {
+			m.status.set(statusMsg{err: fmt.Errorf("couldn't save the conversation: %w", msg.err)})
+		}
+	case exportedMsg:
+		if msg.err != nil {
+			m.status.set(statusMsg{err: fmt.Errorf("couldn't export: %w", msg.err)})
+		} else {
+			m.status.set(statusMsg{text: "exported to " + msg.path})
+		}
+	case switchedMsg:
+		if msg.err != nil {
+			m.status.set(statusMsg{err: fmt.Errorf("couldn't open library %s: %w", msg.name, msg.err)})
+			return nil
+		}
+		m.loadTurns()
+		m.status.set(statusMsg{text: "library " + msg.name + ", new conversation"})
+	case newConvMsg:
+		m.loadTurns()
+		m.status.set(statusMsg{text: "new conversation"})
+	}
+	return nil
+}
+
+func saveCmd(b Backend) tea.Cmd {
+	return func() tea.Msg { return savedMsg{b.Save()} }
+}
+
+// exportCmd writes the conversation as Markdown to path (default
+// ibid-ID.md in the working directory), atomically.
+func exportCmd(b Backend, path string) tea.Cmd {
+	return func() tea.Msg {
+		if path == "" {
+			path = "ibid-" + b.ConversationID() + ".md"
+		}
+		if strings.HasPrefix(path, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				path = filepath.Join(home, path[2:])
+			}
+		}
+		return exportedMsg{path, WriteFileAtomic(path, []byte(b.Markdown()))}
+	}
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader never sees half a file.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// startAdd adds paths in a goroutine; progress arrives as messages.
+func (m *Model) startAdd(paths []string) tea.Cmd {
+	m.adding = true
+	m.addProgress = AddProgress{Stage: "finding files"}
+	b := m.b
+	prog := make(chan AddProgress, 1)
+	done := make(chan addDoneMsg, 1)
+	go func() {
+		summary, err := b.Add(context.Background(), paths, func(p AddProgress) {
+			select { // keep only the latest
+			case <-prog:
+			default:
+			}
+			prog <- p
+		})
+		if err != nil {
+			err = fmt.Errorf("couldn't add %s: %w", strings.Join(paths, " "), err)
+		}
+		done <- addDoneMsg{summary, err}
+	}()
+	var next tea.Cmd
+	next = func() tea.Msg {
+		select {
+		case d := <-done:
+			return d
+		case p := <-prog:
+			return addProgressMsg{p, next}
+		}
+	}
+	return next
+}

@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+)
+
+// submitMsg is a question or slash command the user sent.
+type submitMsg struct{ text string }
+
+// inputPane is the multi-line question box with a history of what was
+// sent: up on its first line and down on its last walk the history.
+//
+// Invariant: hist holds sent texts oldest first; histAt == len(hist) means
+// the box shows the draft being written, which draft keeps while walking.
+type inputPane struct {
+	c      *Common
+	ta     textarea.Model
+	hist   []string
+	histAt int
+	draft  string
+}
+
+const inputHeight = 3
+
+func newInput(c *Common) *inputPane {
+	ta := textarea.New()
+	ta.Placeholder = "Ask your documents… (/help for commands)"
+	ta.ShowLineNumbers = false
+	ta.Prompt = "┃ "
+	ta.SetHeight(inputHeight)
+	ta.KeyMap.InsertNewline.SetKeys("ctrl+j", "alt+enter", "shift+enter")
+	ta.CharLimit = 0
+	p := &inputPane{c: c, ta: ta}
+	return p
+}
+
+func (p *inputPane) SetSize(w, h int) { p.ta.SetWidth(w); p.ta.SetHeight(h) }
+func (p *inputPane) Focus() tea.Cmd   { return p.ta.Focus() }
+func (p *inputPane) Blur()            { p.ta.Blur() }
+func (p *inputPane) View() string     { return p.ta.View() }
+
+// Update edits the text; enter sends it.
+func (p *inputPane) Update(msg tea.Msg) tea.Cmd {
+	km, isKey := msg.(tea.KeyPressMsg)
+	if isKey && p.ta.Focused() {
+		k := p.c.Keys
+		switch {
+		case key.Matches(km, k.Send):
+			text := strings.TrimSpace(p.ta.Value())
+			if text == "" {
+				return nil
+			}
+			if len(p.hist) == 0 || p.hist[len(p.hist)-1] != text {
+				p.hist = append(p.hist, text)
+			}
+			p.histAt, p.draft = len(p.hist), ""
+			p.ta.Reset()
+			return func() tea.Msg { return submitMsg{text} }
+		case key.Matches(km, k.HistoryPrev) && p.ta.Line() == 0:
+			if p.histAt > 0 {
+				if p.histAt == len(p.hist) {
+					p.draft = p.ta.Value()
+				}
+				p.histAt--
+				p.ta.SetValue(p.hist[p.histAt])
+			}
+			return nil
+		case key.Matches(km, k.HistoryNext) && p.ta.Line() == p.ta.LineCount()-1:
+			if p.histAt < len(p.hist) {
+				p.histAt++
+				if p.histAt == len(p.hist) {
+					p.ta.SetValue(p.draft)
+				} else {
+					p.ta.SetValue(p.hist[p.histAt])
+				}
+			}
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	p.ta, cmd = p.ta.Update(msg)
+	return cmd
+}
+
+// SetHistory seeds the history (a resumed conversation's questions).
+func (p *inputPane) SetHistory(h []string) {
+	p.hist = append([]string(nil), h...)
+	p.histAt = len(p.hist)
+}

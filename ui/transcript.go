@@ -1,0 +1,377 @@
+package ui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/rag"
+)
+
+// turn is one question and its answer as the transcript shows it.
+type turn struct {
+	question    string
+	doc         answerDoc
+	sources     []rag.Source // by display number order of first appearance
+	streaming   bool
+	interrupted bool
+	err         string
+	note        string
+	req         int // request id of the stream that fills it
+}
+
+// source returns the turn's source numbered n.
+func (t *turn) source(n int, inferred bool) (rag.Source, bool) {
+	for _, s := range t.sources {
+		if s.Number == n {
+			return s, true
+		}
+	}
+	return rag.Source{}, false
+}
+
+// nodeRef names a node: turn index and node index within the turn.
+type nodeRef struct{ turn, node int }
+
+// transcript is the conversation pane: questions and answers, rendered as
+// Markdown with reference chips, scrollable, with one selected node.
+//
+// Invariants: stable holds the drawn lines of every finished block of every
+// turn (built with r, for width); the streaming turn, always the last, adds
+// its open tail below stable in View. nodes lists every node drawn in
+// stable in order, with its line. sel is -1 or an index into the turns'
+// nodes in reading order.
+type transcript struct {
+	c             *Common
+	turns         []*turn
+	width, height int
+	focused       bool
+
+	r       *mdRenderer
+	stable  []string
+	nodes   []placed // nodes in stable, in reading order
+	built   int      // blocks of the last turn already in stable
+	dirty   bool     // stable must be rebuilt
+	offset  int      // first visible line
+	follow  bool     // keep the bottom in view as the answer grows
+	sel     int      // selected node in reading order over all turns; -1 none
+	selTurn int      // turn whose sources the side pane shows; -1 latest
+}
+
+// placed is a node drawn at a line.
+type placed struct {
+	ref  nodeRef
+	line int
+}
+
+func newTranscript(c *Common) *transcript {
+	return &transcript{c: c, sel: -1, selTurn: -1, follow: true, dirty: true}
+}
+
+// SetSize sets the pane's size; a new width drops the render caches.
+func (t *transcript) SetSize(w, h int) {
+	if w != t.width {
+		t.dirty = true
+	}
+	t.width, t.height = w, h
+}
+
+func (t *transcript) Focus() { t.focused = true }
+func (t *transcript) Blur()  { t.focused = false }
+
+// restyle drops the caches after the background changed.
+func (t *transcript) restyle() { t.r = nil; t.dirty = true }
+
+func (t *transcript) renderer() *mdRenderer {
+	if t.r == nil || t.r.width != t.textWidth() || t.r.dark != t.c.Styles.Dark {
+		t.r = newMDRenderer(t.textWidth(), t.c.Styles.Dark)
+		for _, tu := range t.turns {
+			for i := range tu.doc.blocks {
+				tu.doc.blocks[i].width = 0
+			}
+		}
+	}
+	return t.r
+}
+
+// textWidth is the width answers are wrapped to (a two-cell left margin).
+func (t *transcript) textWidth() int { return max(t.width-2, 10) }
+
+// totalNodes counts nodes in all turns.
+func (t *transcript) totalNodes() int {
+	n := 0
+	for _, tu := range t.turns {
+		n += len(tu.doc.nodes)
+	}
+	return n
+}
+
+// refOf turns a reading-order index into a nodeRef.
+func (t *transcript) refOf(i int) (nodeRef, bool) {
+	for ti, tu := range t.turns {
+		if i < len(tu.doc.nodes) {
+			return nodeRef{ti, i}, true
+		}
+		i -= len(tu.doc.nodes)
+	}
+	return nodeRef{}, false
+}
+
+// selInTurn is the selected node's index within turn ti, or -1.
+func (t *transcript) selInTurn(ti int) int {
+	r, ok := t.refOf(t.sel)
+	if !ok || r.turn != ti {
+		return -1
+	}
+	return r.node
+}
+
+// sync brings stable up to date: a full rebuild when dirty, else the newly
+// finished blocks of the last turn are appended.
+func (t *transcript) sync() {
+	if t.dirty || t.r == nil || t.r.width != t.textWidth() {
+		t.rebuild()
+		return
+	}
+	if len(t.turns) == 0 {
+		return
+	}
+	ti := len(t.turns) - 1
+	last := t.turns[ti]
+	for t.built < len(last.doc.blocks) {
+		t.appendBlock(ti, t.built)
+		t.built++
+	}
+}
+
+func (t *transcript) appendBlock(ti, bi int) {
+	tu := t.turns[ti]
+	b := tu.doc.drawBlock(bi, t.renderer(), t.c.Styles, t.selInTurn(ti))
+	if bi > 0 {
+		t.stable = append(t.stable, "")
+	}
+	base := len(t.stable)
+	for _, l := range b.lines {
+		t.stable = append(t.stable, "  "+l)
+	}
+	for i, ln := range b.nodeLine {
+		t.nodes = append(t.nodes, placed{nodeRef{ti, b.firstNode + i}, base + ln})
+	}
+}
+
+// rebuild draws every turn again (after a resize, a new selection, a new
+// turn or a restyle).
+func (t *transcript) rebuild() {
+	t.renderer()
+	t.stable, t.nodes = t.stable[:0], t.nodes[:0]
+	st := t.c.Styles
+	for ti, tu := range t.turns {
+		if ti > 0 {
+			t.stable = append(t.stable, "")
+		}
+		q := ansi.Wordwrap(tu.question, max(t.width-2, 10), "")
+		for i, l := range strings.Split(q, "\n") {
+			p := "› "
+			if i > 0 {
+				p = "  "
+			}
+			t.stable = append(t.stable, st.Question.Render(p+l))
+		}
+		t.stable = append(t.stable, "")
+		for bi := range tu.doc.blocks {
+			t.appendBlock(ti, bi)
+		}
+		if ti == len(t.turns)-1 {
+			t.built = len(tu.doc.blocks)
+		}
+		if !tu.streaming {
+			t.stable = append(t.stable, t.notes(tu)...)
+		}
+	}
+	t.dirty = false
+}
+
+// notes are the lines under a finished answer: interrupted, errors, notes.
+func (t *transcript) notes(tu *turn) []string {
+	st := t.c.Styles
+	var out []string
+	if tu.interrupted {
+		out = append(out, "", "  "+st.Note.Render("⏹ interrupted: the answer above is partial"))
+	}
+	if tu.err != "" && !(tu.interrupted && tu.err == "cancelled") {
+		out = append(out, "  "+st.Error.Render(ansi.Wordwrap("error: "+tu.err, t.width-2, "")))
+	}
+	if tu.note != "" {
+		out = append(out, "  "+st.Dim.Render(ansi.Wordwrap(tu.note, t.width-2, "")))
+	}
+	return out
+}
+
+// lines returns every line to show and the placed nodes of the tail.
+func (t *transcript) lines() ([]string, []placed) {
+	t.sync()
+	if len(t.turns) == 0 {
+		return t.stable, nil
+	}
+	ti := len(t.turns) - 1
+	last := t.turns[ti]
+	if !last.streaming {
+		return t.stable, nil
+	}
+	tl, nl := last.doc.drawTail(t.textWidth(), t.c.Styles, t.selInTurn(ti))
+	if len(tl) == 0 {
+		return t.stable, nil
+	}
+	all := t.stable[:len(t.stable):len(t.stable)]
+	if len(last.doc.blocks) > 0 {
+		all = append(all, "")
+	}
+	base := len(all)
+	for _, l := range tl {
+		all = append(all, "  "+l)
+	}
+	first, _ := last.doc.tailNodes()
+	var tp []placed
+	for i, ln := range nl {
+		tp = append(tp, placed{nodeRef{ti, first + i}, base + ln})
+	}
+	return all, tp
+}
+
+// View draws the visible window.
+func (t *transcript) View() string {
+	all, _ := t.lines()
+	h := max(t.height, 1)
+	maxOff := max(len(all)-h, 0)
+	if t.follow {
+		t.offset = maxOff
+	}
+	t.offset = min(max(t.offset, 0), maxOff)
+	end := min(t.offset+h, len(all))
+	vis := make([]string, 0, h)
+	vis = append(vis, all[t.offset:end]...)
+	for len(vis) < h {
+		vis = append(vis, "")
+	}
+	for i, l := range vis {
+		if ansi.StringWidth(l) > t.width {
+			vis[i] = ansi.Truncate(l, t.width, "")
+		}
+	}
+	return strings.Join(vis, "\n")
+}
+
+// Update handles keys while focused.
+func (t *transcript) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok || !t.focused {
+		return nil
+	}
+	k := t.c.Keys
+	all, _ := t.lines()
+	h := max(t.height, 1)
+	switch {
+	case key.Matches(km, k.NextNode):
+		t.selectNode(t.sel + 1)
+	case key.Matches(km, k.PrevNode):
+		if t.sel < 0 {
+			t.selectNode(t.totalNodes() - 1)
+		} else {
+			t.selectNode(t.sel - 1)
+		}
+	case key.Matches(km, k.Digit):
+		t.selectNumber(int(km.String()[0] - '0'))
+	case key.Matches(km, k.Open):
+		if r, ok := t.refOf(t.sel); ok {
+			return openSourceCmd(t.turns[r.turn], t.turns[r.turn].doc.nodes[r.node])
+		}
+	case key.Matches(km, k.Up):
+		t.scroll(-1, len(all))
+	case key.Matches(km, k.Down):
+		t.scroll(1, len(all))
+	case key.Matches(km, k.PageUp):
+		t.scroll(-h, len(all))
+	case key.Matches(km, k.PageDown):
+		t.scroll(h, len(all))
+	case key.Matches(km, k.Top):
+		t.follow, t.offset = false, 0
+	case key.Matches(km, k.Bottom):
+		t.follow = true
+	}
+	return nil
+}
+
+func (t *transcript) scroll(d, total int) {
+	t.offset += d
+	h := max(t.height, 1)
+	t.follow = t.offset >= total-h
+}
+
+// selectNumber selects the first node numbered n in the turn whose sources
+// are shown (the latest by default).
+func (t *transcript) selectNumber(n int) {
+	ti := t.shownTurn()
+	if ti < 0 {
+		return
+	}
+	base := 0
+	for i := 0; i < ti; i++ {
+		base += len(t.turns[i].doc.nodes)
+	}
+	for i, nd := range t.turns[ti].doc.nodes {
+		if nd.num == n && nd.kind != nodeUnknown {
+			t.selectNode(base + i)
+			return
+		}
+	}
+}
+
+// shownTurn is the turn the sources pane shows.
+func (t *transcript) shownTurn() int {
+	if r, ok := t.refOf(t.sel); ok {
+		return r.turn
+	}
+	if t.selTurn >= 0 && t.selTurn < len(t.turns) {
+		return t.selTurn
+	}
+	return len(t.turns) - 1
+}
+
+// selectNode selects node i (clamped) and scrolls it into view.
+func (t *transcript) selectNode(i int) {
+	n := t.totalNodes()
+	if n == 0 {
+		return
+	}
+	i = min(max(i, 0), n-1)
+	if i == t.sel {
+		return
+	}
+	t.sel = i
+	if r, ok := t.refOf(i); ok {
+		t.selTurn = r.turn
+	}
+	t.dirty = true
+	all, tail := t.lines()
+	for _, p := range append(append([]placed(nil), t.nodes...), tail...) {
+		if r, _ := t.refOf(i); p.ref == r {
+			h := max(t.height, 1)
+			if p.line < t.offset || p.line >= t.offset+h {
+				t.offset = max(p.line-h/3, 0)
+			}
+			t.follow = t.offset >= len(all)-h
+			break
+		}
+	}
+}
+
+// selected returns the selected node's turn and node.
+func (t *transcript) selected() (*turn, node, bool) {
+	r, ok := t.refOf(t.sel)
+	if !ok {
+		return nil, node{}, false
+	}
+	tu := t.turns[r.turn]
+	return tu, tu.doc.nodes[r.node], true
+}

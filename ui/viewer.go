@@ -1,0 +1,233 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// viewerContext is how many segments the viewer shows on each side of the
+// one it is on.
+const viewerContext = 2
+
+// openSourceMsg asks the root to open the viewer on a source.
+type openSourceMsg struct{ src rag.Source }
+
+// viewerLoadedMsg carries what the viewer shows, looked up in a command.
+type viewerLoadedMsg struct {
+	src  rag.Source
+	doc  store.Document
+	segs []store.Segment
+	err  error
+}
+
+// editorDoneMsg says $EDITOR or $PAGER returned.
+type editorDoneMsg struct{ err error }
+
+func openSourceCmd(tu *turn, nd node) tea.Cmd {
+	src, ok := tu.source(nd.num, nd.kind == nodeInferred)
+	if !ok || nd.kind == nodeUnknown {
+		return func() tea.Msg {
+			return statusMsg{err: fmt.Errorf("reference [%d] has no source to open (the model cited an id it was not offered)", nd.num)}
+		}
+	}
+	return func() tea.Msg { return openSourceMsg{src} }
+}
+
+// loadSourceCmd looks up the segment and its document's segments.
+func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
+	return func() tea.Msg {
+		seg, doc, ok := b.Segment(src.SegmentID)
+		if !ok {
+			return viewerLoadedMsg{src: src, err: fmt.Errorf("segment %s is no longer in the library; add the document again to view it", src.SegmentID)}
+		}
+		segs := b.Segments(doc.ID)
+		if len(segs) == 0 {
+			segs = []store.Segment{seg}
+		}
+		return viewerLoadedMsg{src: src, doc: doc, segs: segs}
+	}
+}
+
+// viewer shows a cited passage in its document: a header (title, path,
+// page, section), the cited segment highlighted, neighbours around it.
+//
+// Invariant: when open, 0 <= at < len(segs) and cited indexes the cited
+// segment in segs (or -1 if it is not among them).
+type viewer struct {
+	c             *Common
+	width, height int
+	open          bool
+	src           rag.Source
+	doc           store.Document
+	segs          []store.Segment
+	at, cited     int
+	offset        int
+}
+
+func (v *viewer) SetSize(w, h int) { v.width, v.height = w, h }
+
+func (v *viewer) load(m viewerLoadedMsg) {
+	v.open, v.src, v.doc, v.segs, v.offset = true, m.src, m.doc, m.segs, 0
+	v.cited, v.at = -1, 0
+	for i, s := range m.segs {
+		if s.ID == m.src.SegmentID {
+			v.cited, v.at = i, i
+		}
+	}
+}
+
+// Update handles the viewer's keys.
+func (v *viewer) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	k := v.c.Keys
+	switch {
+	case key.Matches(km, k.Back):
+		v.open = false
+	case key.Matches(km, k.NextSeg):
+		v.at, v.offset = min(v.at+1, len(v.segs)-1), 0
+	case key.Matches(km, k.PrevSeg):
+		v.at, v.offset = max(v.at-1, 0), 0
+	case key.Matches(km, k.Up):
+		v.offset = max(v.offset-1, 0)
+	case key.Matches(km, k.Down):
+		v.offset++
+	case key.Matches(km, k.PageUp):
+		v.offset = max(v.offset-v.height/2, 0)
+	case key.Matches(km, k.PageDown):
+		v.offset += v.height / 2
+	case key.Matches(km, k.Edit):
+		return editCmd(v.doc.Path)
+	}
+	return nil
+}
+
+// editCmd opens path in $EDITOR, else $PAGER, else less.
+func editCmd(path string) tea.Cmd {
+	if path == "" {
+		return func() tea.Msg { return statusMsg{err: fmt.Errorf("this source has no file to open")} }
+	}
+	prog := os.Getenv("EDITOR")
+	if prog == "" {
+		prog = os.Getenv("PAGER")
+	}
+	if prog == "" {
+		prog = "less"
+	}
+	args := strings.Fields(prog)
+	c := exec.Command(args[0], append(args[1:], path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return editorDoneMsg{err} })
+}
+
+// header is the viewer's top lines.
+func (v *viewer) header() []string {
+	st := v.c.Styles
+	title := v.src.Title
+	if title == "" {
+		title = v.doc.Title
+	}
+	out := []string{st.ViewerHead.Render(fmt.Sprintf("[%d] %s", v.src.Number, title))}
+	if loc := hyperlink(firstNonEmpty(v.src.Path, v.doc.Path), v.src.URL); loc != "" {
+		out = append(out, loc)
+	}
+	var meta []string
+	if v.at < len(v.segs) {
+		s := v.segs[v.at]
+		if p := pages(s.PageStart, s.PageEnd); p != "" {
+			meta = append(meta, p)
+		}
+		if len(s.Section) > 0 {
+			meta = append(meta, "§ "+strings.Join(s.Section, " › "))
+		}
+		meta = append(meta, fmt.Sprintf("segment %d of %d", v.at+1, len(v.segs)))
+		if v.at != v.cited {
+			meta = append(meta, "(not the cited one)")
+		}
+	}
+	out = append(out, st.Dim.Render(strings.Join(meta, " · ")))
+	return append(out, st.Border.Render(strings.Repeat("─", max(v.width, 1))))
+}
+
+// body is the segments around at, the cited one highlighted.
+func (v *viewer) body() []string {
+	st := v.c.Styles
+	w := max(v.width-2, 10)
+	var out []string
+	lo, hi := max(v.at-viewerContext, 0), min(v.at+viewerContext, len(v.segs)-1)
+	for i := lo; i <= hi; i++ {
+		text := ansi.Wordwrap(strings.TrimSpace(v.segs[i].Text), w, "")
+		mark, style := "  ", st.ViewerOther
+		if i == v.cited {
+			style = st.ViewerCited
+		}
+		if i == v.at {
+			mark = st.ViewerHead.Render("▌ ")
+			if i != v.cited {
+				style = st.SourceTitle
+			}
+		}
+		for _, l := range strings.Split(text, "\n") {
+			out = append(out, mark+style.Render(l))
+		}
+		out = append(out, "")
+	}
+	return out
+}
+
+// View draws the viewer over the whole body area.
+func (v *viewer) View() string {
+	head := v.header()
+	body := v.body()
+	h := max(v.height-len(head), 1)
+	// keep the current segment's start in view
+	start := 0
+	for i := max(v.at-viewerContext, 0); i < v.at; i++ {
+		start += len(strings.Split(ansi.Wordwrap(strings.TrimSpace(v.segs[i].Text), max(v.width-2, 10), ""), "\n")) + 1
+	}
+	off := min(start+v.offset, max(len(body)-h, 0))
+	v.offset = max(off-start, -start)
+	vis := body[min(off, len(body)):]
+	if len(vis) > h {
+		vis = vis[:h]
+	}
+	lines := append(head, vis...)
+	for len(lines) < v.height {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > v.width {
+			lines[i] = ansi.Truncate(l, v.width, "…")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// hyperlink draws a path or URL as an OSC 8 terminal hyperlink.
+func hyperlink(path, url string) string {
+	switch {
+	case url != "":
+		return ansi.SetHyperlink(url) + url + ansi.ResetHyperlink()
+	case path != "":
+		return ansi.SetHyperlink("file://"+path) + path + ansi.ResetHyperlink()
+	}
+	return ""
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
