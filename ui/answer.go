@@ -61,6 +61,9 @@ type answerDoc struct {
 	// node to its offset in it, to place inferred nodes.
 	text     strings.Builder
 	textOffs []int
+	// seen holds the display numbers drawn so far: the sources pane lists
+	// a source only once its node is on screen, so both grow in step.
+	seen map[int]bool
 }
 
 // addText appends streamed text.
@@ -73,6 +76,12 @@ func (d *answerDoc) addText(s string) {
 // addNode appends a node at the current end.
 func (d *answerDoc) addNode(k nodeKind, n int) {
 	d.nodes = append(d.nodes, node{kind: k, num: n, off: len(d.src)})
+	if k != nodeUnknown {
+		if d.seen == nil {
+			d.seen = map[int]bool{}
+		}
+		d.seen[n] = true
+	}
 	d.textOffs = append(d.textOffs, d.text.Len())
 	d.src = append(d.src, placeholder(k, n)...)
 }

@@ -64,6 +64,16 @@ type Model struct {
 	addProgress AddProgress
 	addFirst    []string
 	styled      bool // the background is known
+	ticking     bool // the spinner's tick is scheduled
+}
+
+// tick starts the spinner unless it runs already.
+func (m *Model) tick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return m.spinner.Tick
 }
 
 // New returns the chat over b, showing b's conversation so far.
@@ -111,12 +121,12 @@ func (m *Model) loadTurns() {
 // Init asks the terminal's background, focuses the input and starts any
 // additions.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.in.Focus(), m.spinner.Tick}
+	cmds := []tea.Cmd{m.in.Focus()}
 	if !m.styled {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
 	if len(m.addFirst) > 0 {
-		cmds = append(cmds, m.startAdd(m.addFirst))
+		cmds = append(cmds, m.startAdd(m.addFirst), m.tick())
 		m.addFirst = nil
 	}
 	return tea.Batch(cmds...)
@@ -126,7 +136,7 @@ func (m *Model) Init() tea.Cmd {
 func (m *Model) layout() {
 	body := m.bodyHeight()
 	in := inputHeight
-	m.in.SetSize(max(m.width-2, 10), in)
+	m.in.SetSize(max(m.width, 10), in)
 	m.vw.SetSize(m.width, body)
 	m.help.SetWidth(m.width)
 	if m.wide() {
@@ -191,6 +201,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case savedMsg, exportedMsg, switchedMsg, newConvMsg:
 		return m, m.onCommandDone(msg)
 	case spinner.TickMsg:
+		if m.stream == nil && !m.adding {
+			m.ticking = false
+			return m, nil // stop ticking while idle
+		}
 		var cmd tea.Cmd
 		m.spinner, cmd = m.spinner.Update(msg)
 		return m, cmd
@@ -203,6 +217,7 @@ func (m *Model) setDark(dark bool) {
 	m.styled = true
 	m.c.Styles = NewStyles(dark)
 	m.help.Styles = help.DefaultStyles(dark)
+	m.in.restyle(dark)
 	m.tr.restyle()
 }
 
@@ -287,7 +302,7 @@ func (m *Model) ask(question string) tea.Cmd {
 	m.streamStart, m.streamBytes = m.now, 0
 	s, cmd := startAnswer(m.b, m.req, question)
 	m.stream = s
-	return cmd
+	return tea.Batch(cmd, m.tick())
 }
 
 // onStream applies a batch of the answer in progress.
@@ -367,7 +382,14 @@ func (m *Model) shownSources() []rag.Source {
 	if ti < 0 || ti >= len(m.tr.turns) {
 		return nil
 	}
-	return m.tr.turns[ti].sources
+	tu := m.tr.turns[ti]
+	out := make([]rag.Source, 0, len(tu.sources))
+	for _, s := range tu.sources {
+		if tu.doc.seen[s.Number] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // View draws the screen.
@@ -411,7 +433,7 @@ func (m *Model) render() string {
 	title := m.paneTitle()
 	rule := ruleStyle.Render("── ") + st.PaneTitle.Render(title) + " " + ruleStyle.Render(strings.Repeat("─", max(m.width-ansi.StringWidth(title)-4, 0)))
 	helpBar := m.help.ShortHelpView(paneHelp{k: m.c.Keys, focus: m.focus, view: m.vw.open}.ShortHelp())
-	return strings.Join([]string{body, rule, "  " + m.in.View(), m.statusView(), helpBar}, "\n")
+	return strings.Join([]string{body, rule, m.in.View(), m.statusView(), helpBar}, "\n")
 }
 
 // paneTitle names what has focus, shown in the rule above the input.

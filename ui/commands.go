@@ -55,7 +55,7 @@ func (m *Model) submit(text string) tea.Cmd {
 		if m.stream != nil || m.adding {
 			return busy()
 		}
-		return m.startAdd(args)
+		return tea.Batch(m.startAdd(args), m.tick())
 	case "/new":
 		if m.stream != nil {
 			return busy()

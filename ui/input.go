@@ -35,7 +35,16 @@ func newInput(c *Common) *inputPane {
 	ta.KeyMap.InsertNewline.SetKeys("ctrl+j", "alt+enter", "shift+enter")
 	ta.CharLimit = 0
 	p := &inputPane{c: c, ta: ta}
+	p.restyle(c.Styles.Dark)
 	return p
+}
+
+// restyle follows the background; the cursor does not blink (steadier in
+// recordings and cheaper to draw).
+func (p *inputPane) restyle(dark bool) {
+	s := textarea.DefaultStyles(dark)
+	s.Cursor.Blink = false
+	p.ta.SetStyles(s)
 }
 
 func (p *inputPane) SetSize(w, h int) { p.ta.SetWidth(w); p.ta.SetHeight(h) }

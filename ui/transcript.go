@@ -109,6 +109,9 @@ func (t *transcript) totalNodes() int {
 
 // refOf turns a reading-order index into a nodeRef.
 func (t *transcript) refOf(i int) (nodeRef, bool) {
+	if i < 0 {
+		return nodeRef{}, false
+	}
 	for ti, tu := range t.turns {
 		if i < len(tu.doc.nodes) {
 			return nodeRef{ti, i}, true
@@ -255,8 +258,10 @@ func (t *transcript) View() string {
 		vis = append(vis, "")
 	}
 	for i, l := range vis {
-		if ansi.StringWidth(l) > t.width {
+		if w := ansi.StringWidth(l); w > t.width {
 			vis[i] = ansi.Truncate(l, t.width, "")
+		} else if w < t.width {
+			vis[i] = l + strings.Repeat(" ", t.width-w)
 		}
 	}
 	return strings.Join(vis, "\n")

@@ -1,0 +1,188 @@
+package ui
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+const sampleAnswer = "## Findings\n\nThe effect is robust [source_2] and replicates across sites [source_1].\n\n" +
+	"- Larger samples confirm it [source_2][source_3].\n- One study disagrees [source_9].\n\n" +
+	"In short, the evidence converges [source_1]."
+
+func darkOpt() Options { d := true; return Options{Dark: &d} }
+
+// probe wraps the chat so a test can read its screen from inside the
+// program's goroutine (no data race), whatever the renderer wrote.
+type probe struct{ *Model }
+
+type snapshotMsg struct{ ch chan string }
+
+func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if s, ok := msg.(snapshotMsg); ok {
+		s.ch <- ansi.Strip(p.Model.render())
+		return p, nil
+	}
+	_, cmd := p.Model.Update(msg)
+	return p, cmd
+}
+
+func newTM(t *testing.T, b Backend, w, h int) *teatest.TestModel {
+	return teatest.NewTestModel(t, probe{New(b, darkOpt())}, teatest.WithInitialTermSize(w, h))
+}
+
+// waitScreen waits until the chat's screen holds every string of want.
+func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var scr string
+	for time.Now().Before(deadline) {
+		ch := make(chan string, 1)
+		tm.Send(snapshotMsg{ch})
+		select {
+		case scr = <-ch:
+		case <-time.After(2 * time.Second):
+			continue
+		}
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(scr, w)
+		}
+		if ok {
+			return scr
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("screen never showed %q; last screen:\n%s", want, scr)
+	return ""
+}
+
+func final(t *testing.T, tm *teatest.TestModel) *Model {
+	return tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(probe).Model
+}
+
+func press(s string) tea.KeyPressMsg {
+	switch s {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(s)[0]
+	return tea.KeyPressMsg{Code: r, Text: s}
+}
+
+// screen renders the model's view, ANSI stripped.
+func screen(m tea.Model) string { return ansi.Strip(m.(*Model).render()) }
+
+func TestFlowAskSelectView(t *testing.T) {
+	b := newFakeBackend(sampleAnswer)
+	tm := newTM(t, b, 120, 30)
+	tm.Type("does the effect hold?")
+	tm.Send(press("enter"))
+	waitScreen(t, tm, "In short", "Sources (3)")
+	tm.Send(press("tab")) // transcript
+	tm.Send(press("]"))
+	tm.Send(press("]"))
+	tm.Send(press("enter"))
+	waitScreen(t, tm, "segment 3 of 6", "Passage 2 of paper 1")
+	tm.Send(press("esc"))
+	tm.Send(press("ctrl+c"))
+	fm := final(t, tm)
+	tu := fm.tr.turns[0]
+	var nums []int
+	for _, n := range tu.doc.nodes {
+		nums = append(nums, n.num)
+	}
+	// [source_2]=1, [source_1]=2, [source_2]=1, [source_3]=3, unknown, [source_1]=2
+	if got, want := nums, []int{1, 2, 1, 3, 0, 2}; !equalInts(got, want) {
+		t.Errorf("node numbers %v, want %v", got, want)
+	}
+	if fm.tr.sel != 1 {
+		t.Errorf("selected node %d, want 1", fm.tr.sel)
+	}
+	if len(tu.sources) != 3 || tu.sources[0].SegmentID != "doc2:3" || tu.sources[1].SegmentID != "doc1:2" {
+		t.Errorf("sources %+v", tu.sources)
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var _ = bytes.Contains
+
+// drive is a synchronous harness: it runs a model's commands in the test
+// goroutine (streams included), for deterministic views and goldens.
+type drive struct {
+	t *testing.T
+	m *Model
+}
+
+func newDrive(t *testing.T, b Backend, w, h int) *drive {
+	d := &drive{t: t, m: New(b, darkOpt())}
+	d.m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	for _, m := range run(d.m.Init()) {
+		d.send(m)
+	}
+	return d
+}
+
+// send delivers msg and runs the commands it returns until the model is
+// idle, up to limit messages (stream batches included).
+func (d *drive) send(msg tea.Msg) {
+	queue := []tea.Msg{msg}
+	for steps := 0; len(queue) > 0 && steps < 10000; steps++ {
+		msg, queue = queue[0], queue[1:]
+		_, cmd := d.m.Update(msg)
+		queue = append(queue, run(cmd)...)
+	}
+}
+
+func (d *drive) typeText(s string) {
+	for _, r := range s {
+		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// run executes cmd, flattening batches; ticks and blinks are skipped.
+func run(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range msg {
+			out = append(out, run(c)...)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	switch fmt := strings.TrimPrefix(typeName(msg), "*"); {
+	case strings.Contains(fmt, "Tick"), strings.Contains(fmt, "Blink"), strings.Contains(fmt, "sequenceMsg"):
+		return nil
+	}
+	return []tea.Msg{msg}
+}
+
+func (d *drive) screen() string { return ansi.Strip(d.m.render()) }
