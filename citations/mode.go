@@ -45,17 +45,20 @@ func (m Mode) String() string {
 // Options configure a stream or a Render.
 type Options struct {
 	// Offered reports whether source_k was offered to the model; nil
-	// means every id is offered.
+	// means every id is offered. It is asked once per distinct k per
+	// answer.
 	Offered func(k int) bool
 	// Registry, when non-nil, is a conversation-wide numbering ledger
 	// shared across answers: numbers continue and a re-cited source keeps
-	// its number. nil = numbers restart per answer.
+	// its number. nil = numbers restart per answer. Streams and Render
+	// both record new numbers in it.
 	Registry *Registry
 }
 
 // Stream is what every mode returns: push chunks with Write, end with
-// Flush. Events reach the Handler synchronously, inside Write and Flush.
-// A Stream is not safe for concurrent use.
+// Flush. Events reach the Handler synchronously, inside Write and Flush;
+// the Handler must not call back into the Stream. A Stream is not safe
+// for concurrent use.
 type Stream interface {
 	// Write never fails for well-formed use; it emits events
 	// synchronously to the Handler. Writing after Flush is ignored.
