@@ -64,6 +64,8 @@ type answerDoc struct {
 	// seen holds the display numbers drawn so far: the sources pane lists
 	// a source only once its node is on screen, so both grow in step.
 	seen map[int]bool
+
+	tw tailWrap // the open block, wrapped incrementally
 }
 
 // addText appends streamed text.
@@ -180,6 +182,7 @@ func (d *answerDoc) closeBlock(end int) {
 	d.blocks = append(d.blocks, b)
 	d.closed = end
 	d.content = false
+	d.tw.reset(d.tw.width)
 }
 
 // finish ends the stream: the tail becomes the last block.
@@ -235,7 +238,7 @@ func drawChips(raw []string, nodes []node, first, sel int, st *Styles) (lines []
 	idx := first
 	for li, l := range raw {
 		lines[li] = swapChips(l, func(k nodeKind, n int) string {
-			s := chipStyle(st, k, idx == sel).Render(chipText(k, n))
+			s := st.chip(k, n, idx == sel)
 			idx++
 			nodeLine = append(nodeLine, li)
 			return s
@@ -259,10 +262,18 @@ func chipStyle(st *Styles, k nodeKind, selected bool) (s styleRenderer) {
 // styleRenderer is the one method of lipgloss.Style the chips use.
 type styleRenderer interface{ Render(...string) string }
 
-// drawTail draws the open block as wrapped plain text with chips.
-func (d *answerDoc) drawTail(width int, st *Styles, sel int) (lines []string, nodeLine []int) {
+// drawTail draws the open block as wrapped plain text with chips; widths
+// are the lines' display widths. Its cost follows the bytes that arrived
+// since the last frame and the size of the block, not of the answer.
+func (d *answerDoc) drawTail(width int, st *Styles, sel int) (lines []string, widths []int, nodeLine []int) {
+	if d.tw.width != max(width, 10) {
+		d.tw.reset(width)
+	}
+	d.tw.feed(d.src[d.closed+d.tw.consumed:])
+	raw, widths := d.tw.view()
 	first, _ := d.tailNodes()
-	return drawChips(wrapPlain(d.tail(), width), d.nodes, first, sel, st)
+	lines, nodeLine = drawChips(raw, d.nodes, first, sel, st)
+	return lines, widths, nodeLine
 }
 
 // applyEvent feeds one answer event into the document.

@@ -37,9 +37,9 @@ type Backend interface {
 
 	NewConversation()
 	ConversationID() string
-	Turns() []Turn     // the conversation so far (to redraw a resumed one)
-	Markdown() string  // the conversation with Pandoc footnotes
-	Save() error       // write the conversation where --resume finds it
+	Turns() []Turn    // the conversation so far (to redraw a resumed one)
+	Markdown() string // the conversation with Pandoc footnotes
+	Save() error      // write the conversation where --resume finds it
 }
 
 // AddProgress is how far an addition has got (rag.AddProgress's fields).

@@ -35,6 +35,29 @@ type Styles struct {
 	ViewerHead  lipgloss.Style
 	ViewerCited lipgloss.Style // the cited segment in the viewer
 	ViewerOther lipgloss.Style // its neighbours
+
+	chips map[chipKey]string // drawn chips, by kind, number and selection
+}
+
+type chipKey struct {
+	kind     nodeKind
+	num      int
+	selected bool
+}
+
+// chip returns the drawn chip of a node; drawing a chip with lipgloss costs
+// more than the rest of a frame, so each is drawn once.
+func (s *Styles) chip(k nodeKind, n int, selected bool) string {
+	key := chipKey{k, n, selected}
+	if c, ok := s.chips[key]; ok {
+		return c
+	}
+	if s.chips == nil {
+		s.chips = map[chipKey]string{}
+	}
+	c := chipStyle(s, k, selected).Render(chipText(k, n))
+	s.chips[key] = c
+	return c
 }
 
 // NewStyles returns the styles for a dark or light background.

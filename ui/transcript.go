@@ -3,8 +3,8 @@ package ui
 import (
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/rag"
 )
@@ -57,6 +57,9 @@ type transcript struct {
 	follow  bool     // keep the bottom in view as the answer grows
 	sel     int      // selected node in reading order over all turns; -1 none
 	selTurn int      // turn whose sources the side pane shows; -1 latest
+
+	blankLine string // width spaces
+	frame     []byte // the last frame's buffer, reused
 }
 
 // placed is a node drawn at a line.
@@ -152,11 +155,11 @@ func (t *transcript) appendBlock(ti, bi int) {
 	tu := t.turns[ti]
 	b := tu.doc.drawBlock(bi, t.renderer(), t.c.Styles, t.selInTurn(ti))
 	if bi > 0 {
-		t.stable = append(t.stable, "")
+		t.stable = append(t.stable, t.blank())
 	}
 	base := len(t.stable)
 	for _, l := range b.lines {
-		t.stable = append(t.stable, "  "+l)
+		t.stable = append(t.stable, t.fit("  "+l))
 	}
 	for i, ln := range b.nodeLine {
 		t.nodes = append(t.nodes, placed{nodeRef{ti, b.firstNode + i}, base + ln})
@@ -171,7 +174,7 @@ func (t *transcript) rebuild() {
 	st := t.c.Styles
 	for ti, tu := range t.turns {
 		if ti > 0 {
-			t.stable = append(t.stable, "")
+			t.stable = append(t.stable, t.blank())
 		}
 		q := ansi.Wordwrap(tu.question, max(t.width-2, 10), "")
 		for i, l := range strings.Split(q, "\n") {
@@ -179,9 +182,9 @@ func (t *transcript) rebuild() {
 			if i > 0 {
 				p = "  "
 			}
-			t.stable = append(t.stable, st.Question.Render(p+l))
+			t.stable = append(t.stable, t.fit(st.Question.Render(p+l)))
 		}
-		t.stable = append(t.stable, "")
+		t.stable = append(t.stable, t.blank())
 		for bi := range tu.doc.blocks {
 			t.appendBlock(ti, bi)
 		}
@@ -189,7 +192,11 @@ func (t *transcript) rebuild() {
 			t.built = len(tu.doc.blocks)
 		}
 		if !tu.streaming {
-			t.stable = append(t.stable, t.notes(tu)...)
+			for _, l := range t.notes(tu) {
+				for _, ll := range strings.Split(l, "\n") {
+					t.stable = append(t.stable, t.fit(ll))
+				}
+			}
 		}
 	}
 	t.dirty = false
@@ -211,60 +218,94 @@ func (t *transcript) notes(tu *turn) []string {
 	return out
 }
 
-// lines returns every line to show and the placed nodes of the tail.
-func (t *transcript) lines() ([]string, []placed) {
+// fit pads or cuts a line to the pane's width: stable lines are fitted
+// once, when drawn, so a frame never measures them again.
+func (t *transcript) fit(l string) string {
+	w := ansi.StringWidth(l)
+	switch {
+	case w > t.width:
+		return ansi.Truncate(l, t.width, "")
+	case w < t.width:
+		return l + strings.Repeat(" ", t.width-w)
+	}
+	return l
+}
+
+func (t *transcript) blank() string {
+	if len(t.blankLine) != max(t.width, 0) {
+		t.blankLine = strings.Repeat(" ", max(t.width, 0))
+	}
+	return t.blankLine
+}
+
+// tailLines draws the streaming turn's open block (fitted), with a blank
+// line before it when blocks precede it, and the placed nodes it holds.
+func (t *transcript) tailLines() ([]string, []placed) {
 	t.sync()
 	if len(t.turns) == 0 {
-		return t.stable, nil
+		return nil, nil
 	}
 	ti := len(t.turns) - 1
 	last := t.turns[ti]
 	if !last.streaming {
-		return t.stable, nil
+		return nil, nil
 	}
-	tl, nl := last.doc.drawTail(t.textWidth(), t.c.Styles, t.selInTurn(ti))
+	tl, widths, nl := last.doc.drawTail(t.textWidth(), t.c.Styles, t.selInTurn(ti))
 	if len(tl) == 0 {
-		return t.stable, nil
+		return nil, nil
 	}
-	all := t.stable[:len(t.stable):len(t.stable)]
+	var out []string
 	if len(last.doc.blocks) > 0 {
-		all = append(all, "")
+		out = append(out, t.blank())
 	}
-	base := len(all)
-	for _, l := range tl {
-		all = append(all, "  "+l)
+	base := len(t.stable) + len(out)
+	for i, l := range tl {
+		if pad := t.width - 2 - widths[i]; pad > 0 {
+			l += strings.Repeat(" ", pad)
+		}
+		out = append(out, "  "+l)
 	}
 	first, _ := last.doc.tailNodes()
 	var tp []placed
 	for i, ln := range nl {
 		tp = append(tp, placed{nodeRef{ti, first + i}, base + ln})
 	}
-	return all, tp
+	return out, tp
 }
 
-// View draws the visible window.
+// lineCount is the number of lines of the whole transcript.
+func (t *transcript) lineCount() int {
+	tail, _ := t.tailLines()
+	return len(t.stable) + len(tail)
+}
+
+// View draws the visible window: stable lines and the tail, never copying
+// more than the window.
 func (t *transcript) View() string {
-	all, _ := t.lines()
+	tail, _ := t.tailLines()
+	total := len(t.stable) + len(tail)
 	h := max(t.height, 1)
-	maxOff := max(len(all)-h, 0)
+	maxOff := max(total-h, 0)
 	if t.follow {
 		t.offset = maxOff
 	}
 	t.offset = min(max(t.offset, 0), maxOff)
-	end := min(t.offset+h, len(all))
-	vis := make([]string, 0, h)
-	vis = append(vis, all[t.offset:end]...)
-	for len(vis) < h {
-		vis = append(vis, "")
-	}
-	for i, l := range vis {
-		if w := ansi.StringWidth(l); w > t.width {
-			vis[i] = ansi.Truncate(l, t.width, "")
-		} else if w < t.width {
-			vis[i] = l + strings.Repeat(" ", t.width-w)
+	b := t.frame[:0]
+	for i := 0; i < h; i++ {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		switch j := t.offset + i; {
+		case j < len(t.stable):
+			b = append(b, t.stable[j]...)
+		case j-len(t.stable) < len(tail):
+			b = append(b, tail[j-len(t.stable)]...)
+		default:
+			b = append(b, t.blank()...)
 		}
 	}
-	return strings.Join(vis, "\n")
+	t.frame = b
+	return string(b)
 }
 
 // Update handles keys while focused.
@@ -274,7 +315,7 @@ func (t *transcript) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	k := t.c.Keys
-	all, _ := t.lines()
+	total := t.lineCount()
 	h := max(t.height, 1)
 	switch {
 	case key.Matches(km, k.NextNode):
@@ -292,13 +333,13 @@ func (t *transcript) Update(msg tea.Msg) tea.Cmd {
 			return openSourceCmd(t.turns[r.turn], t.turns[r.turn].doc.nodes[r.node])
 		}
 	case key.Matches(km, k.Up):
-		t.scroll(-1, len(all))
+		t.scroll(-1, total)
 	case key.Matches(km, k.Down):
-		t.scroll(1, len(all))
+		t.scroll(1, total)
 	case key.Matches(km, k.PageUp):
-		t.scroll(-h, len(all))
+		t.scroll(-h, total)
 	case key.Matches(km, k.PageDown):
-		t.scroll(h, len(all))
+		t.scroll(h, total)
 	case key.Matches(km, k.Top):
 		t.follow, t.offset = false, 0
 	case key.Matches(km, k.Bottom):
@@ -358,14 +399,15 @@ func (t *transcript) selectNode(i int) {
 		t.selTurn = r.turn
 	}
 	t.dirty = true
-	all, tail := t.lines()
+	tailL, tail := t.tailLines()
+	total := len(t.stable) + len(tailL)
 	for _, p := range append(append([]placed(nil), t.nodes...), tail...) {
 		if r, _ := t.refOf(i); p.ref == r {
 			h := max(t.height, 1)
 			if p.line < t.offset || p.line >= t.offset+h {
 				t.offset = max(p.line-h/3, 0)
 			}
-			t.follow = t.offset >= len(all)-h
+			t.follow = t.offset >= total-h
 			break
 		}
 	}

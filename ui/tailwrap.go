@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// tailWrap wraps the open block's plain source incrementally: appending
+// text only ever changes the last line of a greedy wrap, so each frame
+// wraps just the bytes that arrived since the last one. A word is placed
+// once a space or newline ends it; the word still arriving is drawn at the
+// end without being placed.
+//
+// Invariants: consumed bytes of the source are in lines, cur or word;
+// widths[i] is the display width of lines[i]; curW that of cur.
+type tailWrap struct {
+	width    int
+	consumed int
+	lines    []string
+	widths   []int
+	cur      strings.Builder
+	curW     int
+	word     strings.Builder
+}
+
+func (w *tailWrap) reset(width int) {
+	*w = tailWrap{width: max(width, 10)}
+}
+
+// feed consumes the bytes of the source that arrived since the last call.
+func (w *tailWrap) feed(more []byte) {
+	for _, r := range string(more) {
+		switch r {
+		case ' ', '\t':
+			w.place()
+		case '\n':
+			w.place()
+			w.breakLine()
+		default:
+			w.word.WriteRune(r)
+		}
+	}
+	w.consumed += len(more)
+}
+
+// place puts the finished word on the current line or a new one.
+func (w *tailWrap) place() {
+	word := w.word.String()
+	w.word.Reset()
+	if word == "" {
+		return
+	}
+	ww := ansi.StringWidth(word)
+	if w.curW > 0 && w.curW+1+ww > w.width {
+		w.breakLine()
+	}
+	for ww > w.width { // a word longer than a line: hard break
+		head := ansi.Truncate(word, w.width, "")
+		w.cur.WriteString(head)
+		w.curW = ansi.StringWidth(head)
+		w.breakLine()
+		word = word[len(head):]
+		ww = ansi.StringWidth(word)
+	}
+	if w.curW > 0 {
+		w.cur.WriteByte(' ')
+		w.curW++
+	}
+	w.cur.WriteString(word)
+	w.curW += ww
+}
+
+func (w *tailWrap) breakLine() {
+	w.lines = append(w.lines, w.cur.String())
+	w.widths = append(w.widths, w.curW)
+	w.cur.Reset()
+	w.curW = 0
+}
+
+// view returns the wrapped lines and their widths, the word in progress
+// included (on a line of its own if it does not fit).
+func (w *tailWrap) view() ([]string, []int) {
+	lines, widths := w.lines[:len(w.lines):len(w.lines)], w.widths[:len(w.widths):len(w.widths)]
+	cur, curW := w.cur.String(), w.curW
+	if word := w.word.String(); word != "" {
+		ww := ansi.StringWidth(word)
+		if curW > 0 && curW+1+ww > w.width {
+			lines, widths = append(lines, cur), append(widths, curW)
+			cur, curW = "", 0
+		}
+		if curW > 0 {
+			cur += " "
+			curW++
+		}
+		cur += word
+		curW += ww
+	}
+	if curW > 0 || cur != "" {
+		lines, widths = append(lines, cur), append(widths, curW)
+	}
+	// drop trailing empty lines (blank source lines at the end)
+	for len(lines) > 0 && widths[len(widths)-1] == 0 {
+		lines, widths = lines[:len(lines)-1], widths[:len(widths)-1]
+	}
+	return lines, widths
+}
