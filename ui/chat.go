@@ -64,6 +64,7 @@ type Model struct {
 	addProgress AddProgress
 	addFirst    []string
 	styled      bool // the background is known
+	lib         libInfo
 	ticking     bool // the spinner's tick is scheduled
 }
 
@@ -97,16 +98,17 @@ func New(b Backend, opt Options) *Model {
 		now:      time.Now(),
 	}
 	m.help.Styles = help.DefaultStyles(dark)
-	m.loadTurns()
+	m.lib = readLibInfo(b)
+	m.loadTurns(b.Turns())
 	return m
 }
 
 // loadTurns redraws the backend's conversation (after --resume or a
 // library switch).
-func (m *Model) loadTurns() {
+func (m *Model) loadTurns(turns []Turn) {
 	m.tr.turns, m.tr.sel, m.tr.selTurn, m.tr.dirty, m.tr.follow = nil, -1, -1, true, true
 	var hist []string
-	for _, t := range m.b.Turns() {
+	for _, t := range turns {
 		tu := &turn{question: t.Question, interrupted: t.Interrupted, err: t.Error, sources: t.Sources}
 		for _, e := range t.Events {
 			tu.doc.applyEvent(e)
@@ -196,6 +198,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, msg.next
 	case addDoneMsg:
 		m.adding = false
+		m.lib = msg.lib
 		m.status.set(statusMsg{text: msg.summary, err: msg.err})
 		return m, nil
 	case savedMsg, exportedMsg, switchedMsg, newConvMsg:
@@ -439,6 +442,8 @@ func (m *Model) render() string {
 // paneTitle names what has focus, shown in the rule above the input.
 func (m *Model) paneTitle() string {
 	switch {
+	case m.showHelp:
+		return "help · any key closes it"
 	case m.vw.open:
 		return "source viewer"
 	case m.focus == focusTranscript:
@@ -446,20 +451,66 @@ func (m *Model) paneTitle() string {
 		return fmt.Sprintf("transcript · %d references", n)
 	case m.focus == focusSources:
 		return "sources"
+	case !m.wide() && len(m.shownSources()) == 1:
+		return "ask · 1 source (ctrl+s)"
 	case !m.wide() && len(m.shownSources()) > 0:
 		return fmt.Sprintf("ask · %d sources (ctrl+s)", len(m.shownSources()))
 	}
 	return "ask"
 }
 
-// fullHelp is the ? screen: every key and the slash commands.
+// fullHelp is the ? screen: every key, by pane, and the slash commands,
+// in two columns when they fit side by side.
 func (m *Model) fullHelp() string {
-	h := m.help
-	h.ShowAll = true
-	text := "Keys\n\n" + h.FullHelpView(paneHelp{k: m.c.Keys}.FullHelp()) + "\n\nSlash commands\n\n" + slashHelp + "\n\n" + m.c.Styles.Dim.Render("any key closes this help")
-	lines := strings.Split(text, "\n")
-	for len(lines) < m.bodyHeight() {
+	st := m.c.Styles
+	k := m.c.Keys
+	group := func(title string, bs ...key.Binding) []string {
+		out := []string{st.PaneTitleFocused.Render(title)}
+		for _, b := range bs {
+			h := b.Help()
+			out = append(out, st.StatusKey.Render(fmt.Sprintf("%-10s", h.Key))+" "+h.Desc)
+			if w := ansi.StringWidth(h.Key); w > 10 {
+				out[len(out)-1] = st.StatusKey.Render(h.Key) + "  " + h.Desc
+			}
+		}
+		return out
+	}
+	// pair shows two bindings on one line: "↑/k ↓/j  up, down"
+	pair := func(a, b key.Binding) key.Binding {
+		return key.NewBinding(key.WithHelp(a.Help().Key+" "+b.Help().Key, a.Help().Desc+", "+b.Help().Desc))
+	}
+	left := append(append(group("Everywhere", k.FocusNext, k.FocusPrev, k.ToggleSide, k.Help, k.Quit),
+		group("Input", k.Send, k.Newline, k.HistoryPrev, k.HistoryNext)...),
+		group("Source viewer", pair(k.Up, k.Down), k.NextSeg, k.PrevSeg, k.Edit, k.Back)...)
+	right := group("Transcript", k.NextNode, k.PrevNode, k.Digit, k.Open, pair(k.Up, k.Down), pair(k.PageUp, k.PageDown), pair(k.Top, k.Bottom))
+	right = append(right, "", st.PaneTitleFocused.Render("Slash commands (in the input)"))
+	for _, l := range strings.Split(slashHelp, "\n") {
+		cmd, desc, _ := strings.Cut(l, "  ")
+		right = append(right, st.StatusKey.Render(fmt.Sprintf("%-15s", cmd))+strings.TrimSpace(desc))
+	}
+	var lines []string
+	colW := max(m.width/2-1, 20)
+	if m.width >= 2*36 {
+		for i := 0; i < max(len(left), len(right)); i++ {
+			var l, r string
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(right) {
+				r = right[i]
+			}
+			pad := max(colW-ansi.StringWidth(l), 1)
+			lines = append(lines, ansi.Truncate(l, colW, "…")+strings.Repeat(" ", pad)+r)
+		}
+	} else {
+		lines = append(left, right...)
+	}
+	h := m.bodyHeight()
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, m.width, "…")
+	}
+	for len(lines) < h {
 		lines = append(lines, "")
 	}
-	return strings.Join(lines[:m.bodyHeight()], "\n")
+	return strings.Join(lines[:h], "\n")
 }

@@ -20,6 +20,7 @@ type (
 	addDoneMsg struct {
 		summary string
 		err     error
+		lib     libInfo
 	}
 	savedMsg    struct{ err error }
 	exportedMsg struct {
@@ -27,10 +28,12 @@ type (
 		err  error
 	}
 	switchedMsg struct {
-		name string
-		err  error
+		name  string
+		err   error
+		lib   libInfo
+		turns []Turn
 	}
-	newConvMsg struct{}
+	newConvMsg struct{ turns []Turn }
 )
 
 // submit handles what the input sent: a slash command or a question.
@@ -61,7 +64,7 @@ func (m *Model) submit(text string) tea.Cmd {
 			return busy()
 		}
 		b := m.b
-		return func() tea.Msg { b.NewConversation(); return newConvMsg{} }
+		return func() tea.Msg { b.NewConversation(); return newConvMsg{b.Turns()} }
 	case "/export":
 		if m.stream != nil {
 			return busy()
@@ -81,7 +84,10 @@ func (m *Model) submit(text string) tea.Cmd {
 		}
 		b, name := m.b, args[0]
 		m.status.set(statusMsg{text: "opening library " + name + "…"})
-		return func() tea.Msg { return switchedMsg{name, b.SwitchLibrary(context.Background(), name)} }
+		return func() tea.Msg {
+			err := b.SwitchLibrary(context.Background(), name)
+			return switchedMsg{name, err, readLibInfo(b), b.Turns()}
+		}
 	default:
 		m.status.set(statusMsg{err: fmt.Errorf("unknown command %s: try /help", cmd)})
 	}
@@ -106,10 +112,11 @@ func (m *Model) onCommandDone(msg tea.Msg) tea.Cmd {
 			m.status.set(statusMsg{err: fmt.Errorf("couldn't open library %s: %w", msg.name, msg.err)})
 			return nil
 		}
-		m.loadTurns()
+		m.lib = msg.lib
+		m.loadTurns(msg.turns)
 		m.status.set(statusMsg{text: "library " + msg.name + ", new conversation"})
 	case newConvMsg:
-		m.loadTurns()
+		m.loadTurns(msg.turns)
 		m.status.set(statusMsg{text: "new conversation"})
 	}
 	return nil
@@ -180,7 +187,7 @@ func (m *Model) startAdd(paths []string) tea.Cmd {
 		if err != nil {
 			err = fmt.Errorf("couldn't add %s: %w", strings.Join(paths, " "), err)
 		}
-		done <- addDoneMsg{summary, err}
+		done <- addDoneMsg{summary, err, readLibInfo(b)}
 	}()
 	var next tea.Cmd
 	next = func() tea.Msg {

@@ -34,8 +34,8 @@ func (h paneHelp) FullHelp() [][]key.Binding {
 }
 
 // slashHelp lists the slash commands for /help and the full help.
-const slashHelp = `/add PATH...     add files, folders or globs to the library
-/new             start a new conversation
-/export [FILE]   write the conversation as Markdown with footnotes
-/library NAME    switch to another library (new conversation)
-/help            show this help`
+const slashHelp = `/add PATH...    add files, folders, globs
+/new            start a new conversation
+/export [FILE]  Markdown with footnotes
+/library NAME   switch library
+/help           this help`

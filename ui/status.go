@@ -29,6 +29,18 @@ func (s *statusLine) set(m statusMsg) {
 	}
 }
 
+// libInfo is what the status line says about the library and model,
+// read from the backend in commands (never in View).
+type libInfo struct {
+	name  string
+	size  int
+	model string
+}
+
+func readLibInfo(b Backend) libInfo {
+	return libInfo{b.LibraryName(), b.LibrarySize(), b.ModelName()}
+}
+
 // tokensPerSecond estimates the stream's rate from its bytes (4 bytes a
 // token, the usual rule for English text).
 func tokensPerSecond(bytes int, since time.Time, now time.Time) float64 {
@@ -42,7 +54,7 @@ func tokensPerSecond(bytes int, since time.Time, now time.Time) float64 {
 // view draws the status line at width w.
 func (m *Model) statusView() string {
 	st := m.c.Styles
-	left := st.StatusKey.Render(m.b.LibraryName()) + st.Status.Render(fmt.Sprintf(" · %d docs · ", m.b.LibrarySize())) + st.Status.Render(m.b.ModelName())
+	left := st.StatusKey.Render(m.lib.name) + st.Status.Render(fmt.Sprintf(" · %d docs · ", m.lib.size)) + st.Status.Render(m.lib.model)
 	var right string
 	switch {
 	case m.stream != nil:
