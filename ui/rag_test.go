@@ -1,0 +1,132 @@
+//go:build ibid_answer && ibidlib
+
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llmtest"
+)
+
+// realAnswer cites three offered passages and one never offered; the
+// server splits it into 3-byte chunks, so every token is cut across
+// chunks.
+const realAnswer = "## Summary\n\nFootnotes are numbered by first appearance [source_2] and never change [source_2][source_1].\n\n" +
+	"- Restart per answer [source_3].\n- Unknown ids are marked [source_99].\n\nDone [source_1]."
+
+// realBackend opens a library over the project's docs/ in a temporary
+// data directory and connects a model served by llmtest.
+func realBackend(t *testing.T, reply llmtest.Reply, opt rag.PipelineOptions) (*RAGBackend, *rag.Library, *rag.Model) {
+	t.Helper()
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	lib, err := rag.OpenLibrary(ctx, rag.LibraryOptions{Name: "uitest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	if _, err := lib.Add(ctx, []string{"../docs"}, func(rag.AddProgress) {}); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(reply)
+	t.Cleanup(srv.Close)
+	m, err := rag.ConnectModel(ctx, rag.ModelConfig{BaseURL: srv.BaseURL(), NoOllama: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewRAGBackend(lib, m, opt, nil, nil), lib, m
+}
+
+func TestRealPipelineFlow(t *testing.T) {
+	b, lib, m := realBackend(t, llmtest.Reply{Chunks: llmtest.Split(realAnswer, 3), Delay: 2 * time.Millisecond}, rag.PipelineOptions{})
+	tm := newTM(t, b, 160, 48)
+	tm.Type("how are footnotes numbered?")
+	tm.Send(press("enter"))
+	waitScreen(t, tm, "Done [2]", "Sources (3)", "[?]")
+	tm.Send(press("tab"))
+	tm.Send(press("]"))
+	tm.Send(press("]"))
+	tm.Send(press("enter"))
+	scr := waitScreen(t, tm, "segment ")
+	tm.Send(press("esc"))
+	tm.Send(press("ctrl+c"))
+	fm := final(t, tm)
+
+	tu := fm.tr.turns[0]
+	var nums []int
+	for _, n := range tu.doc.nodes {
+		nums = append(nums, n.num)
+	}
+	if want := []int{1, 1, 2, 3, 0, 2}; !equalInts(nums, want) {
+		t.Errorf("node numbers %v, want %v", nums, want)
+	}
+	// node 1 is the second [1]: the viewer shows source 1's passage
+	seg, _, ok := lib.Segment(tu.sources[0].SegmentID)
+	if !ok {
+		t.Fatalf("segment %s not in the library", tu.sources[0].SegmentID)
+	}
+	first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(seg.Text), "\n", 2)[0])
+	if !strings.Contains(scr, first) || !strings.Contains(scr, "segment ") {
+		t.Errorf("viewer does not show the cited passage %q:\n%s", first, scr)
+	}
+
+	// saved, and a resumed conversation draws the same numbers
+	conv, err := LoadConversation("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb := NewRAGBackend(lib, m, rag.PipelineOptions{}, conv, nil)
+	d := newDrive(t, rb, 160, 48)
+	var again []int
+	for _, n := range d.m.tr.turns[0].doc.nodes {
+		again = append(again, n.num)
+	}
+	if !equalInts(again, nums) {
+		t.Errorf("resumed numbers %v, want %v", again, nums)
+	}
+	if !strings.Contains(d.screen(), "Done [2]") {
+		t.Errorf("resumed screen:\n%s", d.screen())
+	}
+}
+
+func TestRealPipelineCancel(t *testing.T) {
+	b, _, _ := realBackend(t, llmtest.Reply{Chunks: llmtest.Split(realAnswer[:80], 3), Hang: true}, rag.PipelineOptions{})
+	tm := newTM(t, b, 80, 24)
+	tm.Type("how are footnotes numbered?")
+	tm.Send(press("enter"))
+	waitScreen(t, tm, "Summary", "answering")
+	tm.Send(press("ctrl+c"))
+	waitScreen(t, tm, "interrupted")
+	tm.Send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	waitScreen(t, tm, "Sources (1)", "interrupted")
+	tm.Send(press("ctrl+c"))
+	fm := final(t, tm)
+	if tu := fm.tr.turns[0]; !tu.interrupted || tu.streaming {
+		t.Errorf("turn interrupted=%v streaming=%v", tu.interrupted, tu.streaming)
+	}
+}
+
+func TestRealConversationNumbering(t *testing.T) {
+	b, _, _ := realBackend(t, llmtest.Reply{Chunks: llmtest.Split(realAnswer, 5)}, rag.PipelineOptions{Numbering: "conversation"})
+	d := newDrive(t, b, 120, 40)
+	d.typeText("how are footnotes numbered?")
+	d.send(press("enter"))
+	d.typeText("and how are citation numbers kept?")
+	d.send(press("enter"))
+	if len(d.m.tr.turns) != 2 {
+		t.Fatalf("%d turns", len(d.m.tr.turns))
+	}
+	// the same passages cited again keep their numbers across turns
+	a, c := d.m.tr.turns[0].doc.nodes, d.m.tr.turns[1].doc.nodes
+	for i := range a {
+		if i < len(c) && a[i].num != c[i].num {
+			t.Errorf("node %d: %d then %d", i, a[i].num, c[i].num)
+		}
+	}
+}
