@@ -2,9 +2,293 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
 )
 
+// runEval measures retrieval quality on a BEIR-format folder: it loads the
+// corpus into a library in memory (one segment per document, title and
+// text as one field) and prints nDCG@10 and Recall@k for BM25, dense and
+// hybrid retrieval, one line each, with trec_eval's semantics.
 func runEval(ctx context.Context, s *stdio, args []string) error {
-	return errors.New("eval: not built yet")
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(s.err)
+	depth := fs.Int("k", 100, "retrieval `depth` for Recall@k")
+	embedModel := fs.String("embed-model", os.Getenv("IBID_EMBED_MODEL"),
+		"OpenAI-compatible embedding `model`; empty uses the local embedder (env IBID_EMBED_MODEL)")
+	k1 := fs.Float64("k1", retrieve.DefaultK1, "BM25 k1")
+	b := fs.Float64("b", retrieve.DefaultB, "BM25 b")
+	lexicalOnly := fs.Bool("bm25-only", false, "measure BM25 only (no embedding)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: ibid eval [flags] DIR
+
+Reads a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels.tsv) into a
+temporary library in memory and prints nDCG@10 and Recall@k for BM25, dense
+and hybrid retrieval. Example: ibid eval ../shared/data/scifact
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 || *depth <= 0 {
+		fs.Usage()
+		return fmt.Errorf("eval: want one BEIR folder (and -k > 0)")
+	}
+	var emb retrieve.Embedder = retrieve.NewLocalEmbedder()
+	if *embedModel != "" {
+		e, err := retrieve.NewOpenAIEmbedder(retrieve.OpenAIEmbedderConfig{
+			BaseURL: os.Getenv("OPENAI_BASE_URL"), APIKey: os.Getenv("OPENAI_API_KEY"), Model: *embedModel,
+		})
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		emb = e
+	}
+	modes := []retrieve.Mode{retrieve.Lexical, retrieve.Dense, retrieve.Hybrid}
+	if *lexicalOnly {
+		modes = modes[:1]
+	}
+	res, err := evalBEIR(ctx, fs.Arg(0), evalConfig{emb: emb, depth: *depth, k1: *k1, b: *b, modes: modes, progress: s.err})
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	for _, r := range res {
+		fmt.Fprintf(s.out, "%-7s nDCG@10 %.4f  Recall@%d %.4f\n", r.name, r.ndcg, *depth, r.recall)
+	}
+	return nil
+}
+
+type evalConfig struct {
+	emb      retrieve.Embedder
+	depth    int
+	k1, b    float64
+	modes    []retrieve.Mode
+	progress io.Writer // nil: silent
+}
+
+type evalResult struct {
+	name         string
+	ndcg, recall float64 // means over the queries with judgments
+}
+
+// evalBEIR runs the evaluation of cfg on the BEIR folder dir.
+func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, error) {
+	logf := func(format string, a ...any) {
+		if cfg.progress != nil {
+			fmt.Fprintf(cfg.progress, format, a...)
+		}
+	}
+	data, err := retrieve.ReadBEIR(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(data.Queries) == 0 {
+		return nil, fmt.Errorf("%s has no query with a judgment", dir)
+	}
+	logf("%s: %d documents, %d queries with judgments\n", dir, len(data.Corpus), len(data.Queries))
+
+	needDense := false
+	for _, m := range cfg.modes {
+		needDense = needDense || m != retrieve.Lexical
+	}
+	emb := &cachedEmbedder{Embedder: cfg.emb, cache: map[string][]float32{}}
+	dim := 1
+	if needDense {
+		if dim = emb.Dimension(); dim <= 0 {
+			return nil, fmt.Errorf("couldn't learn the dimension of embedder %s", emb.Name())
+		}
+	}
+	st, err := store.Open("", store.Info{Embedder: emb.Name(), Dimension: dim})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+
+	texts := make([]string, len(data.Corpus))
+	for i, d := range data.Corpus {
+		texts[i] = d.Title + "\n" + d.Text
+	}
+	var vecs [][]float32
+	if needDense {
+		start := time.Now()
+		if vecs, err = embedAll(ctx, cfg.emb, texts, func(done int) {
+			if done%1024 >= 64 && done != len(texts) {
+				return
+			}
+			logf("\rembedding with %s: %d/%d documents", emb.Name(), done, len(texts))
+		}); err != nil {
+			return nil, err
+		}
+		logf(" (%.1f s)\n", time.Since(start).Seconds())
+	}
+	puts := make([]store.Put, len(data.Corpus))
+	for i, d := range data.Corpus {
+		seg := store.Segment{ID: d.ID + ":0", DocumentID: d.ID, Text: texts[i], End: len(texts[i])}
+		if needDense {
+			seg.Vector = vecs[i]
+		} else {
+			seg.Vector = []float32{1}
+		}
+		puts[i] = store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Format: "text", Segments: 1}, Segments: []store.Segment{seg}}
+	}
+	if err := st.PutDocuments(ctx, puts); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	ix, err := retrieve.NewIndex(st, emb)
+	if err != nil {
+		return nil, err
+	}
+	ix.BM25().K1, ix.BM25().B = cfg.k1, cfg.b
+	logf("BM25 index: %.2f s\n", time.Since(start).Seconds())
+	if needDense {
+		qs := make([]string, len(data.Queries))
+		for i, q := range data.Queries {
+			qs[i] = q.Text
+		}
+		if err := emb.warm(ctx, qs); err != nil {
+			return nil, err
+		}
+	}
+
+	var out []evalResult
+	for _, m := range cfg.modes {
+		var r evalResult
+		r.name = m.String()
+		for _, q := range data.Queries {
+			ps, err := ix.Search(ctx, q.Text, retrieve.Options{K: cfg.depth, Neighbours: -1, Mode: m})
+			if err != nil {
+				return nil, err
+			}
+			ranked := make([]string, 0, len(ps))
+			for _, p := range ps {
+				if p.Document.ID != q.ID { // BEIR drops a hit that is the query itself
+					ranked = append(ranked, p.Document.ID)
+				}
+			}
+			r.ndcg += retrieve.NDCG(ranked, data.Qrels[q.ID], 10)
+			r.recall += retrieve.Recall(ranked, data.Qrels[q.ID], cfg.depth)
+		}
+		r.ndcg /= float64(len(data.Queries))
+		r.recall /= float64(len(data.Queries))
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// embedAll embeds texts in batches, on all CPUs for the local embedder,
+// calling progress after each batch.
+func embedAll(ctx context.Context, emb retrieve.Embedder, texts []string, progress func(done int)) ([][]float32, error) {
+	const batch = 64
+	out := make([][]float32, len(texts))
+	workers := 1
+	if emb.Name() == retrieve.NewLocalEmbedder().Name() {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu    sync.Mutex
+		done  int
+		first error
+		wg    sync.WaitGroup
+		next  = make(chan int)
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range workers {
+		wg.Go(func() {
+			for lo := range next {
+				hi := min(lo+batch, len(texts))
+				vs, err := emb.Embed(ctx, texts[lo:hi])
+				if err == nil && len(vs) != hi-lo {
+					err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vs), hi-lo)
+				}
+				mu.Lock()
+				if err != nil && first == nil {
+					first = fmt.Errorf("couldn't embed documents: %w", err)
+					cancel()
+				}
+				if err == nil {
+					copy(out[lo:hi], vs)
+					done += hi - lo
+					progress(done)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+feed:
+	for lo := 0; lo < len(texts); lo += batch {
+		select {
+		case next <- lo:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return nil, first
+	}
+	return out, ctx.Err()
+}
+
+// cachedEmbedder remembers the vectors of texts embedded before (the
+// queries, embedded once for the dense and the hybrid run).
+type cachedEmbedder struct {
+	retrieve.Embedder
+	mu    sync.Mutex
+	cache map[string][]float32
+}
+
+func (c *cachedEmbedder) warm(ctx context.Context, texts []string) error {
+	vs, err := embedAll(ctx, c.Embedder, texts, func(int) {})
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, t := range texts {
+		c.cache[t] = vs[i]
+	}
+	return nil
+}
+
+func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.mu.Lock()
+	out := make([][]float32, len(texts))
+	var miss []string
+	for i, t := range texts {
+		if v, ok := c.cache[t]; ok {
+			out[i] = v
+		} else {
+			miss = append(miss, t)
+		}
+	}
+	c.mu.Unlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	vs, err := c.Embedder.Embed(ctx, miss)
+	if err != nil {
+		return nil, err
+	}
+	j := 0
+	for i := range out {
+		if out[i] == nil {
+			out[i] = vs[j]
+			j++
+		}
+	}
+	return out, nil
 }

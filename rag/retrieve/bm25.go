@@ -1,0 +1,275 @@
+package retrieve
+
+import (
+	"cmp"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Default BM25 parameters: Anserini's for BEIR (k1 0.9, b 0.4), which also
+// scored best on SciFact here (docs/retrieval.md).
+const (
+	DefaultK1 = 0.9
+	DefaultB  = 0.4
+)
+
+// BM25 is an inverted index over segments scored by Okapi BM25 with
+// Lucene's idf, ln(1 + (N - df + 0.5)/(df + 0.5)). Texts are analysed by
+// Tokenize.
+//
+// Invariants: postings[t] lists, in increasing slot order, every slot whose
+// text holds term t, with its frequency; a removed segment's slot stays in
+// the postings, marked dead, until the next compaction, and is never
+// returned nor counted in N, df or the average length.
+//
+// Concurrency: Search may run on any number of goroutines at once;
+// Add, Remove and tuning K1/B must not run concurrently with anything.
+type BM25 struct {
+	K1, B float64
+
+	dict     map[string]int32 // term → id
+	postings [][]posting      // by term id
+	slots    []slot           // by slot number
+	bySeg    map[string]int32 // segment id → slot
+	live     int              // live slots
+	totalLen int64            // sum of live slots' lengths
+	dead     int              // dead slots still in postings
+}
+
+type posting struct {
+	slot int32
+	tf   int32
+}
+
+// slot is one indexed segment.
+type slot struct {
+	seg    string // segment id
+	length int32  // tokens
+	dead   bool
+}
+
+// NewBM25 returns an empty index with the default parameters.
+func NewBM25() *BM25 {
+	return &BM25{K1: DefaultK1, B: DefaultB, dict: map[string]int32{}, bySeg: map[string]int32{}}
+}
+
+// Len is the number of live segments.
+func (x *BM25) Len() int { return x.live }
+
+// Add indexes a segment's text under its id, replacing any earlier text of
+// that id.
+func (x *BM25) Add(segID, text string) {
+	x.addTerms(segID, termFreqs(Tokenize(text)))
+}
+
+// termFreq is a term and its frequency in one text.
+type termFreq struct {
+	term string
+	tf   int32
+}
+
+// termFreqs counts tokens; the result is sorted by term.
+func termFreqs(toks []string) []termFreq {
+	slices.Sort(toks)
+	var out []termFreq
+	for i := 0; i < len(toks); {
+		j := i + 1
+		for j < len(toks) && toks[j] == toks[i] {
+			j++
+		}
+		out = append(out, termFreq{toks[i], int32(j - i)})
+		i = j
+	}
+	return out
+}
+
+func (x *BM25) addTerms(segID string, tfs []termFreq) {
+	x.Remove(segID)
+	s := int32(len(x.slots))
+	var length int32
+	for _, f := range tfs {
+		id, ok := x.dict[f.term]
+		if !ok {
+			id = int32(len(x.postings))
+			x.dict[strings.Clone(f.term)] = id // not a slice of a segment's text
+			x.postings = append(x.postings, nil)
+		}
+		x.postings[id] = append(x.postings[id], posting{s, f.tf})
+		length += f.tf
+	}
+	x.slots = append(x.slots, slot{seg: segID, length: length})
+	x.bySeg[segID] = s
+	x.live++
+	x.totalLen += int64(length)
+}
+
+// Remove drops a segment from the index; an unknown id does nothing.
+func (x *BM25) Remove(segID string) {
+	s, ok := x.bySeg[segID]
+	if !ok {
+		return
+	}
+	delete(x.bySeg, segID)
+	x.slots[s].dead = true
+	x.live--
+	x.totalLen -= int64(x.slots[s].length)
+	x.dead++
+	if x.dead > 1024 && x.dead > x.live {
+		x.compact()
+	}
+}
+
+// compact rewrites the postings without dead slots.
+func (x *BM25) compact() {
+	renum := make([]int32, len(x.slots))
+	slots := make([]slot, 0, x.live)
+	for i, s := range x.slots {
+		if s.dead {
+			renum[i] = -1
+			continue
+		}
+		renum[i] = int32(len(slots))
+		x.bySeg[s.seg] = int32(len(slots))
+		slots = append(slots, s)
+	}
+	dict := make(map[string]int32, len(x.dict))
+	var postings [][]posting
+	for term, id := range x.dict {
+		var ps []posting
+		for _, p := range x.postings[id] {
+			if n := renum[p.slot]; n >= 0 {
+				ps = append(ps, posting{n, p.tf})
+			}
+		}
+		if len(ps) > 0 {
+			dict[term] = int32(len(postings))
+			postings = append(postings, ps)
+		}
+	}
+	x.dict, x.postings, x.slots, x.dead = dict, postings, slots, 0
+}
+
+// Scored is a segment id with its score.
+type Scored struct {
+	ID    string
+	Score float64
+}
+
+// Search returns the n best segments for query, best first (ties by
+// segment id), among those admit accepts (nil admits all). Segments that
+// share no term with the query are not returned.
+func (x *BM25) Search(query string, n int, admit func(segID string) bool) []Scored {
+	if n <= 0 || x.live == 0 {
+		return nil
+	}
+	N := float64(x.live)
+	avg := float64(x.totalLen) / N
+	k1, b := x.K1, x.B
+	scores := make(map[int32]float64)
+	for _, f := range termFreqs(Tokenize(query)) {
+		id, ok := x.dict[f.term]
+		if !ok {
+			continue
+		}
+		ps := x.postings[id]
+		df := len(ps)
+		if x.dead > 0 {
+			df = 0
+			for _, p := range ps {
+				if !x.slots[p.slot].dead {
+					df++
+				}
+			}
+		}
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+		w := idf * float64(f.tf) // a repeated query term counts again, as in Lucene
+		for _, p := range ps {
+			sl := &x.slots[p.slot]
+			if sl.dead {
+				continue
+			}
+			tf := float64(p.tf)
+			norm := k1 * (1 - b + b*float64(sl.length)/avg)
+			scores[p.slot] += w * tf * (k1 + 1) / (tf + norm)
+		}
+	}
+	return x.top(scores, n, admit)
+}
+
+func (x *BM25) top(scores map[int32]float64, n int, admit func(string) bool) []Scored {
+	all := make([]Scored, 0, len(scores))
+	for s, v := range scores {
+		id := x.slots[s].seg
+		if admit != nil && !admit(id) {
+			continue
+		}
+		all = append(all, Scored{id, v})
+	}
+	slices.SortFunc(all, func(a, b Scored) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return all[:min(n, len(all))]
+}
+
+// BuildBM25 indexes many segments at once, analysing their texts on all
+// CPUs; ids and texts are parallel.
+func BuildBM25(ids, texts []string) *BM25 {
+	x := NewBM25()
+	tfs := make([][]termFreq, len(texts))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(texts)/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var a analyser
+			for i := w; i < len(texts); i += workers {
+				tfs[i] = a.termFreqs(texts[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i, id := range ids {
+		x.addTerms(id, tfs[i])
+		tfs[i] = nil
+	}
+	return x
+}
+
+// analyser is Tokenize with a cache of normalised words, for analysing
+// many texts on one goroutine.
+type analyser struct {
+	norm map[string]string
+	toks []string
+}
+
+func (a *analyser) termFreqs(text string) []termFreq {
+	if a.norm == nil {
+		a.norm = make(map[string]string)
+	}
+	a.toks = a.toks[:0]
+	analyse(text, func(tok string, cjk bool) {
+		if !cjk {
+			n, ok := a.norm[tok]
+			if !ok {
+				n = normWord(tok)
+				if len(a.norm) < 1<<20 {
+					a.norm[tok] = n
+				}
+			}
+			if n == "" {
+				return
+			}
+			tok = n
+		}
+		a.toks = append(a.toks, tok)
+	})
+	return termFreqs(a.toks)
+}
