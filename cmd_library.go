@@ -152,3 +152,74 @@ func shortID(id string) string {
 	}
 	return id
 }
+
+// wrapText wraps plain text (no escape sequences) to width cells: at
+// spaces, and between any two wide (CJK) characters, which need none; a
+// word longer than the width is cut.
+func wrapText(s string, width int) []string {
+	var lines []string
+	var line strings.Builder
+	lineW := 0
+	flush := func() {
+		lines = append(lines, strings.TrimRight(line.String(), " "))
+		line.Reset()
+		lineW = 0
+	}
+	for _, tok := range wrapTokens(s) {
+		if tok == " " {
+			if lineW > 0 && lineW < width {
+				line.WriteByte(' ')
+				lineW++
+			}
+			continue
+		}
+		w := ansi.StringWidth(tok)
+		if lineW > 0 && lineW+w > width {
+			flush()
+		}
+		for w > width { // a word wider than a line: cut it
+			head := ansi.Truncate(tok, width, "")
+			line.WriteString(head)
+			flush()
+			tok = tok[len(head):]
+			w = ansi.StringWidth(tok)
+		}
+		line.WriteString(tok)
+		lineW += w
+	}
+	if lineW > 0 || len(lines) == 0 {
+		flush()
+	}
+	return lines
+}
+
+// wrapTokens splits s into words, single spaces, and wide characters each
+// on its own.
+func wrapTokens(s string) []string {
+	var toks []string
+	start := -1
+	for i, r := range s {
+		switch {
+		case r == ' ':
+			if start >= 0 {
+				toks = append(toks, s[start:i])
+				start = -1
+			}
+			toks = append(toks, " ")
+		case ansi.StringWidth(string(r)) == 2:
+			if start >= 0 {
+				toks = append(toks, s[start:i])
+				start = -1
+			}
+			toks = append(toks, string(r))
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	if start >= 0 {
+		toks = append(toks, s[start:])
+	}
+	return toks
+}

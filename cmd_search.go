@@ -10,8 +10,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -36,9 +34,10 @@ func runSearch(ctx context.Context, s *stdio, args []string) error {
 	var lf libraryFlags
 	lf.register(fs)
 	k := fs.Int("k", 8, "how many passages")
-	doc := fs.String("doc", "", "only documents whose id, title or path matches `PATTERN`")
+	doc := fs.String("doc", "", "only documents whose id starts with, or whose path or file name matches, the glob `PATTERN`")
 	section := fs.String("section", "", "only segments under a section whose heading contains `S`")
 	full := fs.Bool("full", false, "print each passage's whole text (default: the first lines)")
+	mode := fs.String("mode", "hybrid", "retrieval: hybrid (dense and BM25 fused), dense or bm25")
 	words, err := parseMixed(fs, args)
 	if err != nil {
 		return err
@@ -52,6 +51,17 @@ func runSearch(ctx context.Context, s *stdio, args []string) error {
 		return fmt.Errorf("search: -k must be at least 1, not %d", *k)
 	}
 
+	opt := retrieve.Options{K: *k, Section: *section}
+	switch *mode {
+	case "hybrid":
+		opt.Mode = retrieve.Hybrid
+	case "dense":
+		opt.Mode = retrieve.Dense
+	case "bm25":
+		opt.Mode = retrieve.Lexical
+	default:
+		return fmt.Errorf("search: --mode %q: use hybrid, dense or bm25", *mode)
+	}
 	lib, err := lf.open(ctx, true) // a missing library is empty, not created
 	if err != nil {
 		return err
@@ -61,7 +71,6 @@ func runSearch(ctx context.Context, s *stdio, args []string) error {
 		fmt.Fprintf(s.out, "library %q is empty; add documents with: ibid add --library %s PATH...\n", lib.Name(), lib.Name())
 		return nil
 	}
-	opt := retrieve.Options{K: *k, Section: *section}
 	if *doc != "" {
 		opt.Documents = []string{*doc}
 	}
@@ -73,21 +82,26 @@ func runSearch(ctx context.Context, s *stdio, args []string) error {
 		fmt.Fprintf(s.out, "no passage in library %q matches; try other words, or fewer filters\n", lib.Name())
 		return nil
 	}
-	_, width := isTerminal(s.out)
+	tty, width := isTerminal(s.out)
 	lines := 4
 	if *full {
 		lines = 0
 	}
 	for i, p := range ps {
-		printPassage(s.out, i+1, p, min(width, 100), lines)
+		printPassage(s.out, i+1, p, min(width, 100), lines, tty)
 	}
 	return nil
 }
 
 // printPassage prints one passage: a heading line (rank, score, title,
 // page, section), the segment id and path, then the text wrapped to width
-// and cut after maxLines lines (0: all).
-func printPassage(w io.Writer, rank int, p retrieve.Passage, width, maxLines int) {
+// and cut after maxLines lines (0: all). On a terminal (tty) the first two
+// lines are cut to the width too; piped, they are whole.
+func printPassage(w io.Writer, rank int, p retrieve.Passage, width, maxLines int, tty bool) {
+	fit := fit
+	if !tty {
+		fit = func(s string, _ int) string { return s }
+	}
 	head := fmt.Sprintf("%d. %.4f  %s", rank, p.Score, docTitle(p.Document))
 	if pg := pageLabel(p.Segment); pg != "" {
 		head += " · " + pg
@@ -97,12 +111,11 @@ func printPassage(w io.Writer, rank int, p retrieve.Passage, width, maxLines int
 	}
 	fmt.Fprintln(w, fit(head, width))
 	meta := "   " + p.Segment.ID + "  " + clean(displayPath(p.Document.Path))
-	if n := len(p.Context); n > 0 {
+	if n := len(p.Context) - 1; n > 0 { // Context holds the hit too
 		meta += fmt.Sprintf("  (+%d neighbouring segments for context)", n)
 	}
 	fmt.Fprintln(w, fit(meta, width))
-	text := ansi.Wrap(clean(p.Segment.Text), width-3, "")
-	ls := strings.Split(text, "\n")
+	ls := wrapText(clean(p.Segment.Text), width-3)
 	if maxLines > 0 && len(ls) > maxLines {
 		ls = ls[:maxLines]
 		ls[maxLines-1] = fit(ls[maxLines-1], width-4) + " …"
