@@ -1,5 +1,3 @@
-//go:build ibidlib
-
 package main
 
 import (
@@ -30,11 +28,15 @@ func (f *libraryFlags) embedder() (retrieve.Embedder, error) {
 	if f.EmbedModel == "" {
 		return nil, nil
 	}
-	return retrieve.NewOpenAIEmbedder(retrieve.OpenAIEmbedderConfig{
+	emb, err := retrieve.NewOpenAIEmbedder(retrieve.OpenAIEmbedderConfig{
 		BaseURL: os.Getenv("OPENAI_BASE_URL"),
 		APIKey:  os.Getenv("OPENAI_API_KEY"),
 		Model:   f.EmbedModel,
-	}), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--embed-model: %w", err)
+	}
+	return emb, nil
 }
 
 // open opens the library the flags name. With anyEmbedder the library opens

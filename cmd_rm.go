@@ -1,5 +1,3 @@
-//go:build ibidlib
-
 package main
 
 import (

@@ -1,5 +1,3 @@
-//go:build ibidlib
-
 package rag
 
 import (
@@ -114,17 +112,15 @@ func OpenLibrary(ctx context.Context, opt LibraryOptions) (*Library, error) {
 
 	want := store.Info{} // adopt what built it (AnyEmbedder without an embedder)
 	if emb != nil {
-		want = store.Info{Embedder: emb.Name(), Dimension: emb.Dimension()}
+		want.Embedder = emb.Name()
 		if exists && built.Embedder != want.Embedder {
-			return nil, libMismatch(name, built, want)
+			return nil, libMismatch(name, built, store.Info{Embedder: emb.Name(), Dimension: emb.Dimension()})
 		}
-		if want.Dimension <= 0 {
-			d, err := libProbeDimension(ctx, emb, built, exists)
-			if err != nil {
-				return nil, err
-			}
-			want.Dimension = d
+		d, err := libDimension(ctx, emb, built, exists)
+		if err != nil {
+			return nil, err
 		}
+		want.Dimension = d
 	}
 
 	st, err := store.Open(dir, want)
@@ -144,16 +140,20 @@ func OpenLibrary(ctx context.Context, opt LibraryOptions) (*Library, error) {
 	return l, nil
 }
 
-// libProbeDimension finds the dimension of an embedder that does not know
-// it before its first call: the library's, if it built the library, else
-// by embedding one short text.
-func libProbeDimension(ctx context.Context, emb retrieve.Embedder, built store.Info, exists bool) (int, error) {
+// libDimension is the dimension of emb's vectors: the library's, if emb
+// built it (an embedder behind a server then needs no call to open it);
+// else what emb says, or, if it does not know, the length of a vector it
+// makes (which also tells why it cannot, when its server is down).
+func libDimension(ctx context.Context, emb retrieve.Embedder, built store.Info, exists bool) (int, error) {
 	if exists && built.Embedder == emb.Name() && built.Dimension > 0 {
 		return built.Dimension, nil
 	}
+	if d := emb.Dimension(); d > 0 {
+		return d, nil
+	}
 	vs, err := emb.Embed(ctx, []string{"dimension probe"})
 	if err != nil {
-		return 0, fmt.Errorf("couldn't reach the embedder %s: %w", emb.Name(), err)
+		return 0, fmt.Errorf("couldn't reach the embedder %s (check OPENAI_BASE_URL and OPENAI_API_KEY): %w", emb.Name(), err)
 	}
 	if len(vs) != 1 || len(vs[0]) == 0 {
 		return 0, fmt.Errorf("embedder %s returned no vector", emb.Name())

@@ -1,5 +1,3 @@
-//go:build ibidlib
-
 package rag
 
 import (

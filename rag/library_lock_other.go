@@ -1,4 +1,4 @@
-//go:build ibidlib && !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
 package rag
 
