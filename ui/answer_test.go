@@ -1,0 +1,117 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/rag"
+)
+
+// drawAll finishes a copy of the document's drawing: every block and the
+// tail, ANSI stripped.
+func drawAll(d *answerDoc, width int) string {
+	st := NewStyles(true)
+	r := newMDRenderer(width, true)
+	var out []string
+	for i := range d.blocks {
+		out = append(out, d.drawBlock(i, r, st, -1).lines...)
+	}
+	tl, _, _ := d.drawTail(width, st, -1)
+	out = append(out, tl...)
+	return ansi.Strip(strings.Join(out, "\n"))
+}
+
+// TestChunkingDoesNotMatter: an answer fed whole and split at every
+// position into two chunks draws the same, streaming and finished.
+func TestChunkingDoesNotMatter(t *testing.T) {
+	src := "## Head\n\nA para with ⟦1⟧ and more text that wraps around the width.\n\n```\ncode\n\nstill code\n```\n\n- a\n- b\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\nend"
+	whole := &answerDoc{}
+	whole.addText(src)
+	wantStream := drawAll(whole, 30)
+	whole.finish()
+	wantDone := drawAll(whole, 30)
+	for i := 1; i < len(src); i++ {
+		if !utfStart(src, i) {
+			continue
+		}
+		d := &answerDoc{}
+		d.addText(src[:i])
+		_ = drawAll(d, 30) // a frame in between
+		d.addText(src[i:])
+		if got := drawAll(d, 30); got != wantStream {
+			t.Fatalf("split at %d: streaming draw differs:\n%s\n--- want\n%s", i, got, wantStream)
+		}
+		d.finish()
+		if got := drawAll(d, 30); got != wantDone {
+			t.Fatalf("split at %d: finished draw differs", i)
+		}
+	}
+	if len(whole.blocks) != 6 {
+		t.Errorf("%d blocks, want 6 (heading, para, fence with a blank line, list, table, end)", len(whole.blocks))
+	}
+}
+
+func utfStart(s string, i int) bool { return i == len(s) || s[i]&0xC0 != 0x80 }
+
+func TestTailWrapMatchesGreedy(t *testing.T) {
+	text := "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau"
+	for w := 10; w < 40; w += 7 {
+		var tw tailWrap
+		tw.reset(w)
+		for i := 0; i < len(text); i += 3 {
+			tw.feed([]byte(text[i:min(i+3, len(text))]))
+		}
+		got, widths := tw.view()
+		want := strings.Split(ansi.Wordwrap(text, w, ""), "\n")
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("width %d:\n%q\nwant\n%q", w, got, want)
+		}
+		for i, l := range got {
+			if ansi.StringWidth(l) != widths[i] || widths[i] > w {
+				t.Errorf("width %d line %d: width %d recorded %d", w, i, ansi.StringWidth(l), widths[i])
+			}
+		}
+	}
+}
+
+func TestInferredNodePlacedAtParagraphEnd(t *testing.T) {
+	var d answerDoc
+	d.applyEvent(rag.Event{Type: rag.EventText, Text: "First para.\n\nSecond para."})
+	d.applyEvent(rag.Event{Type: rag.EventRef, Number: 1, Inferred: true, Offset: len("First para.\n\n")})
+	d.applyEvent(rag.Event{Type: rag.EventRef, Number: 2, Inferred: true, Offset: len("First para.\n\nSecond para.")})
+	d.finish()
+	if got, want := string(d.src), "First para.⦃1⦄\n\nSecond para.⦃2⦄"; got != want {
+		t.Errorf("source %q, want %q", got, want)
+	}
+	st := NewStyles(true)
+	lines := d.drawBlock(0, newMDRenderer(40, true), st, -1).lines
+	if !strings.Contains(strings.Join(lines, ""), st.chip(nodeInferred, 1, false)) {
+		t.Errorf("inferred chip not drawn in its style: %q", lines)
+	}
+}
+
+func TestPlaceholdersKeepWidth(t *testing.T) {
+	for _, k := range []nodeKind{nodeCited, nodeInferred, nodeUnknown} {
+		for _, n := range []int{1, 9, 10, 123} {
+			p, c := placeholder(k, n), chipText(k, n)
+			if ansi.StringWidth(p) != ansi.StringWidth(c) {
+				t.Errorf("%v %d: placeholder %q width %d, chip %q width %d", k, n, p, ansi.StringWidth(p), c, ansi.StringWidth(c))
+			}
+			if gk, gn, size := parsePlaceholder(p); size != len(p) || gk != k || (k != nodeUnknown && gn != n) {
+				t.Errorf("parse %q: %v %d %d", p, gk, gn, size)
+			}
+		}
+	}
+}
+
+// TestChipsSurviveGlamour: placeholders come through headings, lists and
+// tables whole, so every node gets its chip.
+func TestChipsSurviveGlamour(t *testing.T) {
+	src := "# Title ⟦1⟧\n\n- item ⟦2⟧\n- *emph* ⟦?⟧\n\n| a | b |\n|---|---|\n| x ⟦3⟧ | ⦃4⦄ |\n"
+	lines := newMDRenderer(60, true).render(src)
+	joined := strings.Join(lines, "\n")
+	if got := countPlaceholders(joined); got != 5 {
+		t.Errorf("%d placeholders survived, want 5:\n%s", got, joined)
+	}
+}
