@@ -62,8 +62,9 @@ type registryJSON struct {
 	Order []int `json:"order"`
 }
 
-// MarshalJSON writes {"order":[...]}.
-func (r *Registry) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes {"order":[...]}; it has a value receiver so that a
+// Registry held by value marshals the same way.
+func (r Registry) MarshalJSON() ([]byte, error) {
 	o := r.order
 	if o == nil {
 		o = []int{}

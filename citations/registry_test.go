@@ -51,6 +51,9 @@ func TestRegistryAcrossAnswers(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"order":[1,1]}`), &back); err == nil {
 		t.Error("a repeated alias was accepted")
 	}
+	if b, _ := json.Marshal(struct{ R Registry }{*reg}); string(b) != `{"R":{"order":[4,2,9]}}` {
+		t.Errorf("registry by value marshals to %s", b)
+	}
 	var empty *Registry = NewRegistry()
 	if b, _ := json.Marshal(empty); string(b) != `{"order":[]}` {
 		t.Errorf("empty registry marshals to %s", b)
