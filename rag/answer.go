@@ -1,5 +1,3 @@
-//go:build ibid_answer
-
 package rag
 
 import (
@@ -27,7 +25,7 @@ type PipelineOptions struct {
 	CiteFormat citations.Mode // how the model is asked to cite; inline by default
 	Numbering  string         // "answer" (default): numbers restart per answer; "conversation": they continue
 	K          int            // passages offered per question; default 8
-	Neighbours int            // neighbouring segments added to each passage; default 1
+	Neighbours int            // neighbouring segments on each side added to each passage; 0: retrieval's default (1), negative: none
 }
 
 // Pipeline answers questions: retrieval, prompt, model stream, citations,
@@ -44,11 +42,6 @@ type Pipeline struct {
 func NewPipeline(r Retriever, m *Model, opt PipelineOptions) *Pipeline {
 	if opt.K <= 0 {
 		opt.K = 8
-	}
-	if opt.Neighbours < 0 {
-		opt.Neighbours = 0
-	} else if opt.Neighbours == 0 {
-		opt.Neighbours = 1
 	}
 	if opt.Numbering == "" {
 		opt.Numbering = "answer"
