@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
@@ -222,5 +227,109 @@ func TestWrapText(t *testing.T) {
 				t.Errorf("line %q wider than %d", l, tc.width)
 			}
 		}
+	}
+}
+
+// fakeEmbeddings is an OpenAI-compatible /embeddings endpoint: each text's
+// vector (dimension 8) counts its words by hash. It counts the requests.
+func fakeEmbeddings(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/embeddings" {
+			http.NotFound(w, r)
+			return
+		}
+		calls.Add(1)
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type item struct {
+			Object    string    `json:"object"`
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		resp := struct {
+			Object string `json:"object"`
+			Data   []item `json:"data"`
+			Model  string `json:"model"`
+		}{Object: "list", Model: req.Model}
+		for i, text := range req.Input {
+			v := make([]float32, 8)
+			for _, w := range strings.Fields(strings.ToLower(text)) {
+				v[len(w)%8]++
+			}
+			v[0] += 0.5
+			resp.Data = append(resp.Data, item{"embedding", i, v})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(resp)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+func TestCmdRemoteEmbedder(t *testing.T) {
+	docs := cmdEnv(t)
+	srv, calls := fakeEmbeddings(t)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+
+	code, out, errs := runCmd(t, "add", "--embed-model", "fake-embed", docs)
+	if code != 0 || !strings.Contains(out, "2 added") || calls.Load() == 0 {
+		t.Fatalf("add with --embed-model: %d, %d requests\n%s\n%s", code, calls.Load(), out, errs)
+	}
+	_, out, _ = runCmd(t, "ls")
+	if !strings.Contains(out, "built with openai:fake-embed") {
+		t.Fatalf("ls does not say which embedder built the library:\n%s", out)
+	}
+	code, out, _ = runCmd(t, "search", "--embed-model", "fake-embed", "sourdough yeast")
+	if code != 0 || !strings.Contains(out, "Sourdough") {
+		t.Fatalf("search with the embedder: %d\n%s", code, out)
+	}
+
+	// Without it: refused, saying how to run it or rebuild.
+	code, _, errs = runCmd(t, "search", "sourdough")
+	for _, want := range []string{"openai:fake-embed", "--embed-model fake-embed", "ibid rm --library default --all"} {
+		if code == 0 || !strings.Contains(errs, want) {
+			t.Errorf("search without the embedder: %d, message lacks %q: %s", code, want, errs)
+		}
+	}
+	code, _, errs = runCmd(t, "add", docs)
+	if code == 0 || !strings.Contains(errs, "--embed-model fake-embed") {
+		t.Errorf("add without the embedder: %d %s", code, errs)
+	}
+
+	// Rebuild with the local embedder.
+	if code, out, _ = runCmd(t, "rm", "--all"); code != 0 {
+		t.Fatalf("rm --all: %d\n%s", code, out)
+	}
+	before := calls.Load()
+	code, out, _ = runCmd(t, "add", docs)
+	if code != 0 || !strings.Contains(out, "2 added") || calls.Load() != before {
+		t.Fatalf("rebuilt with the local embedder: %d, %d more requests\n%s", code, calls.Load()-before, out)
+	}
+	_, out, _ = runCmd(t, "ls")
+	if strings.Contains(out, "openai:") {
+		t.Fatalf("rebuilt library still names the remote embedder:\n%s", out)
+	}
+}
+
+func TestCmdEmbedderDown(t *testing.T) {
+	docs := cmdEnv(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":{"message":"model \"m\" not found, try pulling it first","type":"api_error"}}`)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	code, _, errs := runCmd(t, "add", "--embed-model", "m", docs)
+	if code == 0 || !strings.Contains(errs, "couldn't reach the embedder openai:m") || !strings.Contains(errs, "not found") {
+		t.Fatalf("add with the embedder down: %d %s", code, errs)
 	}
 }

@@ -344,8 +344,9 @@ func (l *Library) getLoader() *ingest.Loader {
 // noEmbedder is the error of Add and Search on a library opened without
 // the embedder that built it.
 func (l *Library) noEmbedder() error {
-	return fmt.Errorf("%w: library %q was built with %s; %s",
-		store.ErrEmbedderMismatch, l.name, l.built.Embedder, libRunWith(l.built.Embedder))
+	return fmt.Errorf("%w: library %q was built with %s; %s, or rebuild it: "+
+		"ibid rm --library %s --all && ibid add --library %s PATH...",
+		store.ErrEmbedderMismatch, l.name, l.built.Embedder, libRunWith(l.built.Embedder), l.name, l.name)
 }
 
 // Close releases the library; it must not be used afterwards.
