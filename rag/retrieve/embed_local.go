@@ -11,29 +11,35 @@ import (
 const LocalDimension = 384
 
 // NewLocalEmbedder returns the embedder that needs no server: the
-// analyser's tokens (stemmed words and CJK bigrams), adjacent token pairs
-// and the character trigrams of each word, hashed with a sign into
+// analyser's tokens (stemmed words and CJK bigrams) and the character
+// trigrams of each word, hashed with a sign into
 // LocalDimension buckets, weighted by 1 + ln(tf), then normalised. It is
 // deterministic across runs and machines and treats every language alike;
 // similar texts share words or word pieces, so its vectors complement BM25
 // with partial-word matches.
-func NewLocalEmbedder() Embedder { return localEmbedder{} }
+func NewLocalEmbedder() Embedder { return localDefault }
 
-type localEmbedder struct{}
+// localEmbedder hashes features into dim buckets with these weights.
+type localEmbedder struct {
+	dim                 int
+	word, pair, trigram float64
+}
+
+var localDefault = localEmbedder{dim: LocalDimension, word: localWordWeight, pair: localPairWeight, trigram: localTrigramWeight}
 
 // Feature weights of the local embedder (tuned on SciFact's dense score,
 // docs/retrieval.md).
 const (
 	localWordWeight    = 1.0
-	localPairWeight    = 0.5
+	localPairWeight    = 0 // word pairs did not help on SciFact
 	localTrigramWeight = 0.25
 )
 
-func (localEmbedder) Name() string {
-	return fmt.Sprintf("local-hash-v1/%d", LocalDimension)
+func (e localEmbedder) Name() string {
+	return fmt.Sprintf("local-hash-v1/%d", e.dim)
 }
 
-func (localEmbedder) Dimension() int { return LocalDimension }
+func (e localEmbedder) Dimension() int { return e.dim }
 
 func (e localEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
@@ -43,30 +49,30 @@ func (e localEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 				return nil, err
 			}
 		}
-		out[i] = localVector(t)
+		out[i] = e.vector(t)
 	}
 	return out, nil
 }
 
 // localVector is the local embedding of one text.
-func localVector(text string) []float32 {
+func (e localEmbedder) vector(text string) []float32 {
 	counts := map[uint64]float64{}
 	toks := Tokenize(text)
 	for i, t := range toks {
-		counts[fnv64("w", t)] += localWordWeight
-		if i > 0 {
-			counts[fnv64(toks[i-1]+"\x00", t)] += localPairWeight
+		counts[fnv64("w", t)] += e.word
+		if i > 0 && e.pair > 0 {
+			counts[fnv64(toks[i-1]+"\x00", t)] += e.pair
 		}
 		if utf8.RuneCountInString(t) >= 4 {
 			padded := "<" + t + ">"
 			rs := []rune(padded)
 			n := len(rs) - 2
 			for j := 0; j+3 <= len(rs); j++ {
-				counts[fnv64("c", string(rs[j:j+3]))] += localTrigramWeight * 3 / float64(n)
+				counts[fnv64("c", string(rs[j:j+3]))] += e.trigram * 3 / float64(n)
 			}
 		}
 	}
-	v := make([]float64, LocalDimension)
+	v := make([]float64, e.dim)
 	for h, c := range counts {
 		w := 1 + math.Log(c)
 		if c < 1 {
@@ -75,13 +81,13 @@ func localVector(text string) []float32 {
 		if h>>63 == 1 {
 			w = -w
 		}
-		v[(h>>1)%LocalDimension] += w
+		v[(h>>1)%uint64(e.dim)] += w
 	}
 	var sum float64
 	for _, x := range v {
 		sum += x * x
 	}
-	out := make([]float32, LocalDimension)
+	out := make([]float32, e.dim)
 	if sum == 0 {
 		return out
 	}

@@ -52,3 +52,40 @@ func RRF(k float64, lists ...RankedList) []Scored {
 	})
 	return out
 }
+
+// Convex fuses two scored lists by a convex combination of their scores,
+// each min-max normalised over its own list: (1-alpha)·a + alpha·b. An id
+// missing from a list gets that list's minimum (0 after normalising). The
+// result is sorted by score, best first, ties by id.
+func Convex(a, b []Scored, alpha float64) []Scored {
+	score := map[string]float64{}
+	add := func(l []Scored, w float64) {
+		if len(l) == 0 {
+			return
+		}
+		hi, lo := l[0].Score, l[0].Score
+		for _, s := range l {
+			hi, lo = max(hi, s.Score), min(lo, s.Score)
+		}
+		for _, s := range l {
+			v := 1.0
+			if hi > lo {
+				v = (s.Score - lo) / (hi - lo)
+			}
+			score[s.ID] += w * v
+		}
+	}
+	add(a, 1-alpha)
+	add(b, alpha)
+	out := make([]Scored, 0, len(score))
+	for id, s := range score {
+		out = append(out, Scored{id, s})
+	}
+	slices.SortFunc(out, func(x, y Scored) int {
+		if c := cmp.Compare(y.Score, x.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.ID, y.ID)
+	})
+	return out
+}
