@@ -232,7 +232,7 @@ func fillSource(src *Source, seg store.Segment, doc store.Document) {
 	if seg.PageEnd != seg.PageStart {
 		src.PageEnd = seg.PageEnd
 	}
-	src.Section = sectionText(seg.Section)
+	src.Section = sectionText(doc, seg.Section)
 	src.Snippet = snippet(seg.Text, snippetBytes)
 }
 

@@ -22,7 +22,8 @@ const (
 	extractivePassages   = 4
 	extractivePerPassage = 2
 	extractiveSentences  = 5
-	extractiveChunk      = 24 // bytes per write, so the answer streams
+	extractiveChunk      = 24  // bytes per write, so the answer streams
+	extractiveRelative   = 0.5 // a sentence scoring under this share of the best is left out
 )
 
 // sentence is a candidate sentence of the extractive answer.
@@ -46,31 +47,48 @@ func extractiveAnswer(ctx context.Context, question string, passages []offered, 
 	}
 	q := wordSet(question)
 	var cands []sentence
+	var words []map[string]bool
+	df := map[string]int{} // how many candidate sentences hold each question word
 	for rank, o := range passages {
 		if rank == extractivePassages {
 			break
 		}
 		for pos, s := range splitSentences(o.seg.Text) {
-			sc := 0.0
-			for t := range wordSet(s) {
+			w := wordSet(s)
+			for t := range w {
 				if q[t] {
-					sc++
+					df[t]++
 				}
 			}
-			// Prefer better-ranked passages a little, and sentences of
-			// a readable length.
-			sc += 0.5 / float64(rank+1)
-			if n := len(s); n < 30 || n > 600 {
-				sc -= 0.5
-			}
-			cands = append(cands, sentence{text: s, k: o.k, rank: rank, pos: pos, score: sc})
+			words = append(words, w)
+			cands = append(cands, sentence{text: s, k: o.k, rank: rank, pos: pos})
 		}
+	}
+	for i := range cands {
+		// Question words shared, the rarer among the candidates a
+		// little more; better-ranked passages a little preferred,
+		// and sentences of a readable length.
+		sc := 0.0
+		for t := range words[i] {
+			if q[t] {
+				sc += 1 + 0.5/float64(df[t])
+			}
+		}
+		sc += 0.5 / float64(cands[i].rank+1)
+		if n := len(cands[i].text); n < 30 || n > 600 {
+			sc -= 0.5
+		}
+		cands[i].score = sc
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	per := map[int]int{}
 	var picked []sentence
 	for _, c := range cands {
 		if len(picked) == extractiveSentences {
+			break
+		}
+		// Leave out sentences that match far worse than the best.
+		if len(picked) > 0 && c.score < extractiveRelative*cands[0].score {
 			break
 		}
 		if per[c.k] == extractivePerPassage {
@@ -113,14 +131,23 @@ func extractiveAnswer(ctx context.Context, question string, passages []offered, 
 }
 
 // splitSentences splits a passage into sentences: after '.', '!', '?' and
-// their full-width forms when followed by a space or the end, and at blank
-// lines. Markdown headings and very short fragments are dropped.
+// their full-width forms when followed by a space or the end, and at line
+// breaks before blank lines, list items, headings and table rows. Fenced
+// code blocks, headings, table rows and very short fragments are dropped;
+// list markers and bold markers are taken off, and a lead-in's final ':'
+// becomes '.'.
 func splitSentences(text string) []string {
+	text = dropFences(text)
 	var out []string
 	add := func(s string) {
 		s = strings.Join(strings.Fields(s), " ")
-		if len(s) < 12 || strings.HasPrefix(s, "#") {
+		s = strings.TrimLeft(s, "-*+> ")
+		s = strings.NewReplacer("**", "", "__", "").Replace(s)
+		if len(s) < 12 || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "|") {
 			return
+		}
+		if strings.HasSuffix(s, ":") {
+			s = s[:len(s)-1] + "."
 		}
 		out = append(out, s)
 	}
@@ -129,15 +156,18 @@ func splitSentences(text string) []string {
 		end := -1
 		switch r {
 		case '.', '!', '?':
-			next := i + 1
-			if next == len(text) || unicode.IsSpace(rune(text[next])) {
+			if next := i + 1; next == len(text) || unicode.IsSpace(rune(text[next])) {
 				end = next
 			}
 		case '。', '！', '？':
 			end = i + utf8.RuneLen(r)
 		case '\n':
-			if strings.HasPrefix(text[i+1:], "\n") {
-				end = i
+			line := strings.TrimLeft(text[i+1:], " \t")
+			for _, p := range []string{"\n", "- ", "* ", "+ ", "#", "|"} {
+				if strings.HasPrefix(line, p) {
+					end = i
+					break
+				}
 			}
 		}
 		if end > start {
@@ -147,4 +177,26 @@ func splitSentences(text string) []string {
 	}
 	add(text[start:])
 	return out
+}
+
+// dropFences removes fenced code blocks (``` or ~~~ lines and what lies
+// between them), which are no sentences to quote.
+func dropFences(text string) string {
+	if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
+		return text
+	}
+	var b strings.Builder
+	in := false
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			in = !in
+			b.WriteString("\n")
+			continue
+		}
+		if !in {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }

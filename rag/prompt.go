@@ -51,8 +51,8 @@ func (o *offered) header() string {
 	if p := Pages(o.pageStart, o.pageEnd); p != "" {
 		parts = append(parts, p)
 	}
-	if len(o.seg.Section) > 0 {
-		parts = append(parts, "§"+sectionText(o.seg.Section))
+	if sec := sectionText(o.doc, o.seg.Section); sec != "" {
+		parts = append(parts, "§"+sec)
 	}
 	return strings.Join(parts, " — ")
 }
@@ -150,6 +150,11 @@ func docTitle(d store.Document) string {
 	return d.ID
 }
 
-func sectionText(path []string) string {
+// sectionText is a segment's heading path, outermost first, without a
+// leading heading that only repeats the document's title.
+func sectionText(doc store.Document, path []string) string {
+	if len(path) > 0 && strings.EqualFold(strings.TrimSpace(path[0]), strings.TrimSpace(docTitle(doc))) {
+		path = path[1:]
+	}
 	return strings.Join(path, " › ")
 }
