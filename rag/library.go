@@ -114,7 +114,7 @@ func OpenLibrary(ctx context.Context, opt LibraryOptions) (*Library, error) {
 	if emb != nil {
 		want.Embedder = emb.Name()
 		if exists && built.Embedder != want.Embedder {
-			return nil, libMismatch(name, built, store.Info{Embedder: emb.Name(), Dimension: emb.Dimension()})
+			return nil, libMismatch(name, built, want) // asks no server for its dimension
 		}
 		d, err := libDimension(ctx, emb, built, exists)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
@@ -388,5 +389,54 @@ func TestLibraryDocumentText(t *testing.T) {
 	rebuilt, exact, err := l.DocumentText(context.Background(), doc.ID)
 	if err != nil || exact || !libTextFits(rebuilt, l.Segments(doc.ID)) || len(rebuilt) > len(text) {
 		t.Fatalf("rebuilt text: exact %v, %v, %d bytes of %d", exact, err, len(rebuilt), len(text))
+	}
+}
+
+// TestLibraryWaitsForLock: while another writer holds the library's lock
+// (a separate open file, as another process would have), Add says it is
+// waiting, and goes on when the lock is released; a cancel while waiting
+// returns at once.
+func TestLibraryWaitsForLock(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	l := libOpen(t, LibraryOptions{})
+	unlock, err := libLock(context.Background(), l.Dir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan struct{})
+	done := make(chan *AddReport)
+	go func() {
+		rep, err := l.Add(context.Background(), []string{tmp}, func(p AddProgress) {
+			if p.Stage == "waiting" {
+				close(waiting)
+			}
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	<-waiting
+	select {
+	case <-done:
+		t.Fatal("Add went on while the lock was held")
+	case <-time.After(300 * time.Millisecond):
+	}
+	unlock()
+	if rep := <-done; len(rep.Added) != 3 {
+		t.Fatalf("after the lock was released: %s", libCounts(rep))
+	}
+
+	unlock, err = libLock(context.Background(), l.Dir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	libWrite(t, tmp, map[string]string{"new.md": "# New\n\nA note about lighthouses.\n"})
+	if _, err := l.Add(ctx, []string{tmp}, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Add cancelled while waiting: %v", err)
 	}
 }
