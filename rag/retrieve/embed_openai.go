@@ -43,10 +43,11 @@ func NewOpenAIEmbedder(cfg OpenAIEmbedderConfig) (Embedder, error) {
 	if cfg.BaseURL != "" {
 		c.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
-	c.HTTPClient = cfg.HTTPClient
-	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Timeout: 2 * time.Minute}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 2 * time.Minute}
 	}
+	c.HTTPClient = hc
 	batch := cfg.BatchSize
 	if batch <= 0 {
 		batch = DefaultEmbedBatch
