@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -44,7 +45,7 @@ type LibraryOptions struct {
 // Concurrency: Search, Segment, Segments, Documents and Len may be called
 // from any goroutine, also while Add or Remove run; Add and Remove are
 // serialised in the process and, through a lock file in the library's
-// folder (flock), between processes on Linux and the BSDs (elsewhere two
+// folder (flock), between processes on Linux, macOS and the BSDs (elsewhere two
 // writing processes are not kept apart; the store then refuses the second
 // one's stale writes). A process whose view of the library is out of date
 // (another one wrote since it opened it) reloads it before it writes.
@@ -59,9 +60,10 @@ type Library struct {
 	lmu    sync.Mutex     // guards loader
 	loader *ingest.Loader // created when first needed (safe for concurrent use)
 
-	mu  sync.RWMutex // guards st and idx, which reload replaces
-	st  *store.Chromem
-	idx *retrieve.Index
+	mu    sync.RWMutex // guards st, idx and stamp, which reload replaces
+	st    *store.Chromem
+	idx   *retrieve.Index
+	stamp time.Time // the lock file's modification time when st was loaded
 }
 
 // OpenLibrary opens the library opt names, creating it if it does not
@@ -133,6 +135,9 @@ func OpenLibrary(ctx context.Context, opt LibraryOptions) (*Library, error) {
 		return nil, fmt.Errorf("couldn't open library %q: %w", name, err)
 	}
 	l := &Library{name: name, dir: dir, built: st.Info(), emb: emb, st: st}
+	if dir != "" {
+		l.stamp = libStamp(dir)
+	}
 	if err := l.buildIndex(); err != nil {
 		st.Close()
 		return nil, err
@@ -161,43 +166,87 @@ func libDimension(ctx context.Context, emb retrieve.Embedder, built store.Info, 
 	return len(vs[0]), nil
 }
 
-// buildIndex builds the retrieval index over l.st. The caller holds l.mu
-// for writing, or has not published l yet.
+// buildIndex builds the retrieval index over l.st. The caller has not
+// published l yet.
 func (l *Library) buildIndex() error {
-	if l.emb == nil {
-		l.idx = nil
-		return nil
-	}
-	idx, err := retrieve.NewIndex(l.st, l.emb)
-	if err != nil {
-		return fmt.Errorf("couldn't index library %q: %w", l.name, err)
-	}
+	idx, err := l.newIndex(l.st)
 	l.idx = idx
-	return nil
+	return err
+}
+
+// newIndex builds a retrieval index over st; nil without an embedder.
+func (l *Library) newIndex(st *store.Chromem) (*retrieve.Index, error) {
+	if l.emb == nil {
+		return nil, nil
+	}
+	idx, err := retrieve.NewIndex(st, l.emb)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't index library %q: %w", l.name, err)
+	}
+	return idx, nil
 }
 
 // reload reopens the store from disk and rebuilds the index: another
 // process changed the library since this one opened it. The caller holds
-// wmu.
+// wmu. Searches go on over the old store and index until the new ones are
+// ready.
 func (l *Library) reload() error {
 	if l.dir == "" {
 		return errors.New("library in memory cannot be reloaded")
 	}
-	st, err := store.Open(l.dir, l.st.Info())
+	stamp := libStamp(l.dir) // before opening: a change while we do is seen next time
+	st, err := store.Open(l.dir, l.store().Info())
 	if err != nil {
 		return fmt.Errorf("couldn't reopen library %q: %w", l.name, err)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	old := l.st
-	l.st = st
-	if err := l.buildIndex(); err != nil {
-		l.st = old
+	idx, err := l.newIndex(st)
+	if err != nil {
 		st.Close()
 		return err
 	}
+	l.mu.Lock()
+	old := l.st
+	l.st, l.idx, l.stamp = st, idx, stamp
+	l.mu.Unlock()
 	old.Close()
 	return nil
+}
+
+// refresh reloads the library if another process changed it since this
+// one loaded it (each writer stamps the lock file's modification time when
+// it has committed), so that a long-lived process, such as the chat, sees
+// documents added from another terminal at its next search. It does
+// nothing while this process is writing to the library, and keeps the old
+// view if the library is gone or cannot be reopened.
+func (l *Library) refresh() {
+	if l.dir == "" {
+		return
+	}
+	stamp := libStamp(l.dir)
+	l.mu.RLock()
+	same := stamp.Equal(l.stamp)
+	l.mu.RUnlock()
+	if same || !l.wmu.TryLock() {
+		return
+	}
+	defer l.wmu.Unlock()
+	if _, ok, err := store.ReadInfo(l.dir); err != nil || !ok {
+		return
+	}
+	l.reload() // on failure the old view stays, and the next call tries again
+}
+
+// touched records that this process changed the library: it stamps the
+// lock file for other processes and remembers the stamp as seen. The
+// caller holds wmu and the writer lock.
+func (l *Library) touched() {
+	if l.dir == "" {
+		return
+	}
+	stamp := libTouch(l.dir)
+	l.mu.Lock()
+	l.stamp = stamp
+	l.mu.Unlock()
 }
 
 // libMismatch says that library name was built with another embedder and
@@ -273,6 +322,7 @@ func (l *Library) Len() int {
 
 // Documents lists the library's documents, sorted by path.
 func (l *Library) Documents() []store.Document {
+	l.refresh()
 	l.mu.RLock()
 	docs := l.st.Documents()
 	l.mu.RUnlock()
@@ -321,6 +371,7 @@ func (l *Library) Search(ctx context.Context, query string, opt retrieve.Options
 	if l.emb == nil {
 		return nil, l.noEmbedder()
 	}
+	l.refresh()
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	ps, err := l.idx.Search(ctx, query, opt)
@@ -406,6 +457,7 @@ func DeleteLibrary(ctx context.Context, opt LibraryOptions) error {
 			return fmt.Errorf("couldn't delete library %q: %w", name, err)
 		}
 	}
+	libTouch(dir)
 	return nil
 }
 

@@ -417,6 +417,7 @@ func (a *libAdder) flush() error {
 		a.l.idx.AddDocument(p.doc, libStripVectors(p.segs))
 	}
 	a.l.mu.Unlock()
+	a.l.touched()
 
 	for _, p := range a.pending {
 		if p.old != "" {

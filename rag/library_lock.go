@@ -55,3 +55,21 @@ func libLock(ctx context.Context, dir string, waiting func()) (func(), error) {
 		}
 	}
 }
+
+// libStamp is the modification time of the library's lock file, which
+// writers set when they have committed (libTouch); zero if there is none.
+func libStamp(dir string) time.Time {
+	st, err := os.Stat(filepath.Join(dir, libLockName))
+	if err != nil {
+		return time.Time{}
+	}
+	return st.ModTime()
+}
+
+// libTouch sets the lock file's modification time to now, telling other
+// processes that the library changed, and returns the new stamp.
+func libTouch(dir string) time.Time {
+	now := time.Now()
+	os.Chtimes(filepath.Join(dir, libLockName), now, now)
+	return libStamp(dir)
+}

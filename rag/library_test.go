@@ -440,3 +440,34 @@ func TestLibraryWaitsForLock(t *testing.T) {
 		t.Fatalf("Add cancelled while waiting: %v", err)
 	}
 }
+
+// TestLibrarySeesOtherWriters: a library open in one process (the chat)
+// sees, at its next search, documents another process added or removed.
+func TestLibrarySeesOtherWriters(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	chat := libOpen(t, LibraryOptions{Name: "shared"})
+	libAdd(t, chat, filepath.Join(tmp, "plants.md"))
+	other := libOpen(t, LibraryOptions{Name: "shared"}) // as another process would
+	libAdd(t, other, filepath.Join(tmp, "ships.txt"))
+
+	ps, err := chat.Search(context.Background(), "clipper ships tea", retrieve.Options{K: 1})
+	if err != nil || len(ps) == 0 || filepath.Base(ps[0].Document.Path) != "ships.txt" {
+		t.Fatalf("chat does not see the other's document: %v %v", ps, err)
+	}
+	if _, err := other.Remove(context.Background(), filepath.Join(tmp, "ships.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(chat.Documents()); n != 1 {
+		t.Fatalf("chat sees %d documents after the other removed one, want 1", n)
+	}
+	if err := DeleteLibrary(context.Background(), LibraryOptions{Name: "shared"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(chat.Documents()); n != 1 { // gone: the old view stays, nothing is created
+		t.Fatalf("chat sees %d documents after the library was deleted", n)
+	}
+	if _, ok, _ := store.ReadInfo(chat.Dir()); ok {
+		t.Fatal("refreshing recreated a deleted library")
+	}
+}
