@@ -164,25 +164,11 @@ func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, er
 
 	var out []evalResult
 	for _, m := range cfg.modes {
-		var r evalResult
-		r.name = m.String()
-		for _, q := range data.Queries {
-			ps, err := ix.Search(ctx, q.Text, retrieve.Options{K: cfg.depth, Neighbours: -1, Mode: m})
-			if err != nil {
-				return nil, err
-			}
-			ranked := make([]string, 0, len(ps))
-			for _, p := range ps {
-				if p.Document.ID != q.ID { // BEIR drops a hit that is the query itself
-					ranked = append(ranked, p.Document.ID)
-				}
-			}
-			r.ndcg += retrieve.NDCG(ranked, data.Qrels[q.ID], 10)
-			r.recall += retrieve.Recall(ranked, data.Qrels[q.ID], cfg.depth)
+		sc, err := retrieve.Evaluate(ctx, ix, data, m, cfg.depth)
+		if err != nil {
+			return nil, err
 		}
-		r.ndcg /= float64(len(data.Queries))
-		r.recall /= float64(len(data.Queries))
-		out = append(out, r)
+		out = append(out, evalResult{m.String(), sc.NDCG10, sc.Recall})
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,4 +166,38 @@ func Recall(ranked []string, rel map[string]int, k int) float64 {
 		}
 	}
 	return float64(found) / float64(relevant)
+}
+
+// Scores are a retrieval run's means over the queries with judgments.
+type Scores struct {
+	NDCG10 float64 // nDCG@10
+	Recall float64 // Recall@depth
+}
+
+// Evaluate searches ix for every query of b in mode, depth passages deep
+// and without neighbours, and returns the mean nDCG@10 and Recall@depth.
+// The index's documents are b's (document id = BEIR _id); as in BEIR, a hit
+// whose document id equals the query's id is dropped.
+func Evaluate(ctx context.Context, ix *Index, b *BEIR, mode Mode, depth int) (Scores, error) {
+	var s Scores
+	if len(b.Queries) == 0 {
+		return s, errors.New("no query has a judgment")
+	}
+	for _, q := range b.Queries {
+		ps, err := ix.Search(ctx, q.Text, Options{K: depth, Neighbours: -1, Mode: mode})
+		if err != nil {
+			return s, err
+		}
+		ranked := make([]string, 0, len(ps))
+		for _, p := range ps {
+			if p.Document.ID != q.ID {
+				ranked = append(ranked, p.Document.ID)
+			}
+		}
+		s.NDCG10 += NDCG(ranked, b.Qrels[q.ID], 10)
+		s.Recall += Recall(ranked, b.Qrels[q.ID], depth)
+	}
+	s.NDCG10 /= float64(len(b.Queries))
+	s.Recall /= float64(len(b.Queries))
+	return s, nil
 }

@@ -33,7 +33,7 @@ func TestRRF(t *testing.T) {
 }
 
 func TestConvex(t *testing.T) {
-	lex := []Scored{{"a", 10}, {"b", 6}, {"c", 2}}   // normalised 1, 0.5, 0
+	lex := []Scored{{"a", 10}, {"b", 6}, {"c", 2}}        // normalised 1, 0.5, 0
 	dense := []Scored{{"c", 0.9}, {"d", 0.5}, {"a", 0.1}} // normalised 1, 0.5, 0
 	got := Convex(lex, dense, 0.25)
 	want := []Scored{{"a", 0.75}, {"b", 0.375}, {"c", 0.25}, {"d", 0.125}}
