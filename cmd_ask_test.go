@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
@@ -121,5 +125,77 @@ func TestServeRefusesOpenAddressWithoutToken(t *testing.T) {
 	code, _, errs := runCmd(t, "serve", "--addr", "0.0.0.0:0")
 	if code == 0 || !strings.Contains(errs, "--token") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestServeEndToEnd runs `ibid serve` on a free loopback port over a real
+// library and a fake model, asks with a token, and follows a citation to
+// its passage.
+func TestServeEndToEnd(t *testing.T) {
+	docs := askEnv(t)
+	if code, out, errs := runCmd(t, "add", docs); code != 0 {
+		t.Fatalf("add: %d %s %s", code, out, errs)
+	}
+	model := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("Spring tides come at new and full moon [source_1].", 4)})
+	defer model.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--token", "tok", "--base-url", model.BaseURL(), "--model", "m"},
+			&stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if err != nil {
+		t.Fatalf("serve printed %q: %v", line, err)
+	}
+	i := strings.Index(line, "http://")
+	if i < 0 {
+		t.Fatalf("no address in %q", line)
+	}
+	base := strings.Fields(line[i:])[0]
+
+	req, _ := http.NewRequest("POST", base+"/v1/answers", strings.NewReader(`{"question": "when are spring tides?"}`))
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var segID string
+	for _, l := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(l, "data: ") && strings.Contains(l, `"type":"citation"`) {
+			var c struct {
+				SegmentID string `json:"segment_id"`
+			}
+			json.Unmarshal([]byte(strings.TrimPrefix(l, "data: ")), &c)
+			segID = c.SegmentID
+		}
+	}
+	if segID == "" || !strings.Contains(string(body), "event: done") {
+		t.Fatalf("answer:\n%s", body)
+	}
+	req, _ = http.NewRequest("GET", base+"/v1/segments/"+segID, nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(seg), "tidal bulges") {
+		t.Errorf("segment %s: %d %s", segID, resp.StatusCode, seg)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
 	}
 }
