@@ -88,9 +88,10 @@ func (p *addPrinter) progress(ap rag.AddProgress) {
 	if !p.tty {
 		switch ap.Stage {
 		case "file":
-			fmt.Fprintf(p.w, "[%d/%d] %s\n", ap.FilesDone, ap.FilesTotal, displayPath(ap.File))
+			fmt.Fprintf(p.w, "[%d/%d] %s: %s, %s\n", ap.FilesDone, ap.FilesTotal,
+				clean(displayPath(ap.File)), clean(ap.Status), plural(ap.FileSegments, "segment"))
 		case "skip":
-			fmt.Fprintf(p.w, "[%d/%d] %s: skipped\n", ap.FilesDone, ap.FilesTotal, displayPath(ap.File))
+			fmt.Fprintf(p.w, "[%d/%d] %s: skipped\n", ap.FilesDone, ap.FilesTotal, clean(displayPath(ap.File)))
 		}
 		return
 	}
@@ -166,4 +167,12 @@ func printAddReport(w io.Writer, lib *rag.Library, rep *rag.AddReport) {
 	for _, sk := range rep.Skipped {
 		fmt.Fprintf(w, "  skipped  %s: %s\n", displayPath(sk.Path), clean(sk.Reason))
 	}
+}
+
+// plural is "1 segment", "2 segments".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -72,13 +72,13 @@ func TestCmdLibraryFlow(t *testing.T) {
 			t.Errorf("add output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errs, "[3/3]") {
+	if !strings.Contains(errs, "[3/3]") || !strings.Contains(errs, "tides.md: new, 1 segment") {
 		t.Errorf("add progress (not a terminal) lacks plain lines:\n%s", errs)
 	}
 
-	code, out, _ = runCmd(t, "add", docs)
-	if code != 0 || !strings.Contains(out, "0 added, 2 unchanged") {
-		t.Errorf("re-add: %d\n%s", code, out)
+	code, out, errs = runCmd(t, "add", docs)
+	if code != 0 || !strings.Contains(out, "0 added, 2 unchanged") || !strings.Contains(errs, "tides.md: unchanged, 1 segment") {
+		t.Errorf("re-add: %d\n%s\n%s", code, out, errs)
 	}
 
 	code, out, _ = runCmd(t, "ls")

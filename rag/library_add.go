@@ -24,6 +24,11 @@ type AddProgress struct {
 	Segments   int // segments of the documents loaded so far
 	Embedded   int // segments embedded so far
 	ToEmbed    int // segments loaded so far that need embedding
+	// With Stage "file": Status is "new", "changed", "unchanged" or "moved
+	// from PATH", and FileSegments the file's segments; with Stage "skip",
+	// Status is the reason.
+	Status       string
+	FileSegments int
 }
 
 // AddReport is what an Add did. Every file found is in exactly one list
@@ -98,6 +103,7 @@ func (l *Library) Add(ctx context.Context, paths []string, progress func(AddProg
 	a.p.FilesTotal = len(files) + len(skipped)
 	for _, s := range skipped {
 		a.p.FilesDone++
+		a.p.Status = s.Reason
 		a.report("skip", s.Path)
 	}
 	if len(files) == 0 {
@@ -155,6 +161,7 @@ func (a *libAdder) report(stage, file string) {
 func (a *libAdder) skip(path, reason string) {
 	a.rep.Skipped = append(a.rep.Skipped, &ingest.SkipError{Path: path, Reason: reason})
 	a.p.FilesDone++
+	a.p.Status, a.p.FileSegments = reason, 0
 	a.report("skip", path)
 }
 
@@ -276,9 +283,14 @@ func (a *libAdder) file(r libRead) error {
 	if err := a.ctx.Err(); err != nil {
 		return err // cancelled: the document in progress is dropped
 	}
-	a.pending = append(a.pending, libPending{doc: doc, segs: segs, old: a.oldAt(r.abs, doc.ID)})
+	old := a.oldAt(r.abs, doc.ID)
+	a.pending = append(a.pending, libPending{doc: doc, segs: segs, old: old})
 	a.pendSegs += len(segs)
 	a.p.FilesDone++
+	a.p.Status, a.p.FileSegments = "new", len(segs)
+	if old != "" {
+		a.p.Status = "changed"
+	}
 	a.report("file", r.path)
 	if len(a.pending) >= libFlushDocs || a.pendSegs >= libFlushSegs ||
 		a.pendSegs*a.l.store().Info().Dimension*4 >= libFlushLimitMB<<20 || time.Since(a.lastFlush) >= libFlushEvery {
@@ -312,6 +324,7 @@ func (a *libAdder) known(path, abs, id string) bool {
 	case doc.Path == abs:
 		a.rep.Unchanged = append(a.rep.Unchanged, doc)
 		a.p.FilesDone++
+		a.p.Status, a.p.FileSegments = "unchanged", doc.Segments
 		a.report("file", path)
 		return true
 	case libExists(doc.Path):
@@ -328,10 +341,12 @@ func (a *libAdder) known(path, abs, id string) bool {
 		}
 		segs[i].Vector = v
 	}
+	from := doc.Path
 	doc.Path = abs
 	a.pending = append(a.pending, libPending{doc: doc, segs: segs, old: a.oldAt(abs, id), move: true})
 	a.pendSegs += len(segs)
 	a.p.FilesDone++
+	a.p.Status, a.p.FileSegments = "moved from "+from, len(segs)
 	a.report("file", path)
 	return true
 }
