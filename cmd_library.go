@@ -54,6 +54,12 @@ func (f *libraryFlags) open(ctx context.Context, anyEmbedder bool) (*rag.Library
 	return rag.OpenLibrary(ctx, rag.LibraryOptions{Name: f.Library, Embedder: emb, AnyEmbedder: anyEmbedder})
 }
 
+// openAny opens the library the flags name whatever embedder built it,
+// ignoring --embed-model: listing and removing need none.
+func (f *libraryFlags) openAny(ctx context.Context) (*rag.Library, error) {
+	return rag.OpenLibrary(ctx, rag.LibraryOptions{Name: f.Library, AnyEmbedder: true})
+}
+
 // parseMixed parses args with fs, allowing flags after arguments too
 // (ibid add paper.pdf --library x); "--" ends the flags.
 func parseMixed(fs *flag.FlagSet, args []string) ([]string, error) {

@@ -303,6 +303,11 @@ func TestCmdRemoteEmbedder(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, "--embed-model fake-embed") {
 		t.Errorf("add without the embedder: %d %s", code, errs)
 	}
+	// Listing needs no embedder, and ignores another one.
+	code, out, _ = runCmd(t, "ls", "--embed-model", "other-model")
+	if code != 0 || !strings.Contains(out, "2 documents") {
+		t.Errorf("ls with another --embed-model: %d\n%s", code, out)
+	}
 
 	// Rebuild with the local embedder.
 	if code, out, _ = runCmd(t, "rm", "--all"); code != 0 {

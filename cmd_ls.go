@@ -32,7 +32,7 @@ func runLs(ctx context.Context, s *stdio, args []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("ls: unexpected %q; name a library with --library NAME", rest[0])
 	}
-	lib, err := lf.open(ctx, true)
+	lib, err := lf.openAny(ctx)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func runRm(ctx context.Context, s *stdio, args []string) error {
 		return errors.New("rm: name the documents to remove (ids or paths, see ibid ls), or --all")
 	}
 
-	lib, err := lf.open(ctx, true)
+	lib, err := lf.openAny(ctx)
 	if err != nil {
 		return err
 	}
