@@ -199,3 +199,19 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 }
+
+// TestAskStreamCut: a stream cut halfway prints the partial answer and its
+// sources, then fails with the reason on stderr.
+func TestAskStreamCut(t *testing.T) {
+	docs := askEnv(t)
+	runCmd(t, "add", docs)
+	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("Spring tides [source_1] come at new and full moon.", 4), Cut: 7})
+	defer srv.Close()
+	code, out, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "m", "tides?")
+	if code == 0 || !strings.Contains(errs, "cut off") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.HasPrefix(out, "Spring tides [1] come") || !strings.Contains(out, "\nSources:\n[1] ") {
+		t.Errorf("partial answer:\n%s", out)
+	}
+}
