@@ -4,6 +4,7 @@ package ui
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +20,24 @@ import (
 const realAnswer = "## Summary\n\nFootnotes are numbered by first appearance [source_2] and never change [source_2][source_1].\n\n" +
 	"- Restart per answer [source_3].\n- Unknown ids are marked [source_99].\n\nDone [source_1]."
 
-// realBackend opens a library over the project's docs/ in a temporary
-// data directory and connects a model served by llmtest.
-func realBackend(t *testing.T, reply llmtest.Reply, opt rag.PipelineOptions) (*RAGBackend, *rag.Library, *rag.Model) {
-	t.Helper()
+// realEnv is a library over the project's docs/ in a temporary data
+// directory and a model served by llmtest; the subtests of
+// TestRealPipeline share it (adding docs/ is the slow part).
+type realEnv struct {
+	lib *rag.Library
+	srv *llmtest.Server
+	m   *rag.Model
+}
+
+func (e *realEnv) backend(reply llmtest.Reply, opt rag.PipelineOptions) *RAGBackend {
+	e.srv.SetReplies(reply)
+	return NewRAGBackend(e.lib, e.m, opt, nil, nil)
+}
+
+func TestRealPipeline(t *testing.T) {
+	if _, err := os.Stat("../docs"); err != nil {
+		t.Skip("no docs/ folder to use as the library")
+	}
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
@@ -30,21 +45,25 @@ func realBackend(t *testing.T, reply llmtest.Reply, opt rag.PipelineOptions) (*R
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lib.Close() })
+	defer lib.Close()
 	if _, err := lib.Add(ctx, []string{"../docs"}, func(rag.AddProgress) {}); err != nil {
 		t.Fatal(err)
 	}
-	srv := llmtest.New(reply)
-	t.Cleanup(srv.Close)
+	srv := llmtest.New()
+	defer srv.Close()
 	m, err := rag.ConnectModel(ctx, rag.ModelConfig{BaseURL: srv.BaseURL(), NoOllama: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewRAGBackend(lib, m, opt, nil, nil), lib, m
+	env := &realEnv{lib, srv, m}
+	t.Run("flow", func(t *testing.T) { testRealFlow(t, env) })
+	t.Run("cancel", func(t *testing.T) { testRealCancel(t, env) })
+	t.Run("conversation numbering", func(t *testing.T) { testRealConversationNumbering(t, env) })
 }
 
-func TestRealPipelineFlow(t *testing.T) {
-	b, lib, m := realBackend(t, llmtest.Reply{Chunks: llmtest.Split(realAnswer, 3), Delay: 2 * time.Millisecond}, rag.PipelineOptions{})
+func testRealFlow(t *testing.T, env *realEnv) {
+	b := env.backend(llmtest.Reply{Chunks: llmtest.Split(realAnswer, 3), Delay: 2 * time.Millisecond}, rag.PipelineOptions{})
+	lib, m := env.lib, env.m
 	tm := newTM(t, b, 160, 48)
 	tm.Type("how are footnotes numbered?")
 	tm.Send(press("enter"))
@@ -95,8 +114,8 @@ func TestRealPipelineFlow(t *testing.T) {
 	}
 }
 
-func TestRealPipelineCancel(t *testing.T) {
-	b, _, _ := realBackend(t, llmtest.Reply{Chunks: llmtest.Split(realAnswer[:80], 3), Hang: true}, rag.PipelineOptions{})
+func testRealCancel(t *testing.T, env *realEnv) {
+	b := env.backend(llmtest.Reply{Chunks: llmtest.Split(realAnswer[:80], 3), Hang: true}, rag.PipelineOptions{})
 	tm := newTM(t, b, 80, 24)
 	tm.Type("how are footnotes numbered?")
 	tm.Send(press("enter"))
@@ -112,21 +131,30 @@ func TestRealPipelineCancel(t *testing.T) {
 	}
 }
 
-func TestRealConversationNumbering(t *testing.T) {
-	b, _, _ := realBackend(t, llmtest.Reply{Chunks: llmtest.Split(realAnswer, 5)}, rag.PipelineOptions{Numbering: "conversation"})
-	d := newDrive(t, b, 120, 40)
-	d.typeText("how are footnotes numbered?")
-	d.send(press("enter"))
-	d.typeText("and how are citation numbers kept?")
-	d.send(press("enter"))
-	if len(d.m.tr.turns) != 2 {
-		t.Fatalf("%d turns", len(d.m.tr.turns))
-	}
-	// the same passages cited again keep their numbers across turns
-	a, c := d.m.tr.turns[0].doc.nodes, d.m.tr.turns[1].doc.nodes
-	for i := range a {
-		if i < len(c) && a[i].num != c[i].num {
-			t.Errorf("node %d: %d then %d", i, a[i].num, c[i].num)
-		}
+func testRealConversationNumbering(t *testing.T, env *realEnv) {
+	for _, c := range []struct {
+		numbering string
+		want      []int
+	}{{"conversation", []int{3, 2, 4}}, {"answer", []int{1, 2, 3}}} {
+		t.Run(c.numbering, func(t *testing.T) {
+			env.srv.SetReplies(llmtest.Reply{Chunks: llmtest.Split(realAnswer, 5)},
+				llmtest.Reply{Chunks: llmtest.Split("Again [source_3] and [source_1], and new [source_4].", 4)})
+			b := NewRAGBackend(env.lib, env.m, rag.PipelineOptions{Numbering: c.numbering}, nil, nil)
+			d := newDrive(t, b, 120, 40)
+			d.typeText("how are footnotes numbered?")
+			d.send(press("enter"))
+			d.typeText("and how are citation numbers kept?")
+			d.send(press("enter"))
+			if len(d.m.tr.turns) != 2 {
+				t.Fatalf("%d turns", len(d.m.tr.turns))
+			}
+			var got []int
+			for _, n := range d.m.tr.turns[1].doc.nodes {
+				got = append(got, n.num)
+			}
+			if !equalInts(got, c.want) {
+				t.Errorf("second answer's numbers %v, want %v", got, c.want)
+			}
+		})
 	}
 }
