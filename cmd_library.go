@@ -5,11 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
@@ -34,9 +32,6 @@ func (f *libraryFlags) embedder() (retrieve.Embedder, error) {
 		BaseURL: os.Getenv("OPENAI_BASE_URL"),
 		APIKey:  os.Getenv("OPENAI_API_KEY"),
 		Model:   f.EmbedModel,
-		// Given, not nil: NewOpenAIEmbedder stores a nil *http.Client in
-		// go-openai's interface field, which then is not nil.
-		HTTPClient: &http.Client{Timeout: 2 * time.Minute},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("--embed-model: %w", err)
