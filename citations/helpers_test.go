@@ -10,8 +10,13 @@ import (
 
 // collect gathers a stream's events, copying text and merging adjacent
 // text events, and checks the holdback bound after every Write.
+//
+// It also records whether a rune was split between two text events
+// (split), which the engine must never do.
 type collector struct {
-	evs []Event
+	evs   []Event
+	tail  []byte // the last bytes of the previous text event
+	split string
 }
 
 func (c *collector) handle(e Event) {
@@ -22,6 +27,10 @@ func (c *collector) handle(e Event) {
 		if len(e.Text) == 0 {
 			return
 		}
+		if c.split == "" && splitsRune(c.tail, e.Text) {
+			c.split = fmt.Sprintf("%q | %q", c.tail, e.Text)
+		}
+		c.tail = append(c.tail[:0], e.Text[max(0, len(e.Text)-3):]...)
 		if n := len(c.evs); n > 0 && c.evs[n-1].Kind == KindText {
 			c.evs[n-1].Text = append(c.evs[n-1].Text, e.Text...)
 			return
@@ -60,7 +69,26 @@ func stream(tb testing.TB, mode Mode, text string, opt Options, cuts func(yield 
 	}
 	write(len(text))
 	s.Flush()
+	if c.split != "" {
+		tb.Fatalf("%s %q: a rune was split between text events: %s", mode, text, c.split)
+	}
 	return c.evs
+}
+
+// splitsRune reports whether a valid multi-byte rune begins in prev and
+// ends in next.
+func splitsRune(prev, next []byte) bool {
+	for s := max(0, len(prev)-3); s < len(prev); s++ {
+		if !utf8.RuneStart(prev[s]) || prev[s] < utf8.RuneSelf {
+			continue
+		}
+		b := append(append([]byte(nil), prev[s:]...), next[:min(len(next), 3)]...)
+		r, n := utf8.DecodeRune(b)
+		if r != utf8.RuneError && n > len(prev)-s {
+			return true
+		}
+	}
+	return false
 }
 
 func whole(yield func(int) bool) {}
