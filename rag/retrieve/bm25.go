@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"cmp"
+	"hash/crc32"
 	"math"
 	"runtime"
 	"slices"
@@ -48,8 +49,14 @@ type posting struct {
 type slot struct {
 	seg    string // segment id
 	length int32  // tokens
+	sum    uint32 // CRC-32C of the text, to tell a stale saved index
 	dead   bool
 }
+
+// textSum is the checksum slots keep of their text.
+func textSum(text string) uint32 { return crc32.Checksum([]byte(text), castagnoli) }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // NewBM25 returns an empty index with the default parameters.
 func NewBM25() *BM25 {
@@ -62,7 +69,7 @@ func (x *BM25) Len() int { return x.live }
 // Add indexes a segment's text under its id, replacing any earlier text of
 // that id.
 func (x *BM25) Add(segID, text string) {
-	x.addTerms(segID, termFreqs(Tokenize(text)))
+	x.addTerms(segID, textSum(text), termFreqs(Tokenize(text)))
 }
 
 // termFreq is a term and its frequency in one text.
@@ -86,7 +93,7 @@ func termFreqs(toks []string) []termFreq {
 	return out
 }
 
-func (x *BM25) addTerms(segID string, tfs []termFreq) {
+func (x *BM25) addTerms(segID string, sum uint32, tfs []termFreq) {
 	x.Remove(segID)
 	s := int32(len(x.slots))
 	var length int32
@@ -100,7 +107,7 @@ func (x *BM25) addTerms(segID string, tfs []termFreq) {
 		x.postings[id] = append(x.postings[id], posting{s, f.tf})
 		length += f.tf
 	}
-	x.slots = append(x.slots, slot{seg: segID, length: length})
+	x.slots = append(x.slots, slot{seg: segID, length: length, sum: sum})
 	x.bySeg[segID] = s
 	x.live++
 	x.totalLen += int64(length)
@@ -224,52 +231,140 @@ func (x *BM25) top(scores map[int32]float64, n int, admit func(string) bool) []S
 // CPUs; ids and texts are parallel.
 func BuildBM25(ids, texts []string) *BM25 {
 	x := NewBM25()
-	tfs := make([][]termFreq, len(texts))
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(texts)/256))
+	n := len(texts)
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/256))
+	as := make([]analyser, workers)
+	tfs := make([][]idFreq, n) // in the local ids of worker i%workers
+	sums := make([]uint32, n)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			var a analyser
-			for i := w; i < len(texts); i += workers {
-				tfs[i] = a.termFreqs(texts[i])
+			a := &as[w]
+			for i := w; i < n; i += workers {
+				tfs[i] = a.idFreqs(texts[i])
+				sums[i] = textSum(texts[i])
 			}
 		})
 	}
 	wg.Wait()
-	for i, id := range ids {
-		x.addTerms(id, tfs[i])
+
+	// Map each worker's local term ids to global ones.
+	remap := make([][]int32, workers)
+	for w := range as {
+		remap[w] = make([]int32, len(as[w].terms))
+		for local, term := range as[w].terms {
+			id, ok := x.dict[term]
+			if !ok {
+				id = int32(len(x.dict))
+				x.dict[term] = id
+			}
+			remap[w][local] = id
+		}
+	}
+	// Count, allocate each posting list once, then fill in slot order.
+	df := make([]int32, len(x.dict))
+	for i, fs := range tfs {
+		rm := remap[i%workers]
+		for j := range fs {
+			fs[j].id = rm[fs[j].id]
+			df[fs[j].id]++
+		}
+	}
+	x.postings = make([][]posting, len(x.dict))
+	for id, c := range df {
+		x.postings[id] = make([]posting, 0, c)
+	}
+	x.slots = make([]slot, 0, n)
+	for i, fs := range tfs {
+		if _, dup := x.bySeg[ids[i]]; dup {
+			x.Remove(ids[i])
+		}
+		s := int32(len(x.slots))
+		var length int32
+		for _, f := range fs {
+			x.postings[f.id] = append(x.postings[f.id], posting{s, f.tf})
+			length += f.tf
+		}
+		x.slots = append(x.slots, slot{seg: ids[i], length: length, sum: sums[i]})
+		x.bySeg[ids[i]] = s
+		x.live++
+		x.totalLen += int64(length)
 		tfs[i] = nil
 	}
 	return x
 }
 
-// analyser is Tokenize with a cache of normalised words, for analysing
-// many texts on one goroutine.
-type analyser struct {
-	norm map[string]string
-	toks []string
+// idFreq is a term, by id, and its frequency in one text.
+type idFreq struct {
+	id int32
+	tf int32
 }
 
-func (a *analyser) termFreqs(text string) []termFreq {
-	if a.norm == nil {
-		a.norm = make(map[string]string)
+// analyser is Tokenize with a dictionary of its own, for analysing many
+// texts on one goroutine: each distinct raw word is normalised once.
+//
+// Invariant: terms[ids[w]] is the normalised form of raw word w (ids[w] is
+// -1 for a dropped word), and byTerm inverts terms.
+type analyser struct {
+	ids    map[string]int32
+	byTerm map[string]int32
+	terms  []string
+	buf    []int32
+}
+
+func (a *analyser) termID(term string) int32 {
+	id, ok := a.byTerm[term]
+	if !ok {
+		id = int32(len(a.terms))
+		term = strings.Clone(term)
+		a.byTerm[term] = id
+		a.terms = append(a.terms, term)
 	}
-	a.toks = a.toks[:0]
+	return id
+}
+
+// idFreqs analyses text into term ids and their frequencies, sorted by id.
+func (a *analyser) idFreqs(text string) []idFreq {
+	if a.ids == nil {
+		a.ids, a.byTerm = make(map[string]int32), make(map[string]int32)
+	}
+	a.buf = a.buf[:0]
 	analyse(text, func(tok string, cjk bool) {
-		if !cjk {
-			n, ok := a.norm[tok]
-			if !ok {
-				n = normWord(tok)
-				if len(a.norm) < 1<<20 {
-					a.norm[tok] = n
-				}
-			}
-			if n == "" {
-				return
-			}
-			tok = n
+		if cjk {
+			a.buf = append(a.buf, a.termID(tok))
+			return
 		}
-		a.toks = append(a.toks, tok)
+		id, ok := a.ids[tok]
+		if !ok {
+			id = -1
+			if n := normWord(tok); n != "" {
+				id = a.termID(n)
+			}
+			a.ids[strings.Clone(tok)] = id
+		}
+		if id >= 0 {
+			a.buf = append(a.buf, id)
+		}
 	})
-	return termFreqs(a.toks)
+	slices.Sort(a.buf)
+	var out []idFreq
+	for i := 0; i < len(a.buf); {
+		j := i + 1
+		for j < len(a.buf) && a.buf[j] == a.buf[i] {
+			j++
+		}
+		out = append(out, idFreq{a.buf[i], int32(j - i)})
+		i = j
+	}
+	return out
+}
+
+// termFreqs analyses text into terms and their frequencies.
+func (a *analyser) termFreqs(text string) []termFreq {
+	fs := a.idFreqs(text)
+	out := make([]termFreq, len(fs))
+	for i, f := range fs {
+		out[i] = termFreq{a.terms[f.id], f.tf}
+	}
+	return out
 }

@@ -20,7 +20,7 @@ func TestNDCGRecall(t *testing.T) {
 		{[]string{"a", "b"}, 0.8597186998521972, 1},
 		{[]string{"b", "a", "x"}, 1, 1},
 		{[]string{"x", "b"}, 0.4796249331362629, 0.5}, // (2/log2 3)/(2 + 1/log2 3)
-		{[]string{"x", "y", "z"}, 0, 0},         // nothing relevant retrieved
+		{[]string{"x", "y", "z"}, 0, 0},               // nothing relevant retrieved
 		{nil, 0, 0},
 	}
 	for _, tc := range tests {

@@ -50,16 +50,23 @@ type segMeta struct {
 }
 
 // NewIndex builds the BM25 index over st's segments (on all CPUs) and
-// returns the index that searches st with emb.
+// returns the index that searches st with emb. NewIndexDir starts from a
+// saved BM25 index instead.
 func NewIndex(st store.Store, emb Embedder) (*Index, error) {
+	return NewIndexDir(st, emb, "")
+}
+
+// newIndex returns an index over st without its BM25, and the ids and
+// texts of st's segments to build it from.
+func newIndex(st store.Store, emb Embedder) (ix *Index, ids, texts []string, err error) {
 	if st == nil || emb == nil {
-		return nil, fmt.Errorf("retrieve: NewIndex needs a store and an embedder")
+		return nil, nil, nil, fmt.Errorf("retrieve: an index needs a store and an embedder")
 	}
-	ix := &Index{st: st, emb: emb, bm25Weight: BM25Weight, denseWeight: DenseWeight, alpha: fusionAlpha(emb), docs: map[string]store.Document{},
-		segs: map[string]segMeta{}, byDoc: map[string][]string{}}
+	ix = &Index{st: st, emb: emb, bm25Weight: BM25Weight, denseWeight: DenseWeight, alpha: fusionAlpha(emb),
+		docs: map[string]store.Document{}, segs: map[string]segMeta{}, byDoc: map[string][]string{}}
 	n := st.Len()
-	ids := make([]string, 0, n)
-	texts := make([]string, 0, n)
+	ids = make([]string, 0, n)
+	texts = make([]string, 0, n)
 	st.Each(func(doc *store.Document, seg *store.Segment) bool {
 		if _, ok := ix.docs[doc.ID]; !ok {
 			ix.docs[doc.ID] = *doc
@@ -70,8 +77,7 @@ func NewIndex(st store.Store, emb Embedder) (*Index, error) {
 		ix.byDoc[doc.ID] = append(ix.byDoc[doc.ID], seg.ID)
 		return true
 	})
-	ix.bm25 = BuildBM25(ids, texts)
-	return ix, nil
+	return ix, ids, texts, nil
 }
 
 // BM25 returns the index's BM25 (for tuning K1 and B; not while searching).
@@ -91,7 +97,7 @@ func (ix *Index) AddDocument(doc store.Document, segs []store.Segment) {
 	ix.docs[doc.ID] = doc
 	ids := make([]string, len(segs))
 	for i, s := range segs {
-		ix.bm25.addTerms(s.ID, tfs[i])
+		ix.bm25.addTerms(s.ID, textSum(s.Text), tfs[i])
 		ix.segs[s.ID] = segMeta{doc.ID, s.Section}
 		ids[i] = s.ID
 	}

@@ -1,0 +1,125 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// synthText returns n synthetic segments of about words words each, drawn
+// from a Zipf distribution over a made-up vocabulary (fixed seed), so that
+// term statistics look like prose.
+func synthText(n, words int) []string {
+	r := rand.New(rand.NewPCG(1, 2))
+	syll := []string{"ka", "to", "mi", "ren", "sa", "lo", "vi", "del", "ne", "pra", "tion", "ing", "ed", "al", "cy", "mer", "qu", "is"}
+	vocab := make([]string, 60000)
+	for i := range vocab {
+		var b strings.Builder
+		for range 2 + r.IntN(3) {
+			b.WriteString(syll[r.IntN(len(syll))])
+		}
+		vocab[i] = b.String()
+	}
+	z := rand.NewZipf(r, 1.07, 2, uint64(len(vocab)-1))
+	out := make([]string, n)
+	var b strings.Builder
+	for i := range out {
+		b.Reset()
+		for j := range words {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(vocab[z.Uint64()])
+			if j%17 == 16 {
+				b.WriteByte('.')
+			}
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+func BenchmarkBuildBM25(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		texts := synthText(n, 225) // ~300 tiktoken tokens, the chunker's budget
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("doc%05d:%d", i/20, i%20)
+		}
+		b.Run(fmt.Sprintf("segments=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				BuildBM25(ids, texts)
+			}
+		})
+	}
+}
+
+// BenchmarkSearch measures retrieval end to end (query embedding with a
+// 768-dimensional local embedder, dense query through the store, BM25,
+// fusion, neighbours) over synthetic libraries; the goal is ≤ 200 ms at
+// 100,000 segments.
+func BenchmarkSearch(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		emb := localEmbedder{dim: 768, word: localWordWeight, trigram: localTrigramWeight}
+		st, err := store.Open("", store.Info{Embedder: emb.Name(), Dimension: emb.dim})
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts := synthText(n, 225)
+		r := rand.New(rand.NewPCG(3, 4))
+		const perDoc = 20
+		var puts []store.Put
+		for d := 0; d*perDoc < n; d++ {
+			id := fmt.Sprintf("doc%05d", d)
+			p := store.Put{Document: store.Document{ID: id, Path: "/lib/" + id + ".pdf", Segments: perDoc}}
+			for i := range perDoc {
+				v := make([]float32, emb.dim)
+				var sum float64
+				for j := range v {
+					v[j] = float32(r.NormFloat64())
+					sum += float64(v[j]) * float64(v[j])
+				}
+				for j := range v {
+					v[j] /= float32(math.Sqrt(sum))
+				}
+				p.Segments = append(p.Segments, store.Segment{ID: fmt.Sprintf("%s:%d", id, i), DocumentID: id, Index: i,
+					Text: texts[d*perDoc+i], Section: []string{fmt.Sprintf("Section %d", i/5)}, Vector: v})
+			}
+			puts = append(puts, p)
+		}
+		if err := st.PutDocuments(context.Background(), puts); err != nil {
+			b.Fatal(err)
+		}
+		puts = nil
+		ix, err := NewIndex(st, emb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Queries: a few words from segments, as a user would type them.
+		queries := make([]string, 50)
+		for i := range queries {
+			w := strings.Fields(texts[r.IntN(n)])
+			queries[i] = strings.Join(w[10:18], " ")
+		}
+		for _, m := range []Mode{Hybrid, Lexical, Dense} {
+			b.Run(fmt.Sprintf("segments=%d/%v", n, m), func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					ps, err := ix.Search(context.Background(), queries[i%len(queries)], Options{Mode: m})
+					if err != nil || len(ps) == 0 {
+						b.Fatal(err, len(ps))
+					}
+					i++
+				}
+			})
+		}
+		st.Close()
+	}
+}
