@@ -272,7 +272,33 @@ func (d *answerDoc) drawTail(width int, st *Styles, sel int) (lines []string, wi
 	d.tw.feed(d.src[d.closed+d.tw.consumed:])
 	raw, widths := d.tw.view()
 	first, _ := d.tailNodes()
-	lines, nodeLine = drawChips(raw, d.nodes, first, sel, st)
+	tw := &d.tw
+	if tw.drawnSel != sel || tw.drawnSt != st {
+		tw.drawn, tw.drawnNodes, tw.drawnSel, tw.drawnSt = tw.drawn[:0], tw.drawnNodes[:0], sel, st
+	}
+	lines = make([]string, len(raw))
+	idx := first
+	for li, l := range raw {
+		if li < len(tw.drawn) && li < len(tw.lines) {
+			lines[li] = tw.drawn[li]
+			for range tw.drawnNodes[li] {
+				nodeLine = append(nodeLine, li)
+			}
+			idx += tw.drawnNodes[li]
+			continue
+		}
+		n := 0
+		lines[li] = swapChips(l, func(k nodeKind, num int) string {
+			c := st.chip(k, num, idx == sel)
+			idx++
+			n++
+			nodeLine = append(nodeLine, li)
+			return c
+		})
+		if li < len(tw.lines) && li == len(tw.drawn) {
+			tw.drawn, tw.drawnNodes = append(tw.drawn, lines[li]), append(tw.drawnNodes, n)
+		}
+	}
 	return lines, widths, nodeLine
 }
 

@@ -22,6 +22,14 @@ type tailWrap struct {
 	cur      strings.Builder
 	curW     int
 	word     strings.Builder
+
+	// drawn caches the chip-swapped form of lines (complete lines never
+	// change), for selection drawnSel and styles drawnSt; drawnNodes[i]
+	// counts the nodes on line i.
+	drawn      []string
+	drawnNodes []int
+	drawnSel   int
+	drawnSt    *Styles
 }
 
 func (w *tailWrap) reset(width int) {
