@@ -179,11 +179,25 @@ func (l *Library) newIndex(st *store.Chromem) (*retrieve.Index, error) {
 	if l.emb == nil {
 		return nil, nil
 	}
-	idx, err := retrieve.NewIndex(st, l.emb)
+	// The BM25 index saved in the library's folder, checked against the
+	// store, spares analysing every segment again.
+	idx, err := retrieve.NewIndexDir(st, l.emb, l.dir)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't index library %q: %w", l.name, err)
 	}
 	return idx, nil
+}
+
+// saveIndex saves the BM25 index in the library's folder, for the next
+// open. The caller holds wmu and the writer lock. A failure costs only
+// time at the next open (the index is then rebuilt), so it is not
+// reported.
+func (l *Library) saveIndex() {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.dir != "" && l.idx != nil {
+		l.idx.Save(l.dir)
+	}
 }
 
 // reload reopens the store from disk and rebuilds the index: another

@@ -149,6 +149,9 @@ func (l *Library) Add(ctx context.Context, paths []string, progress func(AddProg
 	if err := a.flush(); err != nil && runErr == nil {
 		runErr = err
 	}
+	if len(rep.Added)+len(rep.Replaced)+len(rep.Moved) > 0 {
+		l.saveIndex()
+	}
 	a.report("done", "")
 	return rep, runErr
 }

@@ -61,6 +61,7 @@ func (l *Library) Remove(ctx context.Context, refs ...string) ([]store.Document,
 		}
 	}
 	l.mu.Unlock()
+	l.saveIndex()
 	l.touched()
 	return docs, nil
 }

@@ -70,6 +70,9 @@ func TestLibraryLifecycle(t *testing.T) {
 	if n := len(l.Documents()); n != 3 {
 		t.Fatalf("%d documents, want 3", n)
 	}
+	if _, err := os.Stat(filepath.Join(l.Dir(), retrieve.BM25File)); err != nil {
+		t.Errorf("no saved BM25 index after an add: %v", err)
+	}
 	before := l.Len()
 
 	// Unchanged: nothing happens.
