@@ -115,3 +115,14 @@ func TestChipsSurviveGlamour(t *testing.T) {
 		t.Errorf("%d placeholders survived, want 5:\n%s", got, joined)
 	}
 }
+
+// TestChipKeepsStyleAfter: the text after a chip gets the colour codes
+// that were in force before it again.
+func TestChipKeepsStyleAfter(t *testing.T) {
+	line := "\x1b[38;5;252mbefore ⟦1⟧ after\x1b[0m"
+	got := swapChips(line, func(nodeKind, int) string { return "\x1b[1m[1]\x1b[0m" })
+	want := "\x1b[38;5;252mbefore \x1b[1m[1]\x1b[0m\x1b[38;5;252m after\x1b[0m"
+	if got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

@@ -124,13 +124,33 @@ func trimRightANSI(l string) string {
 
 // swapChips replaces the placeholders in line with styled chips. chip is
 // called for each in order with the node's kind and number and returns the
-// styled chip.
+// styled chip. A chip ends with a reset, so the colour codes in force
+// before it are written again after it: the text that follows keeps
+// glamour's style.
 func swapChips(line string, chip func(k nodeKind, n int) string) string {
 	if !strings.ContainsRune(line, phOpen) && !strings.ContainsRune(line, phInfOpen) {
 		return line
 	}
 	var b strings.Builder
+	var sgr []string // SGR sequences in force (since the last reset)
 	for i := 0; i < len(line); {
+		if strings.HasPrefix(line[i:], "\x1b[") {
+			j := i + 2
+			for j < len(line) && (line[j] >= '0' && line[j] <= '9' || line[j] == ';' || line[j] == ':') {
+				j++
+			}
+			if j < len(line) && line[j] == 'm' {
+				seq := line[i : j+1]
+				if seq == "\x1b[0m" || seq == "\x1b[m" {
+					sgr = sgr[:0]
+				} else {
+					sgr = append(sgr, seq)
+				}
+				b.WriteString(seq)
+				i = j + 1
+				continue
+			}
+		}
 		k, n, size := parsePlaceholder(line[i:])
 		if size == 0 {
 			b.WriteByte(line[i])
@@ -138,6 +158,9 @@ func swapChips(line string, chip func(k nodeKind, n int) string) string {
 			continue
 		}
 		b.WriteString(chip(k, n))
+		for _, s := range sgr {
+			b.WriteString(s)
+		}
 		i += size
 	}
 	return b.String()
