@@ -39,8 +39,10 @@ func (f *libraryFlags) embedder() (retrieve.Embedder, error) {
 	return emb, nil
 }
 
-// open opens the library the flags name. With anyEmbedder the library opens
-// whatever embedder built it (for ls and rm).
+// open opens the library the flags name, with the embedder they ask for.
+// With anyEmbedder (search) a library that does not exist opens empty
+// instead of being created, and one built by an embedder not at hand
+// opens too, its Search then saying how to run it.
 func (f *libraryFlags) open(ctx context.Context, anyEmbedder bool) (*rag.Library, error) {
 	emb, err := f.embedder()
 	if err != nil {
