@@ -1,7 +1,7 @@
 package retrieve
 
 import (
-	"cmp"
+	"container/heap"
 	"hash/crc32"
 	"math"
 	"runtime"
@@ -175,7 +175,8 @@ func (x *BM25) Search(query string, n int, admit func(segID string) bool) []Scor
 	N := float64(x.live)
 	avg := float64(x.totalLen) / N
 	k1, b := x.K1, x.B
-	scores := make(map[int32]float64)
+	acc := getAccumulator(len(x.slots))
+	defer putAccumulator(acc)
 	for _, f := range termFreqs(Tokenize(query)) {
 		id, ok := x.dict[f.term]
 		if !ok {
@@ -195,36 +196,106 @@ func (x *BM25) Search(query string, n int, admit func(segID string) bool) []Scor
 			continue
 		}
 		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
-		w := idf * float64(f.tf) // a repeated query term counts again, as in Lucene
+		w := idf * float64(f.tf) * (k1 + 1) // a repeated query term counts again, as in Lucene
+		c0, c1 := k1*(1-b), k1*b/avg
 		for _, p := range ps {
 			sl := &x.slots[p.slot]
 			if sl.dead {
 				continue
 			}
 			tf := float64(p.tf)
-			norm := k1 * (1 - b + b*float64(sl.length)/avg)
-			scores[p.slot] += w * tf * (k1 + 1) / (tf + norm)
+			acc.add(p.slot, w*tf/(tf+c0+c1*float64(sl.length)))
 		}
 	}
-	return x.top(scores, n, admit)
+	return x.top(acc, n, admit)
 }
 
-func (x *BM25) top(scores map[int32]float64, n int, admit func(string) bool) []Scored {
-	all := make([]Scored, 0, len(scores))
-	for s, v := range scores {
-		id := x.slots[s].seg
-		if admit != nil && !admit(id) {
+// accumulator sums scores per slot: dense, with the list of slots touched.
+type accumulator struct {
+	score   []float64
+	touched []int32
+}
+
+func (a *accumulator) add(s int32, v float64) {
+	if a.score[s] == 0 {
+		a.touched = append(a.touched, s)
+	}
+	a.score[s] += v
+}
+
+var accumulators sync.Pool
+
+func getAccumulator(n int) *accumulator {
+	a, _ := accumulators.Get().(*accumulator)
+	if a == nil {
+		a = &accumulator{}
+	}
+	if cap(a.score) < n {
+		a.score = make([]float64, n, n+n/4)
+	}
+	a.score = a.score[:n]
+	return a
+}
+
+// putAccumulator clears the slots touched and pools a.
+func putAccumulator(a *accumulator) {
+	for _, s := range a.touched {
+		a.score[s] = 0
+	}
+	a.touched = a.touched[:0]
+	accumulators.Put(a)
+}
+
+// top selects the n best admitted slots with a bounded heap.
+func (x *BM25) top(acc *accumulator, n int, admit func(string) bool) []Scored {
+	h := make(scoredHeap, 0, n)
+	for _, s := range acc.touched {
+		c := Scored{x.slots[s].seg, acc.score[s]}
+		if len(h) == n && !better(c, h[0]) {
 			continue
 		}
-		all = append(all, Scored{id, v})
-	}
-	slices.SortFunc(all, func(a, b Scored) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
+		if admit != nil && !admit(c.ID) {
+			continue
 		}
-		return cmp.Compare(a.ID, b.ID)
+		if len(h) < n {
+			heap.Push(&h, c)
+		} else {
+			h[0] = c
+			heap.Fix(&h, 0)
+		}
+	}
+	slices.SortFunc(h, func(a, b Scored) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
 	})
-	return all[:min(n, len(all))]
+	return h
+}
+
+// better orders results: higher score first, then smaller id.
+func better(a, b Scored) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.ID < b.ID
+}
+
+// scoredHeap is a min-heap by better: the worst kept result on top.
+type scoredHeap []Scored
+
+func (h scoredHeap) Len() int           { return len(h) }
+func (h scoredHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h scoredHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *scoredHeap) Push(v any)        { *h = append(*h, v.(Scored)) }
+func (h *scoredHeap) Pop() any {
+	old := *h
+	v := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return v
 }
 
 // BuildBM25 indexes many segments at once, analysing their texts on all

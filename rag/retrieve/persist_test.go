@@ -3,8 +3,8 @@ package retrieve
 import (
 	"context"
 	"encoding/binary"
-	"hash/crc32"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
