@@ -80,10 +80,11 @@ func runChat(ctx context.Context, s *stdio, args []string) error {
 	}
 	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: *numbering}, conv, open)
 	defer b.Close()
+	opt := ui.Options{AddFirst: paths}
 	if len(paths) == 0 && lib.Len() == 0 && conv == nil {
-		fmt.Fprintf(s.err, "ibid: the library %q is empty: add documents with /add PATH in the chat, or run ibid PATH...\n", lf.Library)
+		opt.Notice = fmt.Sprintf("the library %q is empty: type /add PATH (files, folders, globs)", lf.Library)
 	}
-	p := tea.NewProgram(ui.New(b, ui.Options{AddFirst: paths}), tea.WithContext(ctx), tea.WithInput(s.in), tea.WithOutput(s.out))
+	p := tea.NewProgram(ui.New(b, opt), tea.WithContext(ctx), tea.WithInput(s.in), tea.WithOutput(s.out))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("chat: %w", err)
 	}

@@ -26,6 +26,9 @@ type Options struct {
 	AddFirst []string
 	// Dark forces the background; nil asks the terminal.
 	Dark *bool
+	// Notice is shown on the status line at start (e.g. that the library
+	// is empty and how to fill it).
+	Notice string
 }
 
 // Model is the root of the chat: a router. It handles the global keys,
@@ -99,6 +102,7 @@ func New(b Backend, opt Options) *Model {
 	}
 	m.help.Styles = help.DefaultStyles(dark)
 	m.lib = readLibInfo(b)
+	m.status.set(statusMsg{text: opt.Notice})
 	m.loadTurns(b.Turns())
 	return m
 }

@@ -100,6 +100,12 @@ func TestFlowAskSelectView(t *testing.T) {
 	tm.Send(press("enter"))
 	waitScreen(t, tm, "segment 3 of 6", "Passage 2 of paper 1")
 	tm.Send(press("esc"))
+	tm.Send(press("tab")) // sources pane
+	tm.Send(press("down"))
+	tm.Send(press("down"))
+	tm.Send(press("enter"))
+	waitScreen(t, tm, "[3] Paper 3", "Passage 1 of paper 3")
+	tm.Send(press("esc"))
 	tm.Send(press("ctrl+c"))
 	fm := final(t, tm)
 	tu := fm.tr.turns[0]
