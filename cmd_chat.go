@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ibid-dev/ibid/citations"
@@ -85,7 +86,20 @@ func runChat(ctx context.Context, s *stdio, args []string) error {
 		opt.Notice = fmt.Sprintf("the library %q is empty: type /add PATH (files, folders, globs)", lf.Library)
 	}
 	p := tea.NewProgram(ui.New(b, opt), tea.WithContext(ctx), tea.WithInput(s.in), tea.WithOutput(s.out))
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	_, err = p.Run()
+	// The chat saves after every answer in the background; save once more
+	// so that quitting right after an answer cannot lose it (bounded: an
+	// answer still winding down holds the conversation).
+	saved := make(chan error, 1)
+	go func() { saved <- b.Save() }()
+	select {
+	case serr := <-saved:
+		if serr != nil {
+			fmt.Fprintf(s.err, "ibid: couldn't save the conversation: %v\n", serr)
+		}
+	case <-time.After(2 * time.Second):
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("chat: %w", err)
 	}
 	return nil
