@@ -262,10 +262,12 @@ func chipStyle(st *Styles, k nodeKind, selected bool) (s styleRenderer) {
 // styleRenderer is the one method of lipgloss.Style the chips use.
 type styleRenderer interface{ Render(...string) string }
 
-// drawTail draws the open block as wrapped plain text with chips; widths
-// are the lines' display widths. Its cost follows the bytes that arrived
-// since the last frame and the size of the block, not of the answer.
-func (d *answerDoc) drawTail(width int, st *Styles, sel int) (lines []string, widths []int, nodeLine []int) {
+// drawTail draws the open block as wrapped plain text with chips, each
+// line after indent and padded with spaces to width (plus the indent).
+// Complete lines are drawn once; a frame draws the last line or two, so
+// its cost follows the bytes that arrived since the last frame, not the
+// length of the answer.
+func (d *answerDoc) drawTail(width int, indent string, st *Styles, sel int) (lines []string, nodeLine []int) {
 	if d.tw.width != max(width, 10) {
 		d.tw.reset(width)
 	}
@@ -273,8 +275,8 @@ func (d *answerDoc) drawTail(width int, st *Styles, sel int) (lines []string, wi
 	raw, widths := d.tw.view()
 	first, _ := d.tailNodes()
 	tw := &d.tw
-	if tw.drawnSel != sel || tw.drawnSt != st {
-		tw.drawn, tw.drawnNodes, tw.drawnSel, tw.drawnSt = tw.drawn[:0], tw.drawnNodes[:0], sel, st
+	if tw.drawnSel != sel || tw.drawnSt != st || tw.drawnIndent != indent {
+		tw.drawn, tw.drawnNodes, tw.drawnSel, tw.drawnSt, tw.drawnIndent = tw.drawn[:0], tw.drawnNodes[:0], sel, st, indent
 	}
 	lines = make([]string, len(raw))
 	idx := first
@@ -288,18 +290,18 @@ func (d *answerDoc) drawTail(width int, st *Styles, sel int) (lines []string, wi
 			continue
 		}
 		n := 0
-		lines[li] = swapChips(l, func(k nodeKind, num int) string {
+		lines[li] = indent + swapChips(l, func(k nodeKind, num int) string {
 			c := st.chip(k, num, idx == sel)
 			idx++
 			n++
 			nodeLine = append(nodeLine, li)
 			return c
-		})
+		}) + strings.Repeat(" ", max(width-widths[li], 0))
 		if li < len(tw.lines) && li == len(tw.drawn) {
 			tw.drawn, tw.drawnNodes = append(tw.drawn, lines[li]), append(tw.drawnNodes, n)
 		}
 	}
-	return lines, widths, nodeLine
+	return lines, nodeLine
 }
 
 // applyEvent feeds one answer event into the document.

@@ -17,8 +17,10 @@ func drawAll(d *answerDoc, width int) string {
 	for i := range d.blocks {
 		out = append(out, d.drawBlock(i, r, st, -1).lines...)
 	}
-	tl, _, _ := d.drawTail(width, st, -1)
-	out = append(out, tl...)
+	tl, _ := d.drawTail(width, "", st, -1)
+	for _, l := range tl {
+		out = append(out, strings.TrimRight(l, " "))
+	}
 	return ansi.Strip(strings.Join(out, "\n"))
 }
 

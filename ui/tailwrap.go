@@ -26,10 +26,11 @@ type tailWrap struct {
 	// drawn caches the chip-swapped form of lines (complete lines never
 	// change), for selection drawnSel and styles drawnSt; drawnNodes[i]
 	// counts the nodes on line i.
-	drawn      []string
-	drawnNodes []int
-	drawnSel   int
-	drawnSt    *Styles
+	drawn       []string
+	drawnNodes  []int
+	drawnSel    int
+	drawnSt     *Styles
+	drawnIndent string
 }
 
 func (w *tailWrap) reset(width int) {

@@ -250,21 +250,15 @@ func (t *transcript) tailLines() ([]string, []placed) {
 	if !last.streaming {
 		return nil, nil
 	}
-	tl, widths, nl := last.doc.drawTail(t.textWidth(), t.c.Styles, t.selInTurn(ti))
+	tl, nl := last.doc.drawTail(t.textWidth(), "  ", t.c.Styles, t.selInTurn(ti))
 	if len(tl) == 0 {
 		return nil, nil
 	}
-	var out []string
+	out := tl
 	if len(last.doc.blocks) > 0 {
-		out = append(out, t.blank())
+		out = append([]string{t.blank()}, tl...)
 	}
-	base := len(t.stable) + len(out)
-	for i, l := range tl {
-		if pad := t.width - 2 - widths[i]; pad > 0 {
-			l += strings.Repeat(" ", pad)
-		}
-		out = append(out, "  "+l)
-	}
+	base := len(t.stable) + len(out) - len(tl)
 	first, _ := last.doc.tailNodes()
 	var tp []placed
 	for i, ln := range nl {
