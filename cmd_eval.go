@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -98,6 +100,10 @@ func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, er
 	}
 	logf("%s: %d documents, %d queries with judgments\n", dir, len(data.Corpus), len(data.Queries))
 
+	tty := false
+	if f, ok := cfg.progress.(*os.File); ok {
+		tty = term.IsTerminal(f.Fd())
+	}
 	needDense := false
 	for _, m := range cfg.modes {
 		needDense = needDense || m != retrieve.Lexical
@@ -126,11 +132,18 @@ func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, er
 			if done%1024 >= 64 && done != len(texts) {
 				return
 			}
-			logf("\rembedding with %s: %d/%d documents", emb.Name(), done, len(texts))
+			if tty {
+				logf("\rembedding with %s: %d/%d documents", emb.Name(), done, len(texts))
+			} else {
+				logf("embedding with %s: %d/%d documents\n", emb.Name(), done, len(texts))
+			}
 		}); err != nil {
 			return nil, err
 		}
-		logf(" (%.1f s)\n", time.Since(start).Seconds())
+		if tty {
+			logf("\n")
+		}
+		logf("embedded in %.1f s\n", time.Since(start).Seconds())
 	}
 	puts := make([]store.Put, len(data.Corpus))
 	for i, d := range data.Corpus {

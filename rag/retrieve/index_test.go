@@ -235,3 +235,34 @@ func TestSearchEmptyQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchWhileAdding runs searches while documents come and go (run
+// with -race).
+func TestSearchWhileAdding(t *testing.T) {
+	ix, st := newTestIndex(t)
+	ctx := context.Background()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 20 {
+			d := paperC
+			d.id = fmt.Sprintf("cccc%04d", i)
+			doc, segs := putDoc(t, st, ix.emb, d)
+			ix.AddDocument(doc, segs)
+			if i%2 == 0 {
+				st.DeleteDocument(ctx, doc.ID)
+				ix.RemoveDocument(doc.ID)
+			}
+		}
+	}()
+	for range 50 {
+		if _, err := ix.Search(ctx, "機械学習 random effects", Options{K: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	ps, err := ix.Search(ctx, "機械学習", Options{K: 20, Mode: Lexical})
+	if err != nil || len(ps) != 10 {
+		t.Errorf("after adding 20 and removing 10: %d hits, %v", len(ps), err)
+	}
+}
