@@ -111,9 +111,14 @@ func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, er
 	emb := &cachedEmbedder{Embedder: cfg.emb, cache: map[string][]float32{}}
 	dim := 1
 	if needDense {
-		if dim = emb.Dimension(); dim <= 0 {
-			return nil, fmt.Errorf("couldn't learn the dimension of embedder %s", emb.Name())
+		vs, err := cfg.emb.Embed(ctx, []string{"dimension probe"})
+		if err != nil {
+			return nil, fmt.Errorf("%w (check --embed-model, OPENAI_BASE_URL and OPENAI_API_KEY, or use --bm25-only)", err)
 		}
+		if len(vs) != 1 || len(vs[0]) == 0 {
+			return nil, fmt.Errorf("embedder %s returned no vector", emb.Name())
+		}
+		dim = len(vs[0])
 	}
 	st, err := store.Open("", store.Info{Embedder: emb.Name(), Dimension: dim})
 	if err != nil {

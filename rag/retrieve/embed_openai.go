@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -31,8 +32,8 @@ const DefaultEmbedBatch = 64
 // NewOpenAIEmbedder returns an embedder that calls an OpenAI-compatible
 // /embeddings endpoint through go-openai: texts in batches of BatchSize,
 // each request retried with exponential backoff (0.5 s, 1 s, 2 s, ... up to
-// 6 tries) on 429 and 5xx answers and on network errors, never past the
-// context. Its Name is "openai:" + Model; its Dimension is learned from the
+// 6 tries) on 429 and 5xx answers and on network errors other than a
+// refused connection, never past the context. Its Name is "openai:" + Model; its Dimension is learned from the
 // first answer (Dimension probes the endpoint once if asked before).
 // Returned vectors are normalised.
 func NewOpenAIEmbedder(cfg OpenAIEmbedderConfig) (Embedder, error) {
@@ -178,6 +179,10 @@ func retryable(err error) bool {
 	var reqErr *openai.RequestError
 	if errors.As(err, &reqErr) {
 		return reqErr.HTTPStatusCode == http.StatusTooManyRequests || reqErr.HTTPStatusCode >= 500 || reqErr.HTTPStatusCode == 0
+	}
+	// Nothing listening: no use waiting for it.
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return false
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }

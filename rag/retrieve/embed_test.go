@@ -274,3 +274,17 @@ func TestOpenAIEmbedderNeedsModel(t *testing.T) {
 		t.Error("no error without a model")
 	}
 }
+
+func TestOpenAIEmbedderRefused(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	e, _ := NewOpenAIEmbedder(OpenAIEmbedderConfig{BaseURL: url + "/v1", Model: "m"})
+	start := time.Now()
+	if _, err := e.Embed(context.Background(), []string{"x"}); err == nil || time.Since(start) > 5*time.Second {
+		t.Errorf("err %v after %v, want a quick error", err, time.Since(start))
+	}
+	if d := e.Dimension(); d != 0 {
+		t.Errorf("Dimension of an unreachable embedder = %d", d)
+	}
+}
