@@ -22,7 +22,8 @@ type Passage struct {
 // vectors kept by the store.
 //
 // Invariants: the BM25 index holds exactly the segments of the documents
-// added (by NewIndex from the store, then AddDocument) and not removed;
+// added (by NewIndex or NewIndexDir from the store, then AddDocument) and
+// not removed;
 // the caller keeps it in step with the store by calling AddDocument after
 // each PutDocument and RemoveDocument after each delete.
 //
