@@ -1,5 +1,3 @@
-//go:build ibid_answer && ibidlib
-
 package ui
 
 import (
