@@ -37,10 +37,15 @@ const supportedExts = ".pdf, .md, .markdown, .txt, .html, .htm (or text without 
 // files ibid does not read: unknown extensions, and extension-less files
 // that are binary or not UTF-8.
 func Sniff(path string, head []byte) (format string, ok bool) {
+	ext := strings.ToLower(filepath.Ext(path))
+	// A text format's extension wins unless the file really starts as a PDF:
+	// a Markdown page that mentions "%PDF-" near its top is still Markdown.
+	if f, ok := extFormats[ext]; ok && f != "pdf" && !bytes.HasPrefix(head, []byte("%PDF-")) {
+		return f, true
+	}
 	if isPDFHead(head) {
 		return "pdf", true
 	}
-	ext := strings.ToLower(filepath.Ext(path))
 	if f, ok := extFormats[ext]; ok {
 		return f, true
 	}
