@@ -1,7 +1,6 @@
 package headless
 
 import (
-	"io"
 	"strconv"
 	"strings"
 
@@ -13,11 +12,9 @@ import (
 // definition, ready to paste into notes. An extractive answer ends with a
 // note saying so.
 type MarkdownWriter struct {
-	w        io.Writer
+	prose
 	sources  []rag.Source
 	inferred bool
-	lastNL   bool
-	wroteAny bool
 }
 
 func (m *MarkdownWriter) Write(e rag.Event) error {
@@ -41,22 +38,12 @@ func (m *MarkdownWriter) Write(e rag.Event) error {
 	case rag.EventDone:
 		s = m.done(e)
 	}
-	if s == "" {
-		return nil
-	}
-	m.wroteAny = true
-	m.lastNL = strings.HasSuffix(s, "\n")
-	if _, err := io.WriteString(m.w, s); err != nil {
-		return err
-	}
-	return flush(m.w)
+	return m.write(s)
 }
 
 func (m *MarkdownWriter) done(e rag.Event) string {
 	var b strings.Builder
-	if m.wroteAny && !m.lastNL {
-		b.WriteString("\n")
-	}
+	b.WriteString(m.lineEnd())
 	if len(m.sources) > 0 {
 		b.WriteString("\n")
 		for _, s := range m.sources {

@@ -1,7 +1,6 @@
 package headless
 
 import (
-	"io"
 	"strconv"
 	"strings"
 
@@ -16,11 +15,9 @@ import (
 // Inferred references arrive after the text (the model cited nothing); they
 // are listed after the answer, not placed inside text already written.
 type TextWriter struct {
-	w        io.Writer
+	prose
 	sources  []rag.Source
 	inferred []int
-	wroteAny bool
-	lastNL   bool
 }
 
 func (t *TextWriter) Write(e rag.Event) error {
@@ -44,22 +41,12 @@ func (t *TextWriter) Write(e rag.Event) error {
 	case rag.EventDone:
 		s = t.done(e)
 	}
-	if s == "" {
-		return nil
-	}
-	t.wroteAny = true
-	t.lastNL = strings.HasSuffix(s, "\n")
-	if _, err := io.WriteString(t.w, s); err != nil {
-		return err
-	}
-	return flush(t.w)
+	return t.write(s)
 }
 
 func (t *TextWriter) done(e rag.Event) string {
 	var b strings.Builder
-	if t.wroteAny && !t.lastNL {
-		b.WriteString("\n")
-	}
+	b.WriteString(t.lineEnd())
 	if len(t.inferred) > 0 {
 		b.WriteString("\nThe model cited no passage; these sources were inferred by text overlap:")
 		for _, n := range t.inferred {

@@ -23,9 +23,9 @@ var Formats = []string{"text", "markdown", "ndjson"}
 func NewWriter(format string, w io.Writer) (Writer, error) {
 	switch format {
 	case "text", "":
-		return &TextWriter{w: w}, nil
+		return &TextWriter{prose: prose{w: w}}, nil
 	case "markdown", "md":
-		return &MarkdownWriter{w: w}, nil
+		return &MarkdownWriter{prose: prose{w: w}}, nil
 	case "ndjson", "jsonl":
 		return &NDJSONWriter{w: w}, nil
 	}
@@ -60,4 +60,34 @@ func (n *NDJSONWriter) Write(e rag.Event) error {
 		return err
 	}
 	return flush(n.w)
+}
+
+// prose is the output shared by the text and Markdown faces: it writes and
+// flushes each piece, and remembers whether the output so far ends a line.
+type prose struct {
+	w        io.Writer
+	wroteAny bool
+	lastNL   bool
+}
+
+// write writes s (if any) and flushes it to the reader at once.
+func (p *prose) write(s string) error {
+	if s == "" {
+		return nil
+	}
+	p.wroteAny = true
+	p.lastNL = strings.HasSuffix(s, "\n")
+	if _, err := io.WriteString(p.w, s); err != nil {
+		return err
+	}
+	return flush(p.w)
+}
+
+// lineEnd is the newline needed to finish the current line before a
+// closing block, or "" when the output is empty or already ends a line.
+func (p *prose) lineEnd() string {
+	if p.wroteAny && !p.lastNL {
+		return "\n"
+	}
+	return ""
 }

@@ -113,7 +113,7 @@ func TestFormatsTimesCiteFormats(t *testing.T) {
 
 func TestTextWriterInferredAndExtractive(t *testing.T) {
 	var out bytes.Buffer
-	w := &TextWriter{w: &out}
+	w := &TextWriter{prose: prose{w: &out}}
 	src := rag.Source{Number: 1, Alias: "source_1", SegmentID: "d:0", Title: "T", Path: "/p.md", PageStart: 2, PageEnd: 3, Inferred: true}
 	for _, e := range []rag.Event{
 		{Type: rag.EventText, Text: "Some claim."},
