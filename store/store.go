@@ -1,9 +1,18 @@
-// Package store persists a library's documents, segments and vectors behind
-// one small interface. The embedded default keeps its own files on disk and
-// answers dense queries through chromem-go.
+// Package store is the contract between ibid's library and the places that
+// keep it: the types a library is made of (documents, segments, vectors),
+// the Store interface every backend implements, filters as data, and Open,
+// which picks a backend by location as database/sql picks a driver by name.
 //
-// The store knows nothing of loading, chunking or retrieval (those live in
-// package rag); it never imports rag or ui.
+// Backends live in subpackages and register themselves: store/embedded (the
+// default, a folder on disk) and store/postgres (PostgreSQL with pgvector).
+// store/storetest holds the conformance suite every backend passes; a
+// behaviour that is not in the suite is not part of the contract.
+//
+// The contract is written for a database: every call takes a context and
+// returns an error, a batch of deletes and puts commits all or nothing, and
+// both dense and keyword search are answered by the backend, where the data
+// lives. The store knows nothing of loading, chunking or answering; it never
+// imports rag, ui or cli.
 package store
 
 import (
@@ -29,19 +38,34 @@ type Document struct {
 
 // Segment is one retrievable passage of a document.
 //
-// Invariant: ID == DocumentID + ":" + strconv.Itoa(Index), and Index counts
-// from 0 in reading order without gaps.
+// Invariants: ID == DocumentID + ":" + strconv.Itoa(Index), and Index counts
+// from 0 in reading order without gaps. Text is always the document's own
+// text: it is what is shown, cited and sent to the answering model.
+// IndexText, when not empty, is what keyword search indexes instead of Text
+// (generated context, summaries or questions that steer retrieval); it is
+// never shown or cited.
 type Segment struct {
 	ID         string    `json:"id"`
 	DocumentID string    `json:"document_id"`
 	Index      int       `json:"index"`
 	Text       string    `json:"text"`
+	IndexText  string    `json:"index_text,omitempty"`
+	Parent     string    `json:"parent,omitempty"`  // id of the segment this one is a child of, "" if none
 	Section    []string  `json:"section,omitempty"` // heading path, outermost first
 	PageStart  int       `json:"page_start,omitempty"`
 	PageEnd    int       `json:"page_end,omitempty"`
 	Start      int       `json:"start"` // byte offsets in the document's text
 	End        int       `json:"end"`
-	Vector     []float32 `json:"-"` // given to PutDocument; segments read back carry none (Chromem.Vector gives a copy)
+	Vector     []float32 `json:"-"` // given to Update; segments read back carry none (see Store.Vectors)
+}
+
+// KeywordText is the text keyword search indexes for s: IndexText when set,
+// else Text.
+func (s *Segment) KeywordText() string {
+	if s.IndexText != "" {
+		return s.IndexText
+	}
+	return s.Text
 }
 
 // Info says which embedder built a library.
@@ -50,46 +74,90 @@ type Info struct {
 	Dimension int    `json:"dimension"`
 }
 
-// Hit is a dense query result.
+// Hit is a search result: a segment (without its vector) and its score,
+// higher being better. Dense search scores by cosine similarity, keyword
+// search by the backend's own relevance (BM25, ts_rank_cd); scores of the
+// two kinds are not comparable.
 type Hit struct {
-	Segment    Segment
-	Similarity float32
+	Segment Segment
+	Score   float64
 }
 
-// Filter limits a query to some segments; nil admits all.
-type Filter func(doc *Document, seg *Segment) bool
+// Put is one document with its segments (with vectors), for Update.
+type Put struct {
+	Document Document
+	Segments []Segment
+}
 
-// ErrEmbedderMismatch is returned when a library is used with an embedder
-// other than the one that built it.
-var ErrEmbedderMismatch = errors.New("library was built with a different embedder")
+// Errors every backend returns (wrapped, with context) in the same cases.
+var (
+	// ErrNotFound: no document or segment with that id.
+	ErrNotFound = errors.New("not found")
+	// ErrEmbedderMismatch: the library was built with another embedder or
+	// dimension than the one it is opened or queried with.
+	ErrEmbedderMismatch = errors.New("library was built with a different embedder")
+	// ErrBusy: another writer holds the library and this one cannot wait;
+	// the message says to retry.
+	ErrBusy = errors.New("library is busy with another writer; try again")
+	// ErrNoLibrary: the library does not exist and Options.Create was false.
+	ErrNoLibrary = errors.New("no such library")
+	// ErrClosed: the store was used after Close.
+	ErrClosed = errors.New("store is closed")
+	// ErrReadOnly: the store was opened read-only (for instance because
+	// damage was found that only a repair may touch) and refuses writes.
+	ErrReadOnly = errors.New("library is open read-only")
+)
 
-// Store is a library's persistence.
+// Store is one library's persistence.
 //
-// Invariants: PutDocument is atomic (after a crash the store holds either
-// all of the document's segments or none of them) and never loses another
-// document's segment, at any size.
+// Invariants every backend keeps (and store/storetest checks):
+//   - Update is atomic: after it returns an error, or after a crash at any
+//     moment, the library shows all of the batch or none of it, and never
+//     loses a segment of a document the batch did not name.
+//   - Segments of a document are whole: Segments(id) lists 0..n-1 for a
+//     document of n segments.
+//   - A segment whose vector is all zeros is stored but never returned by
+//     Dense.
+//   - Filters mean the same on every backend: Filter.Match is the reference.
+//   - Another process's committed changes become visible to reads without
+//     reopening.
+//
+// Concurrency: all methods may be called from many goroutines at once.
+// Writers (Update) are serialised, within a process and between processes;
+// a writer that cannot get the library gets an error wrapping ErrBusy or
+// waits, as the backend documents.
 type Store interface {
+	// Info says which embedder built the library.
 	Info() Info
-	// PutDocument stores doc and its segments (with vectors), replacing any
-	// document of the same ID.
-	PutDocument(ctx context.Context, doc Document, segs []Segment) error
-	DeleteDocument(ctx context.Context, id string) error
-	Documents() []Document
-	Document(id string) (Document, bool)
-	Segment(id string) (Segment, bool)
-	// Segments returns a document's segments in order.
-	Segments(docID string) []Segment
-	// Each visits every segment (for building the BM25 index).
-	Each(fn func(doc *Document, seg *Segment) bool)
-	Len() int
-	Query(ctx context.Context, vector []float32, k int, filter Filter) ([]Hit, error)
-	Close() error
-}
-
-// Updater is implemented by stores that can commit several changes at once
-// (Chromem does): deletes, then puts, all or nothing. Replacing a changed
-// file, whose new content hash gives it a new document ID, is
-// Update(ctx, []Put{{newDoc, segs}}, []string{oldID}).
-type Updater interface {
+	// Update deletes the documents named in deletes, then stores puts
+	// (replacing documents of the same ID), in one atomic batch. Deleting a
+	// document that is not there is an error wrapping ErrNotFound, and
+	// nothing is changed. Vectors are copied.
 	Update(ctx context.Context, puts []Put, deletes []string) error
+	// Documents lists every document, in no particular order.
+	Documents(ctx context.Context) ([]Document, error)
+	// Document returns one document, or an error wrapping ErrNotFound.
+	Document(ctx context.Context, id string) (Document, error)
+	// Segment returns one segment, by its id "{document_id}:{index}", with
+	// its document, or an error wrapping ErrNotFound.
+	Segment(ctx context.Context, id string) (Segment, Document, error)
+	// Segments returns the segments of a document whose Index is in
+	// [from, to), in order; the range is clipped to the document, and to < 0
+	// means to its end. An unknown document is an error wrapping
+	// ErrNotFound.
+	Segments(ctx context.Context, docID string, from, to int) ([]Segment, error)
+	// Vectors returns a document's vectors, row i for segment i (copies).
+	Vectors(ctx context.Context, docID string) ([][]float32, error)
+	// Len is the number of segments in the library.
+	Len(ctx context.Context) (int, error)
+	// Dense returns up to k segments the filter admits, most similar
+	// (cosine) to vector first, ties broken by segment id. A vector of
+	// another dimension is an error wrapping ErrEmbedderMismatch; the zero
+	// vector matches nothing.
+	Dense(ctx context.Context, vector []float32, k int, f Filter) ([]Hit, error)
+	// Keyword returns up to k segments the filter admits that match query's
+	// terms, best first, ties broken by segment id.
+	Keyword(ctx context.Context, query string, k int, f Filter) ([]Hit, error)
+	// Close releases the store; it must not be used afterwards.
+	Close() error
 }
