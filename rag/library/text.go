@@ -1,4 +1,4 @@
-package rag
+package library
 
 import (
 	"context"
@@ -17,25 +17,28 @@ import (
 // is gone or has changed since it was added, rebuilt from the segments,
 // with the space between them blank (exact is false).
 func (l *Library) DocumentText(ctx context.Context, id string) (text string, exact bool, err error) {
-	doc, ok := l.Document(id)
-	if !ok {
-		return "", false, fmt.Errorf("no document %q in library %q", id, l.name)
+	doc, err := l.st.Document(ctx, id)
+	if err != nil {
+		return "", false, fmt.Errorf("no document %q in library %q: %w", id, l.name, err)
 	}
-	segs := l.Segments(id)
+	segs, err := l.Segments(ctx, id)
+	if err != nil {
+		return "", false, err
+	}
 	if b, err := os.ReadFile(doc.Path); err == nil && ingest.HashBytes(b) == doc.Hash {
 		ld, err := l.getLoader().LoadBytes(ctx, doc.Path, b)
-		if err == nil && libTextFits(ld.Text, segs) {
+		if err == nil && textFits(ld.Text, segs) {
 			return ld.Text, true, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return "", false, err
 		}
 	}
-	return libRebuildText(segs), false, nil
+	return rebuildText(segs), false, nil
 }
 
-// libTextFits reports whether text holds every segment at its offsets.
-func libTextFits(text string, segs []store.Segment) bool {
+// textFits reports whether text holds every segment at its offsets.
+func textFits(text string, segs []store.Segment) bool {
 	for _, s := range segs {
 		if s.Start < 0 || s.End > len(text) || s.Start > s.End || text[s.Start:s.End] != s.Text {
 			return false
@@ -44,9 +47,9 @@ func libTextFits(text string, segs []store.Segment) bool {
 	return true
 }
 
-// libRebuildText places each segment's text at its offsets, with spaces
+// rebuildText places each segment's text at its offsets, with spaces
 // between them (a newline where the gap held one is not known).
-func libRebuildText(segs []store.Segment) string {
+func rebuildText(segs []store.Segment) string {
 	n := 0
 	for _, s := range segs {
 		n = max(n, s.End)

@@ -1,4 +1,4 @@
-package rag
+package library
 
 import (
 	"context"
@@ -22,8 +22,8 @@ func BenchmarkLibraryAdd(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				opt := LibraryOptions{InMemory: mode == "memory", Dir: filepath.Join(tmp, "lib", strconv.Itoa(i))}
-				l, err := OpenLibrary(context.Background(), opt)
+				opt := Options{InMemory: mode == "memory", Store: filepath.Join(tmp, "lib", strconv.Itoa(i))}
+				l, err := Open(context.Background(), opt)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -31,7 +31,7 @@ func BenchmarkLibraryAdd(b *testing.B) {
 				if err != nil || len(rep.Added) != 200 {
 					b.Fatalf("added %d: %v", len(rep.Added), err)
 				}
-				segs = l.Len()
+				segs = mustLen(b, l)
 				l.Close()
 			}
 			b.ReportMetric(float64(segs*b.N)/b.Elapsed().Seconds(), "segments/s")

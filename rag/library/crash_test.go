@@ -1,4 +1,4 @@
-package rag
+package library
 
 import (
 	"bufio"
@@ -34,7 +34,7 @@ func TestLibraryCancelledAdd(t *testing.T) {
 	tmp := libTestEnv(t)
 	docs := filepath.Join(tmp, "docs")
 	libManyNotes(t, docs, 40)
-	l := libOpen(t, LibraryOptions{})
+	l := libOpen(t, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rep, err := l.Add(ctx, []string{docs}, func(p AddProgress) {
@@ -53,7 +53,7 @@ func TestLibraryCancelledAdd(t *testing.T) {
 
 	// Reopened, the library holds the same; adding again completes it.
 	l.Close()
-	l = libOpen(t, LibraryOptions{})
+	l = libOpen(t, Options{})
 	libSameDocs(t, l, rep)
 	rep = libAdd(t, l, docs)
 	if got := libCounts(rep); got != "35/5/0/0/0" {
@@ -69,7 +69,7 @@ func libSameDocs(t *testing.T, l *Library, rep *AddReport) {
 	for _, d := range rep.Added {
 		want[d.ID] = true
 	}
-	got := l.Documents()
+	got := mustDocs(t, l)
 	if len(got) != len(want) {
 		t.Fatalf("library holds %d documents, report says %d added", len(got), len(want))
 	}
@@ -124,12 +124,12 @@ func TestLibraryKilledAdd(t *testing.T) {
 			t.Logf("round %d: the child finished before line %d", round, killAfter)
 		}
 
-		l, err := OpenLibrary(context.Background(), LibraryOptions{Dir: libDir})
+		l, err := Open(context.Background(), Options{Store: libDir})
 		if err != nil {
 			t.Fatalf("round %d: reopening after the kill: %v", round, err)
 		}
 		libCheckWhole(t, l)
-		n := len(l.Documents())
+		n := len(mustDocs(t, l))
 		t.Logf("round %d: killed after %d progress lines; %d documents whole", round, killAfter, n)
 		if n < have {
 			t.Fatalf("round %d: %d documents, had %d before", round, n, have)
@@ -142,7 +142,7 @@ func TestLibraryKilledAdd(t *testing.T) {
 		t.Errorf("no kill came after a commit and before the end: the test proves nothing")
 	}
 
-	l := libOpen(t, LibraryOptions{Dir: libDir})
+	l := libOpen(t, Options{Store: libDir})
 	rep := libAdd(t, l, docs)
 	if len(rep.Added)+len(rep.Unchanged) != 150 || len(rep.Unchanged) != have {
 		t.Fatalf("final add: %s, want %d unchanged and the rest added", libCounts(rep), have)
@@ -153,7 +153,7 @@ func TestLibraryKilledAdd(t *testing.T) {
 // libKillChild is the child of TestLibraryKilledAdd: it adds the folder,
 // printing a line at each step, until it is killed.
 func libKillChild(libDir, docs string) {
-	l, err := OpenLibrary(context.Background(), LibraryOptions{Dir: libDir})
+	l, err := Open(context.Background(), Options{Store: libDir})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

@@ -1,4 +1,4 @@
-package rag
+package library
 
 import (
 	"context"
@@ -8,9 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
+	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -49,9 +50,9 @@ func TestLibraryLifecycle(t *testing.T) {
 	libWrite(t, docs, libNotes)
 	ctx := context.Background()
 
-	l := libOpen(t, LibraryOptions{})
-	if l.Name() != "default" || l.Dir() != LibraryDir("default") {
-		t.Fatalf("library %q in %q, want default in %q", l.Name(), l.Dir(), LibraryDir("default"))
+	l := libOpen(t, Options{})
+	if l.Name() != "default" || l.Location() != "" {
+		t.Fatalf("library %q at %q, want default at the default location", l.Name(), l.Location())
 	}
 	var stages []string
 	rep, err := l.Add(ctx, []string{docs}, func(p AddProgress) { stages = append(stages, p.Stage) })
@@ -67,26 +68,26 @@ func TestLibraryLifecycle(t *testing.T) {
 		}
 	}
 	libCheckWhole(t, l)
-	if n := len(l.Documents()); n != 3 {
+	if n := len(mustDocs(t, l)); n != 3 {
 		t.Fatalf("%d documents, want 3", n)
 	}
-	if _, err := os.Stat(filepath.Join(l.Dir(), retrieve.BM25File)); err != nil {
+	if _, err := os.Stat(filepath.Join(libDir("default"), "bm25.idx")); err != nil {
 		t.Errorf("no saved BM25 index after an add: %v", err)
 	}
-	before := l.Len()
+	before := mustLen(t, l)
 
 	// Unchanged: nothing happens.
 	rep = libAdd(t, l, docs)
 	if got := libCounts(rep); got != "0/3/0/0/0" {
 		t.Fatalf("re-add: %s, want 3 unchanged", got)
 	}
-	if l.Len() != before {
-		t.Fatalf("re-add changed the library: %d segments, was %d", l.Len(), before)
+	if mustLen(t, l) != before {
+		t.Fatalf("re-add changed the library: %d segments, was %d", mustLen(t, l), before)
 	}
 
 	// Changed: replaced.
 	ships := filepath.Join(docs, "ships.txt")
-	old, ok := libDocAt(l, ships)
+	old, ok := libDocAt(t, l, ships)
 	if !ok {
 		t.Fatal("ships.txt not in the library")
 	}
@@ -98,11 +99,11 @@ func TestLibraryLifecycle(t *testing.T) {
 	if rep.Replaced[0].Path != ships || rep.Replaced[0].ID == old.ID {
 		t.Fatalf("replaced %+v, want a new document for %s", rep.Replaced[0], ships)
 	}
-	if _, ok := l.Document(old.ID); ok || len(l.Segments(old.ID)) != 0 {
+	if _, err := l.Document(context.Background(), old.ID); err == nil || len(mustSegs(t, l, old.ID)) != 0 {
 		t.Fatalf("old version %s still in the library", old.ID)
 	}
 	libCheckWhole(t, l)
-	if n := len(l.Documents()); n != 3 {
+	if n := len(mustDocs(t, l)); n != 3 {
 		t.Fatalf("%d documents after replace, want 3", n)
 	}
 
@@ -114,7 +115,7 @@ func TestLibraryLifecycle(t *testing.T) {
 	}
 
 	// Moved: the document takes the new path, keeping its id.
-	vol, _ := libDocAt(l, filepath.Join(docs, "sub", "volcano.md"))
+	vol, _ := libDocAt(t, l, filepath.Join(docs, "sub", "volcano.md"))
 	moved := filepath.Join(docs, "volcano-moved.md")
 	if err := os.Rename(filepath.Join(docs, "sub", "volcano.md"), moved); err != nil {
 		t.Fatal(err)
@@ -126,10 +127,10 @@ func TestLibraryLifecycle(t *testing.T) {
 	libCheckWhole(t, l)
 
 	// Everything survives a reopen.
-	want := l.Documents()
+	want := mustDocs(t, l)
 	l.Close()
-	l = libOpen(t, LibraryOptions{})
-	if got := l.Documents(); !slices.EqualFunc(got, want, func(a, b store.Document) bool { return a.ID == b.ID && a.Path == b.Path }) {
+	l = libOpen(t, Options{})
+	if got := mustDocs(t, l); !slices.EqualFunc(got, want, func(a, b store.Document) bool { return a.ID == b.ID && a.Path == b.Path }) {
 		t.Fatalf("after reopen: %+v, want %+v", got, want)
 	}
 	libCheckWhole(t, l)
@@ -139,7 +140,7 @@ func TestLibraryLifecycle(t *testing.T) {
 	if err != nil || len(removed) != 1 || removed[0].ID != vol.ID {
 		t.Fatalf("Remove(path) = %+v, %v", removed, err)
 	}
-	plants, _ := libDocAt(l, filepath.Join(docs, "plants.md"))
+	plants, _ := libDocAt(t, l, filepath.Join(docs, "plants.md"))
 	removed, err = l.Remove(ctx, plants.ID[:8])
 	if err != nil || len(removed) != 1 || removed[0].ID != plants.ID {
 		t.Fatalf("Remove(prefix) = %+v, %v", removed, err)
@@ -147,19 +148,19 @@ func TestLibraryLifecycle(t *testing.T) {
 	if _, err := l.Remove(ctx, "no-such-document"); err == nil || !strings.Contains(err.Error(), "ibid ls") {
 		t.Fatalf("Remove(unknown) = %v, want an error that points to ibid ls", err)
 	}
-	if n := len(l.Documents()); n != 1 {
+	if n := len(mustDocs(t, l)); n != 1 {
 		t.Fatalf("%d documents left, want 1", n)
 	}
 	libCheckWhole(t, l)
 	l.Close()
-	l = libOpen(t, LibraryOptions{})
-	if n := len(l.Documents()); n != 1 {
+	l = libOpen(t, Options{})
+	if n := len(mustDocs(t, l)); n != 1 {
 		t.Fatalf("%d documents after reopen, want 1", n)
 	}
 }
 
-func libDocAt(l *Library, path string) (store.Document, bool) {
-	for _, d := range l.Documents() {
+func libDocAt(t *testing.T, l *Library, path string) (store.Document, bool) {
+	for _, d := range mustDocs(t, l) {
 		if d.Path == path {
 			return d, true
 		}
@@ -170,7 +171,7 @@ func libDocAt(l *Library, path string) (store.Document, bool) {
 func TestLibrarySearch(t *testing.T) {
 	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
-	l := libOpen(t, LibraryOptions{Name: "search"})
+	l := libOpen(t, Options{Name: "search"})
 	libAdd(t, l, tmp)
 	for _, tc := range []struct{ query, file, text string }{
 		{"how does chlorophyll absorb light", "plants.md", "Chlorophyll"},
@@ -188,9 +189,9 @@ func TestLibrarySearch(t *testing.T) {
 		if filepath.Base(top.Document.Path) != tc.file || !strings.Contains(top.Segment.Text, tc.text) {
 			t.Errorf("%q: top passage %s %q, want %s", tc.query, top.Document.Path, top.Segment.Text, tc.file)
 		}
-		seg, doc, ok := l.Segment(top.Segment.ID)
-		if !ok || seg.Text != top.Segment.Text || doc.ID != top.Document.ID {
-			t.Errorf("Segment(%s) = %v %v %v", top.Segment.ID, seg, doc, ok)
+		seg, doc, err := l.Segment(context.Background(), top.Segment.ID)
+		if err != nil || seg.Text != top.Segment.Text || doc.ID != top.Document.ID {
+			t.Errorf("Segment(%s) = %v %v %v", top.Segment.ID, seg, doc, err)
 		}
 	}
 }
@@ -206,7 +207,7 @@ func TestLibraryBadInputs(t *testing.T) {
 		"corrupt.pdf": "%PDF-1.7\nthis is not really a pdf\n",
 		"blank.md":    "---\ntitle: nothing\n---\n\n   \n",
 	})
-	l := libOpen(t, LibraryOptions{})
+	l := libOpen(t, Options{})
 	rep := libAdd(t, l, dir, filepath.Join(tmp, "no-such-file.md"))
 	if len(rep.Added) != 1 || filepath.Base(rep.Added[0].Path) != "good.md" {
 		t.Fatalf("added %+v, want good.md only", rep.Added)
@@ -231,13 +232,13 @@ func TestLibraryEmbedderMismatch(t *testing.T) {
 	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
 	fake := &fakeEmbedder{name: "fake-a", dim: 16}
-	l := libOpen(t, LibraryOptions{Name: "fake", Embedder: fake})
+	l := libOpen(t, Options{Name: "fake", Embedder: fake})
 	libAdd(t, l, tmp)
-	n := len(l.Documents())
+	n := len(mustDocs(t, l))
 	l.Close()
 
 	// The default (local) embedder is refused, with how to go on.
-	_, err := OpenLibrary(context.Background(), LibraryOptions{Name: "fake"})
+	_, err := Open(context.Background(), Options{Name: "fake"})
 	if !errors.Is(err, store.ErrEmbedderMismatch) {
 		t.Fatalf("open with the local embedder: %v, want ErrEmbedderMismatch", err)
 	}
@@ -247,15 +248,15 @@ func TestLibraryEmbedderMismatch(t *testing.T) {
 		}
 	}
 	// Another remote embedder too.
-	_, err = OpenLibrary(context.Background(), LibraryOptions{Name: "fake", Embedder: &fakeEmbedder{name: "fake-b", dim: 16}})
+	_, err = Open(context.Background(), Options{Name: "fake", Embedder: &fakeEmbedder{name: "fake-b", dim: 16}})
 	if !errors.Is(err, store.ErrEmbedderMismatch) || !strings.Contains(err.Error(), "--embed-model fake-b PATH") {
 		t.Fatalf("open with fake-b: %v", err)
 	}
 
 	// Listing needs no embedder; adding and searching then say which one.
-	l = libOpen(t, LibraryOptions{Name: "fake", AnyEmbedder: true})
-	if len(l.Documents()) != n || l.EmbedderName() != "fake-a" {
-		t.Fatalf("AnyEmbedder: %d documents by %s, want %d by fake-a", len(l.Documents()), l.EmbedderName(), n)
+	l = libOpen(t, Options{Name: "fake", AnyEmbedder: true})
+	if len(mustDocs(t, l)) != n || l.EmbedderName() != "fake-a" {
+		t.Fatalf("AnyEmbedder: %d documents by %s, want %d by fake-a", len(mustDocs(t, l)), l.EmbedderName(), n)
 	}
 	if _, err := l.Search(context.Background(), "light", retrieve.Options{K: 1}); !errors.Is(err, store.ErrEmbedderMismatch) || !strings.Contains(err.Error(), "--embed-model fake-a") {
 		t.Fatalf("Search without the embedder: %v", err)
@@ -263,12 +264,12 @@ func TestLibraryEmbedderMismatch(t *testing.T) {
 	l.Close()
 
 	// Rebuilding: delete the library, then build it with the local embedder.
-	if err := DeleteLibrary(context.Background(), LibraryOptions{Name: "fake"}); err != nil {
+	if err := Delete(context.Background(), Options{Name: "fake"}); err != nil {
 		t.Fatal(err)
 	}
-	l = libOpen(t, LibraryOptions{Name: "fake"})
-	if l.Len() != 0 || l.EmbedderName() != retrieve.NewLocalEmbedder().Name() {
-		t.Fatalf("rebuilt library: %d segments by %s", l.Len(), l.EmbedderName())
+	l = libOpen(t, Options{Name: "fake"})
+	if mustLen(t, l) != 0 || l.EmbedderName() != retrieve.NewLocalEmbedder().Name() {
+		t.Fatalf("rebuilt library: %d segments by %s", mustLen(t, l), l.EmbedderName())
 	}
 	if got := libCounts(libAdd(t, l, tmp)); got != "3/0/0/0/0" {
 		t.Fatalf("rebuild add: %s", got)
@@ -277,11 +278,11 @@ func TestLibraryEmbedderMismatch(t *testing.T) {
 
 func TestLibraryAnyEmbedderMissing(t *testing.T) {
 	libTestEnv(t)
-	l := libOpen(t, LibraryOptions{Name: "nothing", AnyEmbedder: true})
-	if l.Len() != 0 || l.Dir() != "" {
-		t.Fatalf("missing library opened as %d segments in %q", l.Len(), l.Dir())
+	l := libOpen(t, Options{Name: "nothing", AnyEmbedder: true})
+	if mustLen(t, l) != 0 || !l.InMemory() {
+		t.Fatalf("missing library opened as %d segments at %q", mustLen(t, l), l.Location())
 	}
-	if _, err := os.Stat(LibraryDir("nothing")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(libDir("nothing")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("listing created the library folder: %v", err)
 	}
 }
@@ -289,7 +290,7 @@ func TestLibraryAnyEmbedderMissing(t *testing.T) {
 func TestLibraryNames(t *testing.T) {
 	libTestEnv(t)
 	for _, bad := range []string{"../x", "a/b", ".", "..", `a\b`} {
-		if _, err := OpenLibrary(context.Background(), LibraryOptions{Name: bad}); err == nil {
+		if _, err := Open(context.Background(), Options{Name: bad}); err == nil {
 			t.Errorf("library name %q accepted", bad)
 		}
 	}
@@ -299,14 +300,14 @@ func TestLibraryEmbedderFailureStops(t *testing.T) {
 	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
 	fake := &fakeEmbedder{name: "fake-a", dim: 16}
-	l := libOpen(t, LibraryOptions{Embedder: fake})
+	l := libOpen(t, Options{Embedder: fake})
 	fake.fail = errors.New("connection refused")
 	rep, err := l.Add(context.Background(), []string{tmp}, nil)
 	if err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("Add with a failing embedder: %v", err)
 	}
-	if len(rep.Added) != 0 || l.Len() != 0 {
-		t.Fatalf("added %d documents, %d segments with a failing embedder", len(rep.Added), l.Len())
+	if len(rep.Added) != 0 || mustLen(t, l) != 0 {
+		t.Fatalf("added %d documents, %d segments with a failing embedder", len(rep.Added), mustLen(t, l))
 	}
 }
 
@@ -316,22 +317,22 @@ func TestLibraryEmbedderFailureStops(t *testing.T) {
 func TestLibraryTwoWriters(t *testing.T) {
 	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
-	a := libOpen(t, LibraryOptions{Name: "shared"})
-	b := libOpen(t, LibraryOptions{Name: "shared"})
+	a := libOpen(t, Options{Name: "shared"})
+	b := libOpen(t, Options{Name: "shared"})
 	libAdd(t, a, filepath.Join(tmp, "plants.md"))
 	rep := libAdd(t, b, filepath.Join(tmp, "ships.txt"), filepath.Join(tmp, "plants.md"))
 	if got := libCounts(rep); got != "1/1/0/0/0" {
 		t.Fatalf("second writer: %s, want 1 added, 1 unchanged", got)
 	}
-	if n := len(b.Documents()); n != 2 {
+	if n := len(mustDocs(t, b)); n != 2 {
 		t.Fatalf("second writer sees %d documents, want 2", n)
 	}
 	removed, err := a.Remove(context.Background(), filepath.Join(tmp, "ships.txt"))
 	if err != nil || len(removed) != 1 {
 		t.Fatalf("first writer removing the second's document: %v %v", removed, err)
 	}
-	c := libOpen(t, LibraryOptions{Name: "shared"})
-	if n := len(c.Documents()); n != 1 {
+	c := libOpen(t, Options{Name: "shared"})
+	if n := len(mustDocs(t, c)); n != 1 {
 		t.Fatalf("%d documents, want 1", n)
 	}
 	libCheckWhole(t, c)
@@ -340,13 +341,13 @@ func TestLibraryTwoWriters(t *testing.T) {
 func TestLibraryInMemory(t *testing.T) {
 	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
-	l := libOpen(t, LibraryOptions{InMemory: true})
+	l := libOpen(t, Options{InMemory: true})
 	libAdd(t, l, tmp)
-	if len(l.Documents()) != 3 || l.Dir() != "" {
-		t.Fatalf("in memory: %d documents in %q", len(l.Documents()), l.Dir())
+	if len(mustDocs(t, l)) != 3 || !l.InMemory() {
+		t.Fatalf("in memory: %d documents at %q", len(mustDocs(t, l)), l.Location())
 	}
-	if _, err := os.Stat(DataDir()); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("in-memory library wrote to %s: %v", DataDir(), err)
+	if _, err := os.Stat(xdg.DataDir()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("in-memory library wrote to %s: %v", xdg.DataDir(), err)
 	}
 }
 
@@ -356,7 +357,7 @@ func TestLibraryPDFs(t *testing.T) {
 		t.Skipf("no shared PDFs: %v", err)
 	}
 	libTestEnv(t)
-	l := libOpen(t, LibraryOptions{})
+	l := libOpen(t, Options{})
 	rep := libAdd(t, l, dir)
 	if len(rep.Added) < 3 {
 		t.Fatalf("added %d PDFs, want at least 3; skipped %+v", len(rep.Added), rep.Skipped)
@@ -380,67 +381,42 @@ func TestLibraryPDFs(t *testing.T) {
 func TestLibraryDocumentText(t *testing.T) {
 	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
-	l := libOpen(t, LibraryOptions{})
+	l := libOpen(t, Options{})
 	libAdd(t, l, tmp)
-	doc, _ := libDocAt(l, filepath.Join(tmp, "plants.md"))
+	doc, _ := libDocAt(t, l, filepath.Join(tmp, "plants.md"))
 	text, exact, err := l.DocumentText(context.Background(), doc.ID)
-	if err != nil || !exact || !libTextFits(text, l.Segments(doc.ID)) {
-		t.Fatalf("DocumentText: exact %v, %v, fits %v", exact, err, libTextFits(text, l.Segments(doc.ID)))
+	if err != nil || !exact || !libTextFits(text, mustSegs(t, l, doc.ID)) {
+		t.Fatalf("DocumentText: exact %v, %v, fits %v", exact, err, libTextFits(text, mustSegs(t, l, doc.ID)))
 	}
 	// The file changed: rebuilt from the segments, which still fit.
 	libWrite(t, tmp, map[string]string{"plants.md": "changed"})
 	rebuilt, exact, err := l.DocumentText(context.Background(), doc.ID)
-	if err != nil || exact || !libTextFits(rebuilt, l.Segments(doc.ID)) || len(rebuilt) > len(text) {
+	if err != nil || exact || !libTextFits(rebuilt, mustSegs(t, l, doc.ID)) || len(rebuilt) > len(text) {
 		t.Fatalf("rebuilt text: exact %v, %v, %d bytes of %d", exact, err, len(rebuilt), len(text))
 	}
 }
 
-// TestLibraryWaitsForLock: while another writer holds the library's lock
-// (a separate open file, as another process would have), Add says it is
-// waiting, and goes on when the lock is released; a cancel while waiting
-// returns at once.
-func TestLibraryWaitsForLock(t *testing.T) {
+// TestLibraryConcurrentAdders: two handles on one library (as two
+// processes would have) adding at once both succeed, and the library ends
+// with every document whole, once.
+func TestLibraryConcurrentAdders(t *testing.T) {
 	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
-	l := libOpen(t, LibraryOptions{})
-	unlock, err := libLock(context.Background(), l.Dir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waiting := make(chan struct{})
-	done := make(chan *AddReport)
-	go func() {
-		rep, err := l.Add(context.Background(), []string{tmp}, func(p AddProgress) {
-			if p.Stage == "waiting" {
-				close(waiting)
+	libWrite(t, tmp, map[string]string{"more/new.md": "# New\n\nA note about lighthouses.\n"})
+	a := libOpen(t, Options{Name: "shared"})
+	b := libOpen(t, Options{Name: "shared"})
+	var wg sync.WaitGroup
+	for _, l := range []*Library{a, b} {
+		wg.Go(func() {
+			if _, err := l.Add(context.Background(), []string{tmp}, nil); err != nil {
+				t.Errorf("concurrent Add: %v", err)
 			}
 		})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- rep
-	}()
-	<-waiting
-	select {
-	case <-done:
-		t.Fatal("Add went on while the lock was held")
-	case <-time.After(300 * time.Millisecond):
 	}
-	unlock()
-	if rep := <-done; len(rep.Added) != 3 {
-		t.Fatalf("after the lock was released: %s", libCounts(rep))
-	}
-
-	unlock, err = libLock(context.Background(), l.Dir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	libWrite(t, tmp, map[string]string{"new.md": "# New\n\nA note about lighthouses.\n"})
-	if _, err := l.Add(ctx, []string{tmp}, nil); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Add cancelled while waiting: %v", err)
+	wg.Wait()
+	libCheckWhole(t, a)
+	if n := len(mustDocs(t, b)); n != 4 {
+		t.Fatalf("%d documents after two concurrent adds of 4 files, want 4", n)
 	}
 }
 
@@ -449,9 +425,9 @@ func TestLibraryWaitsForLock(t *testing.T) {
 func TestLibrarySeesOtherWriters(t *testing.T) {
 	tmp := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, tmp, libNotes)
-	chat := libOpen(t, LibraryOptions{Name: "shared"})
+	chat := libOpen(t, Options{Name: "shared"})
 	libAdd(t, chat, filepath.Join(tmp, "plants.md"))
-	other := libOpen(t, LibraryOptions{Name: "shared"}) // as another process would
+	other := libOpen(t, Options{Name: "shared"}) // as another process would
 	libAdd(t, other, filepath.Join(tmp, "ships.txt"))
 
 	ps, err := chat.Search(context.Background(), "clipper ships tea", retrieve.Options{K: 1})
@@ -461,16 +437,56 @@ func TestLibrarySeesOtherWriters(t *testing.T) {
 	if _, err := other.Remove(context.Background(), filepath.Join(tmp, "ships.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(chat.Documents()); n != 1 {
+	if n := len(mustDocs(t, chat)); n != 1 {
 		t.Fatalf("chat sees %d documents after the other removed one, want 1", n)
 	}
-	if err := DeleteLibrary(context.Background(), LibraryOptions{Name: "shared"}); err != nil {
+	if err := Delete(context.Background(), Options{Name: "shared"}); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(chat.Documents()); n != 1 { // gone: the old view stays, nothing is created
+	if n := len(mustDocs(t, chat)); n != 1 { // gone: the old view stays, nothing is created
 		t.Fatalf("chat sees %d documents after the library was deleted", n)
 	}
-	if _, ok, _ := store.ReadInfo(chat.Dir()); ok {
-		t.Fatal("refreshing recreated a deleted library")
+	if _, err := os.Stat(libDir("shared")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("refreshing recreated a deleted library: %v", err)
+	}
+}
+
+// TestLibraryCloseCancelsAdd: closing a library while an Add runs (the
+// chat quitting during /add) cancels the add within a second, and the
+// library keeps whole documents only.
+func TestLibraryCloseCancelsAdd(t *testing.T) {
+	tmp := libTestEnv(t)
+	docs := filepath.Join(tmp, "docs")
+	libManyNotes(t, docs, 60)
+	started := make(chan struct{})
+	var once sync.Once
+	slow := &fakeEmbedder{name: "slow", dim: 8, hook: func() {
+		once.Do(func() { close(started) })
+		time.Sleep(50 * time.Millisecond)
+	}}
+	l, err := Open(context.Background(), Options{Name: "closing", Embedder: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := make(chan error, 1)
+	go func() {
+		_, err := l.Add(context.Background(), []string{docs}, nil)
+		added <- err
+	}()
+	<-started
+	begin := time.Now()
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if d := time.Since(begin); d > time.Second {
+		t.Fatalf("Close took %v while an add ran, want under a second", d)
+	}
+	if err := <-added; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the add ended with %v, want context.Canceled", err)
+	}
+	l = libOpen(t, Options{Name: "closing", Embedder: slow})
+	libCheckWhole(t, l)
+	if n := len(mustDocs(t, l)); n >= 60 {
+		t.Fatalf("%d documents: the add was not cut short", n)
 	}
 }

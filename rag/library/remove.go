@@ -1,4 +1,4 @@
-package rag
+package library
 
 import (
 	"context"
@@ -17,64 +17,45 @@ import (
 // every document under it. If any ref names no document, or a prefix names
 // several, Remove removes nothing and says which.
 func (l *Library) Remove(ctx context.Context, refs ...string) ([]store.Document, error) {
+	ctx, cancel := l.bind(ctx) // Close cancels it
+	defer cancel()
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
-	unlock, err := libLock(ctx, l.dir, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 
-	docs, ids, err := l.resolve(refs)
-	if err != nil && l.dir != "" {
-		// Another process may have added what refs name since we opened
-		// the library: look again in what is on disk.
-		if rerr := l.reload(); rerr != nil {
-			return nil, rerr
-		}
-		docs, ids, err = l.resolve(refs)
-	}
+	docs, ids, err := l.resolve(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	err = l.store().Update(ctx, nil, ids)
-	if errors.Is(err, store.ErrChanged) {
-		// Another process wrote since we opened the library: look again.
-		if err := l.reload(); err != nil {
+	err = l.st.Update(ctx, nil, ids)
+	if errors.Is(err, store.ErrNotFound) {
+		// Another process removed or replaced one of them meanwhile: look
+		// again.
+		if docs, ids, err = l.resolve(ctx, refs); err != nil {
 			return nil, err
 		}
-		if docs, ids, err = l.resolve(refs); err != nil {
-			return nil, err
-		}
-		err = l.store().Update(ctx, nil, ids)
+		err = l.st.Update(ctx, nil, ids)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("couldn't remove documents from library %q: %w", l.name, err)
 	}
-	l.mu.Lock()
-	if l.idx != nil {
-		for _, id := range ids {
-			l.idx.RemoveDocument(id)
-		}
-	}
-	l.mu.Unlock()
-	l.saveIndex()
-	l.touched()
 	return docs, nil
 }
 
 // resolve finds the documents refs name, each once, in the order named.
-func (l *Library) resolve(refs []string) ([]store.Document, []string, error) {
-	all := l.Documents()
+func (l *Library) resolve(ctx context.Context, refs []string) ([]store.Document, []string, error) {
+	all, err := l.Documents(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	seen := make(map[string]bool)
 	var docs []store.Document
 	var ids []string
 	var missing []string
 	for _, ref := range refs {
-		found, err := libMatch(all, ref)
+		found, err := match(all, ref)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -97,12 +78,12 @@ func (l *Library) resolve(refs []string) ([]store.Document, []string, error) {
 		return nil, nil, fmt.Errorf("no document in library %q is %q (nothing removed); see ibid ls --library %s", l.name, missing[0], l.name)
 	}
 	return nil, nil, fmt.Errorf("no document in library %q is %s (nothing removed); see ibid ls --library %s",
-		l.name, strings.Join(libQuote(missing), " or "), l.name)
+		l.name, strings.Join(quote(missing), " or "), l.name)
 }
 
-// libMatch finds the documents ref names: exact id, path, folder, then
+// match finds the documents ref names: exact id, path, folder, then
 // unique id prefix.
-func libMatch(all []store.Document, ref string) ([]store.Document, error) {
+func match(all []store.Document, ref string) ([]store.Document, error) {
 	if ref == "" {
 		return nil, nil
 	}
@@ -151,7 +132,7 @@ func libMatch(all []store.Document, ref string) ([]store.Document, error) {
 	return found, nil
 }
 
-func libQuote(ss []string) []string {
+func quote(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
 		out[i] = fmt.Sprintf("%q", s)

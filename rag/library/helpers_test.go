@@ -1,9 +1,10 @@
-package rag
+package library
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -39,9 +41,9 @@ func libWrite(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
-func libOpen(t *testing.T, opt LibraryOptions) *Library {
+func libOpen(t *testing.T, opt Options) *Library {
 	t.Helper()
-	l, err := OpenLibrary(context.Background(), opt)
+	l, err := Open(context.Background(), opt)
 	if err != nil {
 		t.Fatalf("OpenLibrary: %v", err)
 	}
@@ -69,26 +71,67 @@ func libCounts(r *AddReport) string {
 // the library's dimension; and the library's segment count adds up.
 func libCheckWhole(t *testing.T, l *Library) {
 	t.Helper()
+	ctx := context.Background()
 	total := 0
-	for _, d := range l.Documents() {
-		segs := l.Segments(d.ID)
+	for _, d := range mustDocs(t, l) {
+		segs := mustSegs(t, l, d.ID)
 		if len(segs) != d.Segments || len(segs) == 0 {
 			t.Errorf("document %s (%s) has %d segments, records %d", d.ID, d.Path, len(segs), d.Segments)
+		}
+		vecs, err := l.Store().Vectors(ctx, d.ID)
+		if err != nil || len(vecs) != len(segs) {
+			t.Errorf("document %s: %d vectors for %d segments (%v)", d.ID, len(vecs), len(segs), err)
 		}
 		for i, s := range segs {
 			if s.Index != i || s.ID != d.ID+":"+strconv.Itoa(i) || s.DocumentID != d.ID {
 				t.Errorf("document %s: segment %d is %+v", d.ID, i, s)
 			}
-			v, ok := l.store().Vector(s.ID)
-			if !ok || len(v) != l.store().Info().Dimension {
-				t.Errorf("segment %s: vector %v, %d", s.ID, ok, len(v))
+			if i < len(vecs) && len(vecs[i]) != l.Store().Info().Dimension {
+				t.Errorf("segment %s: vector of dimension %d", s.ID, len(vecs[i]))
 			}
 		}
 		total += len(segs)
 	}
-	if total != l.Len() {
-		t.Errorf("documents hold %d segments, library says %d", total, l.Len())
+	if total != mustLen(t, l) {
+		t.Errorf("documents hold %d segments, library says %d", total, mustLen(t, l))
 	}
+}
+
+func mustDocs(t testing.TB, l *Library) []store.Document {
+	t.Helper()
+	docs, err := l.Documents(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs
+}
+
+func mustLen(t testing.TB, l *Library) int {
+	t.Helper()
+	n, err := l.Len(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// mustSegs is a document's segments; none for a document not there.
+func mustSegs(t testing.TB, l *Library, docID string) []store.Segment {
+	t.Helper()
+	segs, err := l.Segments(context.Background(), docID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return segs
+}
+
+// libDir is the folder of the embedded library called name, under the
+// test's XDG_DATA_HOME.
+func libDir(name string) string {
+	return filepath.Join(xdg.DataDir(), "libraries", name)
 }
 
 // fakeEmbedder is a deterministic embedder with another name than the
@@ -130,5 +173,3 @@ func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	}
 	return out, nil
 }
-
-var _ store.Store = (*store.Chromem)(nil)
