@@ -1,4 +1,4 @@
-package retrieve
+package keyword
 
 // stem returns the Porter stem (M. F. Porter, "An algorithm for suffix
 // stripping", 1980, in the form of his reference C implementation, as used

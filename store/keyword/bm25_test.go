@@ -1,4 +1,4 @@
-package retrieve
+package keyword
 
 import (
 	"math"
@@ -116,10 +116,10 @@ func segID(i int) string {
 	return string(b)
 }
 
-func TestBuildBM25MatchesAdd(t *testing.T) {
+func TestBuildMatchesAdd(t *testing.T) {
 	texts := []string{"Graph neural networks for molecules", "機械学習による翻訳", "Neural machine translation", "molecules and graphs"}
 	ids := []string{"a:0", "b:0", "c:0", "d:0"}
-	built := BuildBM25(ids, texts)
+	built := Build(ids, texts)
 	added := NewBM25()
 	for i := range ids {
 		added.Add(ids[i], texts[i])

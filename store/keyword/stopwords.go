@@ -1,4 +1,4 @@
-package retrieve
+package keyword
 
 // stopwords is Lucene's English stop set (EnglishAnalyzer's default, also
 // Anserini's): the 33 function words that carry no retrieval signal.

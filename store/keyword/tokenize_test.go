@@ -1,4 +1,4 @@
-package retrieve
+package keyword
 
 import (
 	"slices"

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/store"
+	_ "github.com/ibid-dev/ibid/store/embedded" // the "memory:" store
 )
 
 // testDoc is a document with one segment per text, in sections.
@@ -30,7 +31,7 @@ func putDoc(t *testing.T, st store.Store, emb Embedder, d testDoc) (store.Docume
 			segs[i].Section = d.sections[i]
 		}
 	}
-	if err := st.PutDocument(context.Background(), doc, segs); err != nil {
+	if err := st.Update(context.Background(), []store.Put{{Document: doc, Segments: segs}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	return doc, segs
@@ -57,22 +58,42 @@ var (
 	}
 )
 
-func newTestIndex(t *testing.T) (*Index, store.Store) {
+// testIndex is a store in memory holding paperA and noteB, with the
+// embedder that built it.
+type testIndex struct {
+	st  store.Store
+	emb Embedder
+}
+
+func (ix testIndex) Search(ctx context.Context, query string, opt Options) ([]Passage, error) {
+	return Search(ctx, ix.st, ix.emb, query, opt)
+}
+
+func newTestIndex(t *testing.T) (testIndex, store.Store) {
 	t.Helper()
 	emb := NewLocalEmbedder()
-	st, err := store.Open("", store.Info{Embedder: emb.Name(), Dimension: emb.Dimension()})
+	st := memStore(t, emb)
+	for _, d := range []testDoc{paperA, noteB} {
+		putDoc(t, st, emb, d)
+	}
+	return testIndex{st, emb}, st
+}
+
+func memStore(t testing.TB, emb Embedder) store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), "memory:", store.Options{Info: store.Info{Embedder: emb.Name(), Dimension: emb.Dimension()}, Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	for _, d := range []testDoc{paperA, noteB} {
-		putDoc(t, st, emb, d)
-	}
-	ix, err := NewIndex(st, emb)
-	if err != nil {
+	return st
+}
+
+func deleteDoc(t testing.TB, st store.Store, id string) {
+	t.Helper()
+	if err := st.Update(context.Background(), nil, []string{id}); err != nil {
 		t.Fatal(err)
 	}
-	return ix, st
 }
 
 func hitIDs(ps []Passage) []string {
@@ -183,46 +204,58 @@ func TestSearchNeighbours(t *testing.T) {
 	}
 }
 
-func TestIndexAddRemove(t *testing.T) {
+func TestSearchFollowsStore(t *testing.T) {
 	ix, st := newTestIndex(t)
 	ctx := context.Background()
-	doc, segs := putDoc(t, st, ix.emb, paperC)
-	ix.AddDocument(doc, segs)
+	putDoc(t, st, ix.emb, paperC)
 	ps, err := ix.Search(ctx, "機械学習", Options{K: 1, Mode: Lexical})
 	if err != nil || len(ps) != 1 || ps[0].Segment.ID != "cccc3333:0" {
-		t.Fatalf("after AddDocument: %v, %v", hitIDs(ps), err)
+		t.Fatalf("after adding: %v, %v", hitIDs(ps), err)
 	}
-	if err := st.DeleteDocument(ctx, doc.ID); err != nil {
-		t.Fatal(err)
-	}
-	ix.RemoveDocument(doc.ID)
-	for _, m := range []Mode{Hybrid, Lexical} {
+	deleteDoc(t, st, paperC.id)
+	for _, m := range []Mode{Hybrid, Lexical, Dense} {
 		ps, err = ix.Search(ctx, "機械学習", Options{Mode: m})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range ps {
-			if p.Document.ID == doc.ID {
+			if p.Document.ID == paperC.id {
 				t.Errorf("%v: removed document found", m)
 			}
 		}
 	}
-	// A hit whose document the store lost before the index heard of it is
-	// skipped, not returned half-empty.
-	if err := st.DeleteDocument(ctx, noteB.id); err != nil {
+	if n, err := st.Len(ctx); err != nil || n != 7 {
+		t.Errorf("store holds %d segments (%v), want 7", n, err)
+	}
+}
+
+// TestSearchPages: the page range of Options reaches the store's filter.
+func TestSearchPages(t *testing.T) {
+	emb := NewLocalEmbedder()
+	st := memStore(t, emb)
+	d := paperA
+	doc, segs := store.Document{ID: d.id, Path: d.path, Format: "pdf"}, []store.Segment{}
+	vs, _ := emb.Embed(context.Background(), d.texts)
+	for i, text := range d.texts {
+		segs = append(segs, store.Segment{ID: fmt.Sprintf("%s:%d", d.id, i), DocumentID: d.id, Index: i, Text: text,
+			PageStart: i + 1, PageEnd: i + 1, Vector: vs[i]})
+	}
+	if err := st.Update(context.Background(), []store.Put{{Document: doc, Segments: segs}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	ps, err = ix.Search(ctx, "plain words", Options{Mode: Lexical})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range ps {
-		if p.Document.ID == noteB.id {
-			t.Errorf("stale hit %s returned", p.Segment.ID)
+	for _, m := range []Mode{Hybrid, Dense, Lexical} {
+		ps, err := Search(context.Background(), st, emb, "random effects hospitals folding", Options{K: 10, Mode: m, PageFrom: 3, PageTo: 4, Neighbours: -1})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if ix.BM25().Len() != 7 {
-		t.Errorf("BM25 holds %d segments, want 7", ix.BM25().Len())
+		if got := hitIDs(ps); len(got) == 0 || !slices.ContainsFunc(got, func(id string) bool { return id == "aaaa1111:2" }) {
+			t.Errorf("%v: %v, want pages 3-4 only", m, got)
+		}
+		for _, p := range ps {
+			if p.Segment.PageStart < 3 || p.Segment.PageStart > 4 {
+				t.Errorf("%v: page %d admitted", m, p.Segment.PageStart)
+			}
+		}
 	}
 }
 
@@ -247,11 +280,9 @@ func TestSearchWhileAdding(t *testing.T) {
 		for i := range 20 {
 			d := paperC
 			d.id = fmt.Sprintf("cccc%04d", i)
-			doc, segs := putDoc(t, st, ix.emb, d)
-			ix.AddDocument(doc, segs)
+			doc, _ := putDoc(t, st, ix.emb, d)
 			if i%2 == 0 {
-				st.DeleteDocument(ctx, doc.ID)
-				ix.RemoveDocument(doc.ID)
+				deleteDoc(t, st, doc.ID)
 			}
 		}
 	}()

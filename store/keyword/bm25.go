@@ -1,7 +1,6 @@
-package retrieve
+package keyword
 
 import (
-	"container/heap"
 	"hash/crc32"
 	"math"
 	"runtime"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/ibid-dev/ibid/store/internal/topk"
 )
 
 // Default BM25 parameters: Anserini's for BEIR (k1 0.9, b 0.4), which also
@@ -96,6 +97,27 @@ func termFreqs(toks []string) []termFreq {
 	}
 	return out
 }
+
+// Terms is a text analysed for the index: its terms with their
+// frequencies and a checksum of the text. Analysing is the costly part of
+// adding; a writer does it before it takes its lock, then AddTerms.
+type Terms struct {
+	tfs []termFreq
+	sum uint32
+}
+
+// Analyser analyses many texts on one goroutine, normalising each distinct
+// word once. The zero value is ready; it is not safe for concurrent use.
+type Analyser struct{ a analyser }
+
+// Terms analyses text.
+func (a *Analyser) Terms(text string) Terms {
+	return Terms{tfs: a.a.termFreqs(text), sum: textSum(text)}
+}
+
+// AddTerms indexes analysed text under segID, replacing any earlier text of
+// that id.
+func (x *BM25) AddTerms(segID string, t Terms) { x.addTerms(segID, t.sum, t.tfs) }
 
 func (x *BM25) addTerms(segID string, sum uint32, tfs []termFreq) {
 	x.Remove(segID)
@@ -250,34 +272,17 @@ func putAccumulator(a *accumulator) {
 	accumulators.Put(a)
 }
 
-// top selects the n best admitted slots with a bounded heap.
+// top selects the n best admitted slots.
 func (x *BM25) top(acc *accumulator, n int, admit func(string) bool) []Scored {
-	h := make(scoredHeap, 0, n)
+	h := topk.New(n, better)
 	for _, s := range acc.touched {
 		c := Scored{x.slots[s].seg, acc.score[s]}
-		if len(h) == n && !better(c, h[0]) {
+		if !h.Admits(c) || (admit != nil && !admit(c.ID)) {
 			continue
 		}
-		if admit != nil && !admit(c.ID) {
-			continue
-		}
-		if len(h) < n {
-			heap.Push(&h, c)
-		} else {
-			h[0] = c
-			heap.Fix(&h, 0)
-		}
+		h.Push(c)
 	}
-	slices.SortFunc(h, func(a, b Scored) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
-	return h
+	return h.Sorted()
 }
 
 // better orders results: higher score first, then smaller id.
@@ -288,23 +293,9 @@ func better(a, b Scored) bool {
 	return a.ID < b.ID
 }
 
-// scoredHeap is a min-heap by better: the worst kept result on top.
-type scoredHeap []Scored
-
-func (h scoredHeap) Len() int           { return len(h) }
-func (h scoredHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h scoredHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *scoredHeap) Push(v any)        { *h = append(*h, v.(Scored)) }
-func (h *scoredHeap) Pop() any {
-	old := *h
-	v := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return v
-}
-
-// BuildBM25 indexes many segments at once, analysing their texts on all
+// Build indexes many segments at once, analysing their texts on all
 // CPUs; ids and texts are parallel.
-func BuildBM25(ids, texts []string) *BM25 {
+func Build(ids, texts []string) *BM25 {
 	x := NewBM25()
 	n := len(texts)
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/256))
