@@ -171,7 +171,8 @@ func (d *disk) tidyUp() error {
 	keep := map[string]bool{logName(d.man.Generation): true, vectorName(d.man.Generation): true}
 	for _, de := range names {
 		name := de.Name()
-		ours := strings.HasSuffix(name, ".tmp") || (strings.HasPrefix(name, ".") && strings.Contains(name, manifestName)) ||
+		ours := strings.HasSuffix(name, ".tmp") ||
+			(strings.HasPrefix(name, ".") && (strings.Contains(name, manifestName) || strings.Contains(name, keywordName))) ||
 			(strings.HasPrefix(name, "segments-") && strings.HasSuffix(name, ".log")) ||
 			(strings.HasPrefix(name, "vectors-") && strings.HasSuffix(name, ".f32"))
 		if ours && !keep[name] {

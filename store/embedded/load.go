@@ -230,6 +230,7 @@ func (d *disk) attach(live map[string]*entry, block []float32, base, haveRows in
 		d.addDamage(Problem{File: name, Offset: int64(e.row) * int64(dim) * 4, Length: int64(len(e.vecs)) * 4,
 			What: fmt.Sprintf("the vectors of document %s (%s) %s; its segments are kept but dense search skips them", e.doc.ID, e.doc.Path, what)})
 		clear(e.vecs)
+		e.lost = true
 		for i := range e.zero {
 			e.zero[i] = true
 		}
@@ -249,6 +250,18 @@ func hasNaN(v []float32) bool {
 // entries, ordered by row, with their vectors. Rows of replaced or deleted
 // documents are squeezed out of the block in place.
 func (d *disk) loadAll() ([]*entry, error) {
+	if _, err := os.Stat(d.path(logName(d.man.Generation))); errors.Is(err, fs.ErrNotExist) {
+		if gens := generations(d.dir); len(gens) > 0 {
+			d.addDamage(Problem{File: manifestName, Offset: -1, What: fmt.Sprintf(
+				"it names generation %d, whose files are missing, but the folder holds generation %d", d.man.Generation, gens[len(gens)-1])})
+		}
+	}
+	if _, err := os.Stat(d.path(logName(d.man.Generation))); errors.Is(err, fs.ErrNotExist) {
+		if fi, err := os.Stat(d.path(vectorName(d.man.Generation))); err == nil && fi.Size() > 0 {
+			d.addDamage(Problem{File: logName(d.man.Generation), Offset: -1,
+				What: fmt.Sprintf("the log is missing, but %s holds %d bytes of vectors", vectorName(d.man.Generation), fi.Size())})
+		}
+	}
 	live := map[string]*entry{}
 	end, rows, err := d.replay(0, 0, live)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/gofrs/flock"
 
@@ -81,6 +82,10 @@ func create(ctx context.Context, dir string, info store.Info) (manifest, fs.File
 	m, fi, ok, err := readManifest(dir)
 	if err != nil || ok {
 		return m, fi, err
+	}
+	if gens := generations(dir); len(gens) > 0 {
+		return manifest{}, nil, fmt.Errorf("the folder %s holds a library's files but has lost its %s, which names the library's embedder; "+
+			"restore it from a backup, or move the folder away and add the documents again (nothing was changed)", dir, manifestName)
 	}
 	m = manifest{Format: formatVersion, Embedder: info.Embedder, Dimension: info.Dimension, Generation: 1}
 	if err := writeManifest(dir, m); err != nil {
@@ -233,4 +238,19 @@ func (s *Store) prepareFiles(d *disk) error {
 		}
 	}
 	return nil
+}
+
+// generations lists the generations whose log is in dir, in increasing
+// order.
+func generations(dir string) []int {
+	names, _ := filepath.Glob(filepath.Join(dir, "segments-*.log"))
+	var out []int
+	for _, n := range names {
+		var g int
+		if _, err := fmt.Sscanf(filepath.Base(n), "segments-%06d.log", &g); err == nil && g > 0 {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

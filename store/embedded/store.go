@@ -76,6 +76,7 @@ type entry struct {
 	vecs  []float32       // len(segs) × dim, row i for segment i
 	row   int             // first row in the current generation's vector file
 	sum   uint32          // checksum of vecs as committed
+	lost  bool            // the stored vectors were damaged (zeroed, see disk.attach)
 	terms []keyword.Terms // analysed KeywordTexts, only until linked
 }
 

@@ -1,0 +1,192 @@
+package embedded
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// TestTornLastRecord cuts the log throughout its last record, as a
+// crash in the middle of writing it would, and flips a byte in it; each
+// time the library must open as it was before that record, report no
+// damage, and take writes again.
+func TestTornLastRecord(t *testing.T) {
+	base := t.TempDir()
+	s := mustOpen(t, base, testInfo)
+	put(t, s, "a", 3, 1)
+	put(t, s, "b", 2, 1)
+	logPath := filepath.Join(base, logName(1))
+	l0 := fileSize(t, logPath)
+	put(t, s, "c", 4, 1)
+	l1 := fileSize(t, logPath)
+	s.Close()
+	before := map[string][2]int{"a": {3, 1}, "b": {2, 1}}
+	after := map[string][2]int{"a": {3, 1}, "b": {2, 1}, "c": {4, 1}}
+
+	check := func(t *testing.T, dir string, want map[string][2]int) {
+		t.Helper()
+		s := mustOpen(t, dir, testInfo)
+		if err := s.Damage(); err != nil {
+			t.Fatalf("a torn last record reported as damage: %v", err)
+		}
+		sameDocs(t, s, want)
+		// Writing after recovery works and survives a reopen.
+		put(t, s, "d", 2, 1)
+		s.Close()
+		s = mustOpen(t, dir, testInfo)
+		defer s.Close()
+		w := map[string][2]int{"d": {2, 1}}
+		for k, v := range want {
+			w[k] = v
+		}
+		sameDocs(t, s, w)
+	}
+	// Every byte of the header, then every 11th of the payload, and the
+	// last one.
+	var cuts []int64
+	for cut := l0; cut < l1; cut++ {
+		if cut < l0+recordHeader+2 || (cut-l0)%11 == 0 || cut == l1-1 {
+			cuts = append(cuts, cut)
+		}
+	}
+	for _, cut := range cuts {
+		dir := copyDir(t, base)
+		if err := os.Truncate(filepath.Join(dir, logName(1)), cut); err != nil {
+			t.Fatal(err)
+		}
+		check(t, dir, before)
+	}
+	for _, at := range []int64{l0, l0 + 2, l0 + 5, l0 + recordHeader + 3, l1 - 1} {
+		dir := copyDir(t, base)
+		flipByte(t, filepath.Join(dir, logName(1)), at)
+		check(t, dir, before)
+	}
+	// Vectors written without their record, and garbage after the log.
+	dir := copyDir(t, base)
+	appendFile(t, filepath.Join(dir, vectorName(1)), make([]byte, 4*testInfo.Dimension*5+3))
+	appendFile(t, filepath.Join(dir, logName(1)), []byte{9, 0, 0, 0, 1, 2})
+	check(t, dir, after)
+	if got := fileSize(t, filepath.Join(base, vectorName(1))); got != int64(9*testInfo.Dimension*4) {
+		t.Fatalf("vector file of the original is %d bytes", got)
+	}
+}
+
+// TestInterruptedCompaction leaves behind what a compaction killed before
+// its manifest rename would: the next generation's files and a manifest
+// temp file. The library opens as it was, and the next writer removes them.
+func TestInterruptedCompaction(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir, testInfo)
+	put(t, s, "a", 3, 1)
+	put(t, s, "b", 2, 1)
+	s.Close()
+	leftovers := []string{logName(2), vectorName(2), ".manifest.json123", ".bm25.idx456"}
+	for _, name := range leftovers {
+		appendFile(t, filepath.Join(dir, name), []byte("half-written"))
+	}
+	s = mustOpen(t, dir, testInfo)
+	defer s.Close()
+	sameDocs(t, s, map[string][2]int{"a": {3, 1}, "b": {2, 1}})
+	put(t, s, "c", 1, 1)
+	for _, name := range leftovers {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s not removed", name)
+		}
+	}
+}
+
+func TestCompact(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := mustOpen(t, dir, testInfo)
+	for v := 1; v <= 3; v++ {
+		put(t, s, "a", 50, v)
+		put(t, s, "b", 10, v)
+	}
+	put(t, s, "c", 7, 1)
+	if err := s.Update(ctx, nil, []string{"c"}); err != nil {
+		t.Fatal(err)
+	}
+	before := s.disk.man.Generation
+	if err := s.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.disk.man.Generation != before+1 || s.disk.rows != 60 || s.disk.deadRows != 0 {
+		t.Fatalf("after compact: generation %d, rows %d, dead %d", s.disk.man.Generation, s.disk.rows, s.disk.deadRows)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*-*"))
+	if len(files) != 2 {
+		t.Fatalf("files after compact: %v", files)
+	}
+	put(t, s, "d", 3, 1)
+	s.Close()
+	s = mustOpen(t, dir, testInfo)
+	defer s.Close()
+	sameDocs(t, s, map[string][2]int{"a": {50, 3}, "b": {10, 3}, "d": {3, 1}})
+}
+
+func TestAutoCompact(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir, testInfo)
+	defer s.Close()
+	for v := range 10 {
+		put(t, s, "a", 500, v)
+	}
+	// 5,000 rows written, 500 live: compaction must have kept it bounded.
+	if s.disk.rows > 500+minDeadRows+500 {
+		t.Fatalf("%d rows on disk for 500 live", s.disk.rows)
+	}
+	checkDoc(t, s, "a", 500, 9)
+}
+
+// TestCompactionSeenByOtherStore: a store that did not compact follows the
+// other's new generation without reopening.
+func TestCompactionSeenByOtherStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s1 := mustOpen(t, dir, testInfo)
+	defer s1.Close()
+	s2 := mustOpen(t, dir, testInfo)
+	defer s2.Close()
+	put(t, s1, "a", 4, 1)
+	put(t, s1, "a", 4, 2)
+	if err := s1.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s1, "b", 2, 1)
+	sameDocs(t, s2, map[string][2]int{"a": {4, 2}, "b": {2, 1}})
+	put(t, s2, "c", 1, 1)
+	sameDocs(t, s1, map[string][2]int{"a": {4, 2}, "b": {2, 1}, "c": {1, 1}})
+}
+
+// TestFormat1 opens a library written in format 1 (no record magic, no
+// vector checksums, no index text) and converts it on the first write.
+func TestFormat1(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFormat1(t, dir, []store.Put{putOf("a", 3, 1), putOf("b", 2, 1)})
+	s := mustOpen(t, dir, testInfo)
+	if err := s.Damage(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b"} {
+		segs, err := s.Segments(ctx, id, 0, -1)
+		if err != nil || len(segs) == 0 || segs[0].Text != segText(id, 0, 1) {
+			t.Fatalf("format 1 document %s: %v, %v", id, segs, err)
+		}
+	}
+	put(t, s, "c", 2, 1)
+	if s.disk.man.Format != formatVersion {
+		t.Fatalf("format after a write = %d", s.disk.man.Format)
+	}
+	s.Close()
+	s = mustOpen(t, dir, testInfo)
+	defer s.Close()
+	checkDoc(t, s, "c", 2, 1)
+	if n, _ := s.Len(ctx); n != 7 {
+		t.Fatalf("Len = %d after conversion, want 7", n)
+	}
+}
