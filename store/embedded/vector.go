@@ -35,14 +35,6 @@ func normalise(v []float32) (zero bool, err error) {
 	return false, nil
 }
 
-func isZero(v []float32) bool {
-	for _, x := range v {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
-}
 
 func dot(a, b []float32) float32 {
 	var s float32
