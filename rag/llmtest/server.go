@@ -48,6 +48,7 @@ type Reply struct {
 // Request is what the server received.
 type Request struct {
 	Path           string            `json:"-"` // "/v1/chat/completions" or "/v1/embeddings"
+	Authorization  string            `json:"-"` // the Authorization header
 	Model          string            `json:"model"`
 	Input          []string          `json:"input"`      // embeddings
 	Dimensions     int               `json:"dimensions"` // embeddings
@@ -137,7 +138,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	req.Path = r.URL.Path
+	req.Path, req.Authorization = r.URL.Path, r.Header.Get("Authorization")
 	reply := s.next(req)
 	if reply.RefuseSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" {
 		reply = Reply{Status: http.StatusBadRequest}
