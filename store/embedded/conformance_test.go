@@ -9,7 +9,9 @@ import (
 
 func TestMain(m *testing.M) {
 	storetest.Child()
-	os.Exit(m.Run())
+	code := m.Run()
+	cleanupBench()
+	os.Exit(code)
 }
 
 func TestConformance(t *testing.T) {
