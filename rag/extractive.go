@@ -38,8 +38,9 @@ type sentence struct {
 // extractiveAnswer writes to stream, without a model, the sentences of the
 // top passages that best match the question, each followed by its
 // [source_k]; sentences of one passage form a paragraph, in passage rank
-// order. Sentence text is neutralised, so a document cannot forge a
-// citation.
+// order. Sentence text is neutralised (neutralizeText), so a document can
+// neither forge a citation nor show its own "[2]" where it would read as
+// one of ibid's footnotes.
 func extractiveAnswer(ctx context.Context, question string, passages []offered, stream citations.Stream) error {
 	if len(passages) == 0 {
 		writeString(stream, "No passage in the library matches the question.")
@@ -112,7 +113,7 @@ func extractiveAnswer(ctx context.Context, question string, passages []offered, 
 				b.WriteString(" ")
 			}
 		}
-		b.WriteString(citations.Neutralize(s.text))
+		b.WriteString(neutralizeText(s.text))
 		b.WriteString(" [source_" + strconv.Itoa(s.k) + "]")
 	}
 	text := b.String()
