@@ -138,3 +138,33 @@ func (constEmbedder) Embed(_ context.Context, texts []string) ([][]float32, erro
 	}
 	return out, nil
 }
+
+// TestSciFactHybrid checks that hybrid search with the local embedder
+// keeps its published figure (nDCG@10 0.686) and stays above BM25 alone,
+// through the store contract (dense and keyword both answered by the
+// store). It embeds 5,183 abstracts: skipped with -short.
+func TestSciFactHybrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("embeds the SciFact corpus")
+	}
+	dir := sciFact(t)
+	b, err := ReadBEIR(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := NewLocalEmbedder()
+	st := indexBEIR(t, b, emb)
+	ctx := context.Background()
+	hybrid, err := Evaluate(ctx, st, emb, b, Hybrid, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lexical, err := Evaluate(ctx, st, emb, b, Lexical, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("SciFact hybrid: nDCG@10 %.4f, Recall@100 %.4f (BM25 %.4f)", hybrid.NDCG10, hybrid.Recall, lexical.NDCG10)
+	if hybrid.NDCG10 < 0.685 || hybrid.NDCG10 <= lexical.NDCG10 {
+		t.Errorf("SciFact hybrid nDCG@10 %.4f, want ≥ 0.685 and above BM25's %.4f", hybrid.NDCG10, lexical.NDCG10)
+	}
+}
