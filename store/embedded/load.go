@@ -12,8 +12,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-
-	"github.com/ibid-dev/ibid/store"
 )
 
 // replay reads the committed records of the log from byte from to its end
@@ -322,5 +320,3 @@ func entriesOf(m map[string]*entry) []*entry {
 	}
 	return out
 }
-
-var _ = store.ErrNotFound

@@ -223,9 +223,9 @@ func (s *Store) Close() error {
 }
 
 // saveKeywordLocked writes the keyword index when it changed since it was
-// last saved (and, unless force, at most every keywordSaveEvery); the
-// caller holds wsem and mu (shared at least). A failure only costs the
-// next open a rebuild.
+// last saved (with throttle, at most every keywordSaveEvery); the caller
+// holds wsem and mu (shared at least). A failure only costs the next open
+// the analysis of what changed.
 func (s *Store) saveKeywordLocked(throttle bool) {
 	d := s.disk
 	if d == nil || !d.kwDirty || !d.writable() {
