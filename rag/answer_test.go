@@ -436,3 +436,48 @@ func TestConcurrentAnswers(t *testing.T) {
 		}
 	}
 }
+
+func TestRecitedSourceKeepsItsDescription(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Bees [source_1]."}}, llmtest.Reply{Chunks: []string{"Again [source_1], and currents [source_2]."}})
+	defer srv.Close()
+	lib := newFakeLibrary()
+	p := NewPipeline(lib, connect(t, srv), PipelineOptions{Numbering: "conversation", K: 1})
+	conv := NewConversation("t")
+	if _, err := collect(t, p, conv, "honey bees almond orchards"); err != nil {
+		t.Fatal(err)
+	}
+	first := conv.Turns[0].Sources[0]
+	// The document is removed from the library; the next answer, over
+	// another passage, cites the old alias again.
+	lib.Remove(first.DocumentID)
+	evs, err := collect(t, p, conv, "gulf stream ocean currents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plain(evs); got != "Again [1], and currents [2]." {
+		t.Errorf("answer %q", got)
+	}
+	src := conv.Turns[1].Sources[0]
+	if src.Number != 1 || src.Title != "Bees and Flowers" || src.SegmentID != first.SegmentID || src.Snippet != first.Snippet {
+		t.Errorf("re-cited source %+v, want it as first shown %+v", src, first)
+	}
+	if s2 := conv.Turns[1].Sources[1]; s2.Title != "Ocean Currents" || s2.Number != 2 {
+		t.Errorf("new source %+v", s2)
+	}
+}
+
+func TestCitedSourceLookedUpInTheLibrary(t *testing.T) {
+	// Numbering by answer: an alias offered in an earlier turn but never
+	// cited there is described from the library.
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Nothing cited."}}, llmtest.Reply{Chunks: []string{"Now [source_1]."}})
+	defer srv.Close()
+	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{K: 1})
+	conv := NewConversation("t")
+	collect(t, p, conv, "honey bees almond orchards")
+	if _, err := collect(t, p, conv, "gulf stream ocean currents"); err != nil {
+		t.Fatal(err)
+	}
+	if src := conv.Turns[1].Sources[0]; src.Title != "Bees and Flowers" || src.PageStart != 3 {
+		t.Errorf("source %+v", src)
+	}
+}
