@@ -293,7 +293,7 @@ func TestStreamBrokenBeforeContentRetried(t *testing.T) {
 	if err != nil || got != "ok" {
 		t.Fatalf("got %q, %v", got, err)
 	}
-	if n := len(srv.Requests()); n != 2 || len(w.all()) != 1 {
+	if n := len(srv.Requests()); n != 2 || len(w.all()) != 1 || !errors.Is(w.all()[0].Err, ErrStreamCut) {
 		t.Errorf("%d requests, waits %+v", n, w.all())
 	}
 }
