@@ -1,0 +1,86 @@
+package embedded
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// TestDefaultLocation: the empty location keeps libraries in the XDG data
+// folder, one subfolder each.
+func TestDefaultLocation(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	ctx := context.Background()
+	st, err := store.Open(ctx, "", store.Options{Library: "papers", Info: testInfo, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, st.(*Store), "a", 2, 1)
+	st.Close()
+	dir := filepath.Join(data, "ibid", "libraries", "papers")
+	if _, err := os.Stat(filepath.Join(dir, manifestName)); err != nil {
+		t.Fatalf("library not in %s: %v", dir, err)
+	}
+	libs, err := store.Libraries(ctx, "")
+	if err != nil || len(libs) != 1 || libs[0].Name != "papers" || libs[0].Segments != 2 {
+		t.Fatalf("Libraries(\"\") = %+v, %v", libs, err)
+	}
+	s, err := OpenDir(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	checkDoc(t, s, "a", 2, 1)
+}
+
+// TestDropLeftover: a Drop killed after its rename leaves a renamed folder;
+// the library is gone, and the next listing removes the leftover.
+func TestDropLeftover(t *testing.T) {
+	ctx := context.Background()
+	loc := t.TempDir()
+	st, err := store.Open(ctx, loc, store.Options{Library: "x", Info: testInfo, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, st.(*Store), "a", 2, 1)
+	st.Close()
+	leftover := filepath.Join(loc, droppedPrefix+"x-123")
+	if err := os.Rename(filepath.Join(loc, "x"), leftover); err != nil {
+		t.Fatal(err)
+	}
+	libs, err := store.Libraries(ctx, loc)
+	if err != nil || len(libs) != 0 {
+		t.Fatalf("Libraries = %+v, %v", libs, err)
+	}
+	if _, err := os.Stat(leftover); err == nil {
+		t.Fatal("the leftover of an interrupted Drop was not removed")
+	}
+	_, err = store.Open(ctx, loc, store.Options{Library: "x", Info: testInfo})
+	wantErr(t, err, store.ErrNoLibrary)
+}
+
+// TestMemoryLocation: "memory:" opens a new, empty store each time.
+func TestMemoryLocation(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, "memory:", store.Options{Info: testInfo, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, st.(*Store), "a", 2, 1)
+	checkDoc(t, st.(*Store), "a", 2, 1)
+	st.Close()
+	st, err = store.Open(ctx, "memory:", store.Options{Info: testInfo, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n, _ := st.Len(ctx); n != 0 {
+		t.Fatalf("a new memory store holds %d segments", n)
+	}
+	_, err = store.Open(ctx, "memory:", store.Options{})
+	wantErr(t, err, store.ErrNoLibrary)
+}
