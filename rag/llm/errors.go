@@ -127,7 +127,7 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	if e.cause == ErrIdleTimeout {
-		return fmt.Sprintf("the server at %s stopped sending for %v in the middle of the answer; try again, or check the server", e.Host, e.After)
+		return fmt.Sprintf("the server at %s stopped sending for %v: it may be overloaded or stuck; try again, or check the server", e.Host, e.After)
 	}
 	return fmt.Sprintf("the server at %s accepted the request but sent nothing back for %v: it may be overloaded or stuck; try again, or check the server", e.Host, e.After)
 }

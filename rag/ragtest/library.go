@@ -84,8 +84,8 @@ func (l *Library) Queries() []string {
 }
 
 // Search returns up to opt.K passages for q (all when K <= 0), each with
-// its neighbours (opt.Neighbours on each side; 0 means 1, negative none) as
-// Context.
+// itself and its neighbours (opt.Neighbours on each side; 0 means 1,
+// negative none) as Context, in document order.
 func (l *Library) Search(ctx context.Context, q string, opt retrieve.Options) ([]retrieve.Passage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -118,8 +118,11 @@ func (l *Library) Search(ctx context.Context, q string, opt retrieve.Options) ([
 		k = len(all)
 	}
 	nb := opt.Neighbours
-	if nb == 0 {
+	switch {
+	case nb == 0:
 		nb = 1
+	case nb < 0:
+		nb = 0
 	}
 	out := make([]retrieve.Passage, k)
 	for i := range k {
