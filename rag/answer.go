@@ -1,3 +1,13 @@
+// Package rag is ibid's answering room: the prompt (passages under their
+// aliases [source_k], with everything a document controls neutralised), the
+// pipeline that streams a model's answer through the citations engine into
+// events (Pipeline.Answer), the extractive answerer used without a model,
+// references inferred when a model cites nothing, and the conversation
+// with its saving.
+//
+// It reads the library through the small Retriever interface and talks to
+// models through rag/llm; it never imports rag/library, so faces and tests
+// can answer over any retriever (rag/ragtest has an in-memory one).
 package rag
 
 import (
