@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // replay reads the committed records of the log from byte from to its end
@@ -213,9 +214,17 @@ func (d *disk) attach(live map[string]*entry, block []float32, base, haveRows in
 			continue
 		}
 		lo, hi := (e.row-base)*dim, (e.row-base+len(e.segs))*dim
-		e.vecs = block[lo:hi:hi]
 		var what string
+		if lo < 0 || hi > len(block) {
+			// Rows outside what this replay read: only a damaged log
+			// says so (apply reported it).
+			e.vecs = make([]float32, len(e.segs)*dim)
+			what = "lie outside the rows the log commits"
+		} else {
+			e.vecs = block[lo:hi:hi]
+		}
 		switch {
+		case what != "":
 		case e.row+len(e.segs) > haveRows:
 			what = "is shorter than the log says"
 		case d.man.Format >= 2 && vecSum(e.vecs) != e.sum:
@@ -227,7 +236,7 @@ func (d *disk) attach(live map[string]*entry, block []float32, base, haveRows in
 		}
 		d.addDamage(Problem{File: name, Offset: int64(e.row) * int64(dim) * 4, Length: int64(len(e.vecs)) * 4,
 			What: fmt.Sprintf("the vectors of document %s (%s) %s; its segments are kept but dense search skips them", e.doc.ID, e.doc.Path, what)})
-		clear(e.vecs)
+		e.vecs = make([]float32, len(e.segs)*dim) // not clear: the rows may be another's too
 		e.lost = true
 		for i := range e.zero {
 			e.zero[i] = true
@@ -282,6 +291,12 @@ func (d *disk) loadAll() ([]*entry, error) {
 	at := 0 // next free row of the block; never past the entry being moved
 	for _, e := range entries {
 		size := len(e.segs) * dim
+		if e.row < at || !sameBlock(e.vecs, block) {
+			// Rows shared with the entry before (a damaged log) or not
+			// in the block: keep them apart.
+			e.vecs = slices.Clone(e.vecs)
+			continue
+		}
 		if e.row != at {
 			copy(block[at*dim:at*dim+size], e.vecs)
 		}
@@ -319,4 +334,14 @@ func entriesOf(m map[string]*entry) []*entry {
 		}
 	}
 	return out
+}
+
+// sameBlock reports whether v is a slice of block's memory.
+func sameBlock(v, block []float32) bool {
+	if len(v) == 0 || len(block) == 0 {
+		return len(v) == 0
+	}
+	start := uintptr(unsafe.Pointer(&block[0]))
+	p := uintptr(unsafe.Pointer(&v[0]))
+	return p >= start && p < start+uintptr(len(block))*4
 }
