@@ -33,7 +33,7 @@ func damageLibrary(t testing.TB, n int) string {
 func sizes(t testing.TB, dir string) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
-	for _, name := range []string{manifestName, logName(1), vectorName(1)} {
+	for _, name := range []string{manifestName, logName(1), vectorName(1), keywordName, lockName} {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			out[name] = fi.Size()
 		}

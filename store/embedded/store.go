@@ -228,7 +228,7 @@ func (s *Store) Close() error {
 // the analysis of what changed.
 func (s *Store) saveKeywordLocked(throttle bool) {
 	d := s.disk
-	if d == nil || !d.kwDirty || !d.writable() {
+	if d == nil || !d.kwDirty || !d.writable() || d.damage != nil {
 		return
 	}
 	if throttle && time.Since(d.kwSaved) < keywordSaveEvery {
