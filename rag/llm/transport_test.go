@@ -262,21 +262,27 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestIdleTimeoutIsPerGap(t *testing.T) {
-	// Chunks every 120 ms for about a second: no gap reaches the 400 ms
-	// idle timeout, though the whole answer takes longer.
-	srv := llmtest.New(llmtest.Reply{Chunks: strings.Split("a b c d e f g h", " "), Delay: 120 * time.Millisecond})
+	// Chunks every 150 ms for 1.2 s: no gap reaches the 1 s idle timeout,
+	// though the whole answer takes longer.
+	srv := llmtest.New(llmtest.Reply{Chunks: strings.Split("a b c d e f g h", " "), Delay: 150 * time.Millisecond})
 	defer srv.Close()
-	m := modelOn(srv, Config{Policy: fast, IdleTimeout: 400 * time.Millisecond, FirstByteTimeout: 400 * time.Millisecond})
+	m := modelOn(srv, Config{Policy: fast, IdleTimeout: time.Second, FirstByteTimeout: time.Second})
 	got, err := ask(context.Background(), m)
 	if err != nil || got != "abcdefgh" {
 		t.Fatalf("got %q, %v", got, err)
 	}
-	// Time the caller spends between reads is not the server's silence.
-	srv.SetReplies(llmtest.Reply{Chunks: []string{"x", "y", "z"}})
+}
+
+func TestIdleTimeoutIgnoresTheCallersTime(t *testing.T) {
+	// The server sends a piece every 40 ms; the caller takes twice the
+	// idle timeout over each piece. That is not the server's silence.
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"x", "y", "z"}, Delay: 40 * time.Millisecond})
+	defer srv.Close()
+	m := modelOn(srv, Config{Policy: fast, IdleTimeout: 250 * time.Millisecond})
 	var b strings.Builder
-	err = m.Stream(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, nil, func(s string) {
+	err := m.Stream(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, nil, func(s string) {
 		b.WriteString(s)
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)
 	})
 	if err != nil || b.String() != "xyz" {
 		t.Fatalf("slow reader: got %q, %v", b.String(), err)
