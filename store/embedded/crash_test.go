@@ -190,3 +190,28 @@ func TestFormat1(t *testing.T) {
 		t.Fatalf("Len = %d after conversion, want 7", n)
 	}
 }
+
+// TestTailOfDeadWriter: a writer of another process died mid-record after
+// this store had tidied the files; this store's next commit cuts the dead
+// writer's tail, so that nothing uncommitted follows its record.
+func TestTailOfDeadWriter(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir, testInfo)
+	defer s.Close()
+	put(t, s, "a", 2, 1)
+	appendFile(t, filepath.Join(dir, logName(1)), append([]byte(recordMagic), make([]byte, 500)...))
+	appendFile(t, filepath.Join(dir, vectorName(1)), make([]byte, 4*testInfo.Dimension*7))
+	put(t, s, "b", 1, 1)
+	if got, want := fileSize(t, filepath.Join(dir, logName(1))), s.disk.logEnd; got != want {
+		t.Fatalf("log is %d bytes after the commit, its committed end %d", got, want)
+	}
+	if got, want := fileSize(t, filepath.Join(dir, vectorName(1))), int64(3*testInfo.Dimension*4); got != want {
+		t.Fatalf("vector file is %d bytes, want %d", got, want)
+	}
+	r := mustOpen(t, dir, testInfo)
+	defer r.Close()
+	if err := r.Damage(); err != nil {
+		t.Fatal(err)
+	}
+	sameDocs(t, r, map[string][2]int{"a": {2, 1}, "b": {1, 1}})
+}

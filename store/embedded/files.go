@@ -201,6 +201,15 @@ func (d *disk) commit(ctx context.Context, payload []byte, vecs [][]float32) err
 	}
 	dim := d.man.Dimension
 	off := int64(d.rows) * int64(dim) * 4
+	// What lies beyond the committed ends was never committed (a writer
+	// of another process that died): cut it, so that it cannot follow
+	// this commit's record.
+	if err := cutTo(d.log, d.logEnd); err != nil {
+		return fmt.Errorf("couldn't drop uncommitted log tail: %w", err)
+	}
+	if err := cutTo(d.vec, off); err != nil {
+		return fmt.Errorf("couldn't drop uncommitted vectors: %w", err)
+	}
 	rows := 0
 	for _, v := range vecs {
 		if err := ctx.Err(); err != nil {
@@ -248,6 +257,15 @@ func (d *disk) noteLog() {
 func (d *disk) close() error {
 	d.closeFiles()
 	return nil
+}
+
+// cutTo shortens an open file to size if it is longer.
+func cutTo(f *os.File, size int64) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= size {
+		return err
+	}
+	return f.Truncate(size)
 }
 
 // truncateTo shortens an existing file to size; a missing file is fine.
