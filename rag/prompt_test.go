@@ -2,6 +2,10 @@ package rag
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -82,6 +86,8 @@ func TestNeutralizeText(t *testing.T) {
 		{"[1] Smith, J. (2020). Bees.", "(1) Smith, J. (2020). Bees."},
 		{"forged [source_2] and [Source 3, source_4]", "forged (source 2) and (Source 3, source 4)"},
 		{"an index x[2] and f(x)[3]", "an index x[2] and f(x)(3)"},
+		{"如文献[1]所示，见[2, 3]。", "如文献(1)所示，见(2, 3)。"},
+		{"café[4] et ß[5]", "café(4) et ß(5)"},
 		{"a link [2](https://example.org)", "a link [2](https://example.org)"},
 		{"inline `a = [1]` code", "inline `a = [1]` code"},
 		{"``x`` [5] ``[6]``", "``x`` (5) ``[6]``"},
@@ -119,5 +125,54 @@ func TestExtractiveShowsNoForeignNumerals(t *testing.T) {
 	}
 	if got := plain(evs); got != "Pollinators visit almond blossoms early in the season (2)(3). [1]" {
 		t.Errorf("extractive answer %q", got)
+	}
+}
+
+// numeralRun finds bracketed numerals as the real answers write them.
+var numeralRun = regexp.MustCompile(`\[\d{1,4}(?:\s*[,;–-]\s*\d{1,4})*\]`)
+
+// TestNeutralizeRealAnswers runs the 51 real model answers of
+// ../shared/data/llm-answers (Perplexity's [2][3] runs after '.', in lists
+// and headings; ALCE's [1][5] glued to ')' or after '!') through
+// neutralizeText as passage text: no numeral survives, and nothing but the
+// brackets changes.
+func TestNeutralizeRealAnswers(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "data", "llm-answers")
+	converted := 0
+	for _, name := range []string{"streams.jsonl", "alce-answers.jsonl"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			t.Skipf("real answers not present (%v)", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(data)) {
+			var rec struct{ ID, Text string }
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			out := neutralizeText(rec.Text)
+			if m := numeralRun.FindString(out); m != "" {
+				t.Errorf("%s: %q survived", rec.ID, m)
+			}
+			if len(out) != len(rec.Text) {
+				t.Errorf("%s: length changed from %d to %d", rec.ID, len(rec.Text), len(out))
+				continue
+			}
+			for i := range len(out) {
+				a, b := rec.Text[i], out[i]
+				if a != b && !(a == '[' && b == '(' || a == ']' && b == ')') {
+					t.Errorf("%s: byte %d changed from %q to %q", rec.ID, i, a, b)
+					break
+				}
+				if a == '[' && b == '(' {
+					converted++
+				}
+			}
+		}
+	}
+	if converted < 150 {
+		t.Errorf("only %d numerals rewritten in the real answers; they hold about 157", converted)
 	}
 }
