@@ -365,3 +365,32 @@ func TestEmbeddingsUseThePolicy(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestBrokenConnectionRetriedThenClearError(t *testing.T) {
+	var mu sync.Mutex
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close() // accepted, read, and hung up without a word
+		}
+	}))
+	defer srv.Close()
+	var w waits
+	p := fast
+	p.Retries = 2
+	m := NewModel(New(Config{BaseURL: srv.URL + "/v1", Policy: p}), "m")
+	_, err := ask(w.ctx(), m)
+	var ce *ConnectError
+	if !errors.As(err, &ce) || !ce.Broken || errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "broke before the server answered (after 3 tries)") {
+		t.Fatalf("err = %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits != 3 || len(w.all()) != 2 {
+		t.Errorf("%d requests, %d waits; want 3 and 2", hits, len(w.all()))
+	}
+}
