@@ -161,7 +161,6 @@ func (e *ConnectError) Is(target error) bool { return target == ErrUnreachable &
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
-
 // oneLine is s on one line, at most n bytes (cut at a rune).
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
