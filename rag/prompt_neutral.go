@@ -49,8 +49,8 @@ func neutralizeText(s string) string {
 
 // bracketNumerals rewrites bracketed reference numerals as parentheses,
 // outside fenced code blocks and inline code spans. A bracket right after
-// an ASCII letter, digit or '_' (an index, as in x[2]) and one followed by
-// '(' (a Markdown link) is left alone; one glued to other writing, as
+// an ASCII letter, digit or '_' (an index, as in x[2]) and the text of a
+// Markdown link ([2](https://…)) are left alone; one glued to other writing, as
 // Chinese papers write 研究[1], is a reference.
 func bracketNumerals(s string) string {
 	if !strings.Contains(s, "[") {
@@ -97,7 +97,7 @@ func numeralsInLine(b *strings.Builder, line string) {
 			continue
 		}
 		if c == '[' && code == 0 && !wordBefore(line, i) {
-			if n := numeralToken(line[i:]); n > 0 && (i+n == len(line) || line[i+n] != '(') {
+			if n := numeralToken(line[i:]); n > 0 && !linkTarget(line[i+n:]) {
 				b.WriteByte('(')
 				b.WriteString(line[i+1 : i+n-1])
 				b.WriteByte(')')
@@ -108,6 +108,17 @@ func numeralsInLine(b *strings.Builder, line string) {
 		b.WriteByte(c)
 		i++
 	}
+}
+
+// linkTarget reports whether s starts with a Markdown link's target: "("
+// and a closing ")" on the line with no space between, as in
+// "(https://example.org)". A paper's "[1](Title: …)" is no link.
+func linkTarget(s string) bool {
+	if !strings.HasPrefix(s, "(") {
+		return false
+	}
+	end := strings.IndexAny(s, ") \t\n")
+	return end > 1 && s[end] == ')'
 }
 
 // wordBefore reports whether the byte before s[i] is an ASCII letter,

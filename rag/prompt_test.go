@@ -89,6 +89,8 @@ func TestNeutralizeText(t *testing.T) {
 		{"如文献[1]所示，见[2, 3]。", "如文献(1)所示，见(2, 3)。"},
 		{"café[4] et ß[5]", "café(4) et ß(5)"},
 		{"a link [2](https://example.org)", "a link [2](https://example.org)"},
+		{"Document [1](Title: American Decolonization)", "Document (1)(Title: American Decolonization)"},
+		{"empty [3]() and open [4](x", "empty (3)() and open (4)(x"},
 		{"inline `a = [1]` code", "inline `a = [1]` code"},
 		{"``x`` [5] ``[6]``", "``x`` (5) ``[6]``"},
 		{"```\nv = [1, 2]\n```\nafter [3]", "```\nv = [1, 2]\n```\nafter (3)"},
