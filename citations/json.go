@@ -91,6 +91,7 @@ type jsonStream struct {
 
 	declared []int
 	secIDs   []secID
+	seen     map[int]bool // json: aliases declared; sections: ids drawn in this section (sets keep long lists linear)
 }
 
 type secID struct {
@@ -475,12 +476,13 @@ func (j *jsonStream) addID(raw string, fits bool) {
 		return
 	}
 	if par == rDeclared {
-		for _, d := range j.declared {
-			if d == k {
-				return
-			}
+		if j.seen == nil {
+			j.seen = map[int]bool{}
 		}
-		j.declared = append(j.declared, k)
+		if !j.seen[k] {
+			j.seen[k] = true
+			j.declared = append(j.declared, k)
+		}
 		return
 	}
 	j.secIDs = append(j.secIDs, secID{k, raw})
@@ -527,20 +529,19 @@ func (j *jsonStream) close() {
 // endSection draws the section's ids, each distinct k once.
 func (j *jsonStream) endSection() {
 	j.flushText(true)
-	drawSection(&j.num, j.secIDs)
-	j.secIDs = j.secIDs[:0]
-}
-
-func drawSection(n *numberer, ids []secID) {
-outer:
-	for i, id := range ids {
-		for _, prev := range ids[:i] {
-			if prev.k == id.k {
-				continue outer
-			}
-		}
-		n.id(id.k, []byte(id.raw))
+	if j.seen == nil {
+		j.seen = map[int]bool{}
 	}
+	for _, id := range j.secIDs {
+		if !j.seen[id.k] {
+			j.seen[id.k] = true
+			j.num.id(id.k, []byte(id.raw))
+		}
+	}
+	for _, id := range j.secIDs {
+		delete(j.seen, id.k) // not clear: a map that once held many ids would make every later section pay for them
+	}
+	j.secIDs = j.secIDs[:0]
 }
 
 // Flush ends the stream: what is held is released, an open section is
