@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
@@ -154,6 +155,35 @@ func TestMarkdownThroughPandoc(t *testing.T) {
 	for _, want := range []string{`\nocite{*}`, "[2](Smith 2019)", "[^3]", "$x$", "<b>bold</b>", "@doe", "the review’s [2][3]", "Honey bees pollinate almond orchards in California."} {
 		if !strings.Contains(plain, want) {
 			t.Errorf("pandoc -t plain lacks %q:\n%s", want, plain)
+		}
+	}
+}
+
+// TestMarkdownReferenceNeverInCode: a reference drawn while a code span
+// or block is open (a sections answer whose text ends inside code) comes
+// after the code is closed, and so do the notes.
+func TestMarkdownReferenceNeverInCode(t *testing.T) {
+	src := rag.Source{Number: 1, Title: "T [draft]", Path: "/p_1.md", Snippet: "a *b*\nc"}
+	for _, tc := range []struct {
+		text, want string
+	}{
+		{"See `a[0]", "See `a[0]`[^1]\n\n[^1]: T \\[draft\\], /p\\_1.md: \"a \\*b\\* c\"\n"},
+		{"```go\nx[0]", "```go\nx[0]\n```\n[^1]\n\n[^1]: T \\[draft\\], /p\\_1.md: \"a \\*b\\* c\"\n"},
+	} {
+		var out bytes.Buffer
+		w := NewMarkdownWriter(&out)
+		for _, e := range []rag.Event{
+			{Type: rag.EventText, Text: tc.text},
+			{Type: rag.EventCitation, Number: 1, Source: &src},
+			{Type: rag.EventRef, Number: 1},
+			{Type: rag.EventDone, Total: 1},
+		} {
+			if err := w.Write(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if out.String() != tc.want {
+			t.Errorf("%q:\n got %q\nwant %q", tc.text, out.String(), tc.want)
 		}
 	}
 }
