@@ -66,7 +66,9 @@ func TestMarkdownEscaper(t *testing.T) {
 		{"unclosed\n```\n[a]", "unclosed\n```\n[a]\n```\n"},
 		{"closed at the end\n```\n[a]\n```", "closed at the end\n```\n[a]\n```\n"},
 		{"- a list\n---\ntitle: x\n", "- a list\n--\\-\ntitle: x\n"},
-		{"    ```\n[a]", "    ``````\n\\[a\\]"}, // indented: a span, closed at the line's end
+		{"    ```\n[a]", "    ``` ```\n\\[a\\]"},      // indented: a span, closed at the line's end
+		{"`\n``[]()", "` `\n``[]()``"},                // an empty span's closer must not join its opener
+		{"```\n``` x\n[a]", "```\n``` x\n[a]\n```\n"}, // a closing fence takes nothing after its run
 	} {
 		if got := everySplit(t, "markdown", tc.in, run); got != tc.want {
 			t.Errorf("%q:\n got %q\nwant %q", tc.in, got, tc.want)

@@ -44,6 +44,7 @@ type mdEscaper struct {
 	closing  bool // this line closes the fence
 	wroteAny bool // for close: whether the fence needs a newline first
 	lastNL   bool
+	tick     bool // the last byte written was a backtick
 }
 
 func newMDEscaper() mdEscaper { return mdEscaper{atLead: true} }
@@ -68,20 +69,24 @@ func (m *mdEscaper) byte(b *strings.Builder, c byte) {
 	}
 	switch {
 	case c == '\n':
-		if m.span > 0 {
-			b.WriteString(strings.Repeat("`", m.span))
-			m.span = 0
-		}
+		b.WriteString(m.closeSpan())
 		if m.closing {
 			m.fence, m.closing = 0, false
 		}
 		m.info = false
 		m.lead, m.atLead, m.dashes = 0, true, 0
 		b.WriteByte(c)
+		m.tick = false
 		return
+	case m.closing && c != ' ' && c != '\t':
+		// Text after the run: CommonMark does not close the fence here.
+		m.closing = false
+	}
+	switch {
 	case m.info:
 		if isInfoByte(c) {
 			b.WriteByte(c)
+			m.tick = false
 		}
 		return
 	case c == '`':
@@ -91,6 +96,7 @@ func (m *mdEscaper) byte(b *strings.Builder, c byte) {
 		m.run++
 		m.atLead = false
 		b.WriteByte(c)
+		m.tick = true
 		return
 	}
 	code := m.fence > 0 || m.span > 0
@@ -109,6 +115,22 @@ func (m *mdEscaper) byte(b *strings.Builder, c byte) {
 		b.WriteByte('\\')
 	}
 	b.WriteByte(c)
+	m.tick = false
+}
+
+// closeSpan returns the backticks that close an open span, after a space
+// when the span ends in a backtick (the closer would otherwise join that
+// run and close nothing).
+func (m *mdEscaper) closeSpan() string {
+	if m.span == 0 {
+		return ""
+	}
+	s := strings.Repeat("`", m.span)
+	if m.tick {
+		s = " " + s
+	}
+	m.span, m.tick = 0, true
+	return s
 }
 
 func isInfoByte(c byte) bool {
@@ -142,11 +164,7 @@ func (m *mdEscaper) close() string {
 	if m.run > 0 {
 		m.endRun()
 	}
-	var s string
-	if m.span > 0 {
-		s = strings.Repeat("`", m.span)
-		m.span = 0
-	}
+	s := m.closeSpan()
 	if m.fence > 0 {
 		if m.wroteAny && !m.lastNL {
 			s += "\n"
@@ -156,6 +174,7 @@ func (m *mdEscaper) close() string {
 		}
 		m.fence, m.info, m.closing = 0, false, false
 		m.lead, m.atLead, m.dashes = 0, true, 0
+		m.tick = false
 	}
 	if s != "" {
 		m.lastNL = strings.HasSuffix(s, "\n")
