@@ -206,8 +206,6 @@ func (j *jsonStream) fallback(c byte) {
 	j.lx.step(c)
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // emit sends decoded string bytes to the current sink.
 func (j *jsonStream) emit(b []byte) {
 	switch j.sink {
@@ -357,10 +355,6 @@ func (j *jsonStream) idByte(c byte) {
 	}
 }
 
-func isNumByte(c byte) bool {
-	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
-}
-
 // gotRune handles a \uXXXX escape's value.
 func (j *jsonStream) gotRune(r rune) {
 	j.st = jStr
@@ -488,25 +482,6 @@ func (j *jsonStream) addID(raw string, fits bool) {
 	j.secIDs = append(j.secIDs, secID{k, raw})
 }
 
-// idValue reads an entry of an ids array: "source_k" as in a token, or
-// the number k (1 to 6 digits).
-func idValue(s string) (int, bool) {
-	if id, n := parseID(s); n > 0 && n == len(s) {
-		return id.k, true
-	}
-	if len(s) == 0 || len(s) > 6 {
-		return 0, false
-	}
-	k := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		k = k*10 + int(s[i]-'0')
-	}
-	return k, true
-}
-
 func (j *jsonStream) endValue() {
 	if len(j.stack) == 0 {
 		j.st = jDone
@@ -572,44 +547,4 @@ func (j *jsonStream) Flush() {
 		}
 	}
 	j.num.done()
-}
-
-func unescape(c byte) (byte, bool) {
-	switch c {
-	case '"', '\\', '/':
-		return c, true
-	case 'b':
-		return '\b', true
-	case 'f':
-		return '\f', true
-	case 'n':
-		return '\n', true
-	case 'r':
-		return '\r', true
-	case 't':
-		return '\t', true
-	}
-	return 0, false
-}
-
-func unhex(c byte) (rune, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return rune(c - '0'), true
-	case c >= 'a' && c <= 'f':
-		return rune(c - 'a' + 10), true
-	case c >= 'A' && c <= 'F':
-		return rune(c - 'A' + 10), true
-	}
-	return 0, false
-}
-
-func literal(c byte) string {
-	switch c {
-	case 't':
-		return "true"
-	case 'f':
-		return "false"
-	}
-	return "null"
 }

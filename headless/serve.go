@@ -52,7 +52,10 @@ type ServerConfig struct {
 //	POST /v1/answers           {"question", "cite_format", "conversation_id"} → text/event-stream
 //	GET  /v1/segments/{id}     the passage, its page and its neighbours, as JSON
 //
-// Conversations are kept in memory by id. Each answer streams as
+// Conversations are kept in memory by id (at most MaxConversations, each
+// with its last MaxTurns turns; the model sees no more than those). A
+// request with a wrong or missing token is refused before its body is
+// read, and its connection closed. Each answer streams as
 // server-sent events, "event: <type>" and "data: <the ndjson object>",
 // flushed per event. A client that goes away cancels its model request.
 // Requests are served concurrently; answers in one conversation take turns.
