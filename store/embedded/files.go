@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/internal/atomicfile"
 )
 
 // disk is a library folder's files. All fields are owned by the store's
@@ -81,7 +81,7 @@ func writeManifest(dir string, m manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(filepath.Join(dir, manifestName), append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, manifestName), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("couldn't write library manifest: %w", err)
 	}
 	return syncDir(dir)

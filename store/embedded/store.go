@@ -69,6 +69,11 @@ type Store struct {
 }
 
 // entry is one live document with its segments and vectors.
+//
+// Invariant: len(zero) == len(segs), len(vecs) == len(segs)×dimension,
+// segs[i].Index == i and segs[i].ID == doc.ID + ":" + i; doc.Segments ==
+// len(segs). Once linked into a store an entry is never modified except
+// for row (by a compaction, under the store's lock).
 type entry struct {
 	doc   store.Document
 	segs  []store.Segment // Vector nil
