@@ -1,6 +1,7 @@
 package headless
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -21,14 +23,14 @@ import (
 // and a document's segments in order (for a passage's neighbours).
 type Library interface {
 	rag.Retriever
-	Segments(docID string) []store.Segment
+	Segments(ctx context.Context, docID string) ([]store.Segment, error)
 }
 
 // ServerConfig configures NewServer.
 type ServerConfig struct {
 	Library     Library
 	LibraryName string
-	Model       *rag.Model // nil: the extractive answerer
+	Model       *llm.Model // nil: the extractive answerer
 	// Options are the pipeline's options; a request's cite_format
 	// overrides CiteFormat.
 	Options rag.PipelineOptions
@@ -268,9 +270,13 @@ type neighbourSeg struct {
 
 func (s *Server) segment(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	seg, doc, ok := s.cfg.Library.Segment(id)
-	if !ok {
+	seg, doc, err := s.cfg.Library.Segment(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
 		jsonError(w, http.StatusNotFound, fmt.Sprintf("no segment %q in library %q", id, s.cfg.LibraryName))
+		return
+	}
+	if err != nil {
+		jsonError(w, http.StatusInternalServerError, fmt.Sprintf("couldn't read segment %q: %v", id, err))
 		return
 	}
 	out := segmentJSON{
@@ -281,7 +287,12 @@ func (s *Server) segment(w http.ResponseWriter, r *http.Request) {
 	if out.Title == "" {
 		out.Title = doc.Path
 	}
-	for _, n := range s.cfg.Library.Segments(seg.DocumentID) {
+	neighbours, err := s.cfg.Library.Segments(r.Context(), seg.DocumentID)
+	if err != nil {
+		jsonError(w, http.StatusInternalServerError, fmt.Sprintf("couldn't read the passages around %q: %v", id, err))
+		return
+	}
+	for _, n := range neighbours {
 		nb := &neighbourSeg{SegmentID: n.ID, PageStart: n.PageStart, PageEnd: n.PageEnd, Text: n.Text}
 		switch n.Index {
 		case seg.Index - 1:

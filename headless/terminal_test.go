@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
+	"github.com/ibid-dev/ibid/rag/ragtest"
+	"github.com/ibid-dev/ibid/store"
 )
 
 func TestTerminalSafe(t *testing.T) {
@@ -34,7 +37,7 @@ const hostile = "Bees\x1b]0;pwned\x07 [source_1] and\x1b[2J mites [source_2]."
 
 // runAnswer answers through the pipeline into format; model nil is the
 // extractive answerer.
-func runAnswer(t *testing.T, format string, lib *fakeLibrary, model *rag.Model) string {
+func runAnswer(t *testing.T, format string, lib *ragtest.Library, model *llm.Model) string {
 	t.Helper()
 	p := rag.NewPipeline(lib, model, rag.PipelineOptions{})
 	var out bytes.Buffer
@@ -58,13 +61,16 @@ func runAnswer(t *testing.T, format string, lib *fakeLibrary, model *rag.Model) 
 // snippet, and quoted by the extractive answerer): the text and Markdown
 // faces show them as visible pictures; NDJSON carries them unchanged.
 func TestNoTerminalControlReachesTheTerminal(t *testing.T) {
-	lib := newFakeLibrary()
-	lib.segs[0].Text = "Honey bees\x1b]0;pwned\x07 pollinate almond orchards\x1b[2J in California."
+	lib := ragtest.New()
+	lib.All = true
+	lib.Add(store.Document{ID: "d1", Title: "Bees and Flowers", Path: "/papers/bees.pdf"},
+		ragtest.Seg("Honey bees\x1b]0;pwned\x07 pollinate almond orchards\x1b[2J in California.", 3, "2 Methods", "2.1 Sites"),
+		ragtest.Seg("Mites spread viruses that collapse bee colonies.", 4, "3 Results"))
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(hostile, 3)})
 	defer srv.Close()
 	model := connect(t, srv)
 	for _, format := range []string{"text", "markdown"} {
-		for name, m := range map[string]*rag.Model{"model": model, "extractive": nil} {
+		for name, m := range map[string]*llm.Model{"model": model, "extractive": nil} {
 			got := runAnswer(t, format, lib, m)
 			if i := strings.IndexFunc(got, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' }); i >= 0 {
 				t.Errorf("%s/%s: control character %q reached the output:\n%q", format, name, got[i], got)
