@@ -1,10 +1,9 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,16 +15,14 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/ibid-dev/ibid/rag"
 )
 
-// runCmd runs ibid with args and returns its exit status, stdout and
-// stderr.
+// runCmd runs ibid with args on the process's environment and returns
+// its exit status, stdout and stderr.
 func runCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, &stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	code := Run(context.Background(), args, Env{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: os.Getenv})
 	return code, out.String(), errb.String()
 }
 
@@ -37,7 +34,7 @@ func cmdEnv(t *testing.T) string {
 	tmp := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(tmp, "data"))
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
-	for _, v := range []string{"IBID_LIBRARY", "IBID_EMBED_MODEL"} {
+	for _, v := range []string{"IBID_LIBRARY", "IBID_EMBED_MODEL", "IBID_STORE"} {
 		t.Setenv(v, "")
 	}
 	docs := filepath.Join(tmp, "docs")
@@ -125,7 +122,7 @@ func TestCmdAddNothing(t *testing.T) {
 		t.Fatalf("add of a missing path: %d %q", code, errs)
 	}
 	code, _, errs = runCmd(t, "add")
-	if code == 0 || !strings.Contains(errs, "Usage: ibid add") {
+	if code == 0 || !strings.Contains(errs, "give the files or folders to add") {
 		t.Fatalf("add with no paths: %d %q", code, errs)
 	}
 }
@@ -156,41 +153,51 @@ func TestCmdLibraryNamed(t *testing.T) {
 func TestCmdLibraryHelp(t *testing.T) {
 	cmdEnv(t)
 	for _, c := range []string{"add", "ls", "rm", "search"} {
-		code, out, errs := runCmd(t, c, "-h")
-		all := out + errs
-		if code != 0 || !strings.Contains(all, "Usage: ibid "+c) || !strings.Contains(all, "Example") || !strings.Contains(all, "-library") {
-			t.Errorf("%s -h: %d\n%s", c, code, all)
+		for _, h := range []string{"-h", "--help"} {
+			code, out, errs := runCmd(t, c, h)
+			if code != 0 || !strings.Contains(out, "ibid "+c) || !strings.Contains(strings.ToLower(out), "example") ||
+				!strings.Contains(out, "--library") || !strings.Contains(out, "--store") || errs != "" {
+				t.Errorf("%s %s: %d\n%s\n%s", c, h, code, out, errs)
+			}
+		}
+	}
+	// Flags a command ignores are not listed for it.
+	for _, c := range []string{"ls", "rm"} {
+		_, out, _ := runCmd(t, c, "--help")
+		if _, flags, _ := strings.Cut(out, "FLAGS"); strings.Contains(flags, "--embed-model") || strings.Contains(flags, "--base-url") {
+			t.Errorf("%s --help lists embedder flags it ignores:\n%s", c, out)
 		}
 	}
 }
 
-func TestParseMixed(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		lib  string
-		rest string
-	}{
-		{[]string{"a", "--library", "x", "b"}, "x", "a b"},
-		{[]string{"--library=x", "a"}, "x", "a"},
-		{[]string{"a", "--", "--library", "b"}, "default", "a --library b"},
-		{[]string{"-k", "3", "q"}, "default", "q"},
-	} {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		var lf libraryFlags
-		lf.register(fs)
-		fs.Int("k", 8, "")
-		rest, err := parseMixed(fs, tc.args)
-		if err != nil || lf.Library != tc.lib || strings.Join(rest, " ") != tc.rest {
-			t.Errorf("parseMixed(%q) = %q, library %q, %v; want %q, %q", tc.args, rest, lf.Library, err, tc.rest, tc.lib)
-		}
+// TestFlagsAfterArguments: flags may follow the arguments, and "--" ends
+// the flags.
+func TestFlagsAfterArguments(t *testing.T) {
+	docs := cmdEnv(t)
+	code, out, errs := runCmd(t, "add", filepath.Join(docs, "tides.md"), "--library", "x", filepath.Join(docs, "bread.txt"))
+	if code != 0 || !strings.Contains(out, `library "x": 2 added`) {
+		t.Fatalf("add PATH --library x PATH: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = runCmd(t, "search", "sourdough", "--library=x", "-k", "1")
+	if code != 0 || !strings.Contains(out, "Sourdough") || strings.Contains(out, "2. ") {
+		t.Fatalf("search QUERY --library=x -k 1: %d\n%s", code, out)
+	}
+	code, out, errs = runCmd(t, "search", "--library", "x", "--", "-k")
+	if code != 0 || strings.Contains(errs, "flag") {
+		t.Fatalf("search -- -k (a query, not a flag): %d\n%s\n%s", code, out, errs)
+	}
+	// A flag given before the command's name reaches it too.
+	code, out, _ = runCmd(t, "--library", "x", "ls")
+	if code != 0 || !strings.Contains(out, `library "x": 2 documents`) {
+		t.Fatalf("--library x ls: %d\n%s", code, out)
 	}
 }
 
 func TestAddProgressTerminal(t *testing.T) {
 	var b bytes.Buffer
 	p := &addPrinter{w: &b, tty: true, width: 60, lib: "default"}
-	p.progress(rag.AddProgress{Stage: "load", File: "/x/paper.pdf", FilesDone: 1, FilesTotal: 4, Segments: 10})
-	p.progress(rag.AddProgress{Stage: "file", File: "/x/paper.pdf", FilesDone: 2, FilesTotal: 4, Segments: 120, Embedded: 100, ToEmbed: 120})
+	p.progress(addProgress{Stage: "load", File: "/x/paper.pdf", FilesDone: 1, FilesTotal: 4, Segments: 10})
+	p.progress(addProgress{Stage: "file", File: "/x/paper.pdf", FilesDone: 2, FilesTotal: 4, Segments: 120, Embedded: 100, ToEmbed: 120})
 	p.clear()
 	out := b.String()
 	if strings.Count(out, "\r\x1b[K") != 3 || strings.Contains(out, "\n") {

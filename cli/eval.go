@@ -1,8 +1,7 @@
-package main
+package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,72 +10,82 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
 
-// runEval measures retrieval quality on a BEIR-format folder: it loads the
-// corpus into a library in memory (one segment per document, title and
-// text as one field) and prints nDCG@10 and Recall@k for BM25, dense and
-// hybrid retrieval, one line each, with trec_eval's semantics.
-func runEval(ctx context.Context, s *stdio, args []string) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(s.err)
-	depth := fs.Int("k", 100, "retrieval `depth` for Recall@k")
-	embedModel := fs.String("embed-model", os.Getenv("IBID_EMBED_MODEL"),
-		"OpenAI-compatible embedding `model`; empty uses the local embedder (env IBID_EMBED_MODEL)")
-	k1 := fs.Float64("k1", retrieve.DefaultK1, "BM25 k1")
-	b := fs.Float64("b", retrieve.DefaultB, "BM25 b")
-	lexicalOnly := fs.Bool("bm25-only", false, "measure BM25 only (no embedding)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: ibid eval [flags] DIR
+// evalCommand is ibid eval: retrieval quality on a BEIR-format folder. It
+// loads the corpus into an index in memory (one segment per document,
+// title and text as one field) and prints nDCG@10 and Recall@k for BM25,
+// dense and hybrid retrieval, one line each, with trec_eval's semantics.
+func evalCommand(cfg *Config) *cobra.Command {
+	var (
+		depth       int
+		k1, b       float64
+		lexicalOnly bool
+	)
+	c := &cobra.Command{
+		Use:   "eval DIR",
+		Short: "Measure retrieval quality on a BEIR-format folder",
+		Long: `Reads a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels.tsv) into a
+temporary index in memory and prints nDCG@10 and Recall@k for BM25, dense
+and hybrid retrieval (docs/retrieval.md).`,
+		Example: `ibid eval ../shared/data/scifact
+ibid eval --bm25-only --k1 0.9 --b 0.4 ../shared/data/scifact`,
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("eval: give one BEIR folder, e.g. ibid eval ../shared/data/scifact")
+			}
+			if depth <= 0 {
+				return fmt.Errorf("eval: -k %d: give a retrieval depth of at least 1", depth)
+			}
+			return runEval(cmd, cfg, args[0], evalConfig{depth: depth, k1: k1, b: b, lexicalOnly: lexicalOnly})
+		},
+	}
+	fs := c.Flags()
+	cfg.embedderFlags(fs)
+	fs.IntVarP(&depth, "k", "k", 100, "retrieval depth for Recall@k")
+	fs.Float64Var(&k1, "k1", retrieve.DefaultK1, "BM25 k1")
+	fs.Float64VarP(&b, "b", "b", retrieve.DefaultB, "BM25 b")
+	fs.BoolVar(&lexicalOnly, "bm25-only", false, "measure BM25 only (no embedding)")
+	return c
+}
 
-Reads a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels.tsv) into a
-temporary library in memory and prints nDCG@10 and Recall@k for BM25, dense
-and hybrid retrieval. Example: ibid eval ../shared/data/scifact
-
-Flags:
-`)
-		fs.PrintDefaults()
+func runEval(cmd *cobra.Command, cfg *Config, dir string, ec evalConfig) error {
+	emb, err := newEmbedder(cfg)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
 	}
-	if err := fs.Parse(args); err != nil {
-		return err
+	if emb == nil {
+		emb = retrieve.NewLocalEmbedder()
 	}
-	if fs.NArg() != 1 || *depth <= 0 {
-		fs.Usage()
-		return fmt.Errorf("eval: want one BEIR folder (and -k > 0)")
+	ec.emb, ec.progress = emb, cmd.ErrOrStderr()
+	ec.modes = []retrieve.Mode{retrieve.Lexical, retrieve.Dense, retrieve.Hybrid}
+	if ec.lexicalOnly {
+		ec.modes = ec.modes[:1]
 	}
-	var emb retrieve.Embedder = retrieve.NewLocalEmbedder()
-	if *embedModel != "" {
-		e, err := retrieve.NewOpenAIEmbedder(retrieve.OpenAIEmbedderConfig{
-			BaseURL: os.Getenv("OPENAI_BASE_URL"), APIKey: os.Getenv("OPENAI_API_KEY"), Model: *embedModel,
-		})
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		emb = e
-	}
-	modes := []retrieve.Mode{retrieve.Lexical, retrieve.Dense, retrieve.Hybrid}
-	if *lexicalOnly {
-		modes = modes[:1]
-	}
-	res, err := evalBEIR(ctx, fs.Arg(0), evalConfig{emb: emb, depth: *depth, k1: *k1, b: *b, modes: modes, progress: s.err})
+	res, err := evalBEIR(cmd.Context(), dir, ec)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	for _, r := range res {
-		fmt.Fprintf(s.out, "%-7s nDCG@10 %.4f  Recall@%d %.4f\n", r.name, r.ndcg, *depth, r.recall)
+		fmt.Fprintf(cmd.OutOrStdout(), "%-7s nDCG@10 %.4f  Recall@%d %.4f\n", r.name, r.ndcg, ec.depth, r.recall)
 	}
 	return nil
 }
 
 type evalConfig struct {
-	emb      retrieve.Embedder
-	depth    int
-	k1, b    float64
-	modes    []retrieve.Mode
-	progress io.Writer // nil: silent
+	emb         retrieve.Embedder
+	depth       int
+	k1, b       float64
+	lexicalOnly bool
+	modes       []retrieve.Mode
+	progress    io.Writer // nil: silent
 }
 
 type evalResult struct {
@@ -120,12 +129,6 @@ func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, er
 		}
 		dim = len(vs[0])
 	}
-	st, err := store.Open("", store.Info{Embedder: emb.Name(), Dimension: dim})
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-
 	texts := make([]string, len(data.Corpus))
 	for i, d := range data.Corpus {
 		texts[i] = d.Title + "\n" + d.Text
@@ -160,14 +163,12 @@ func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, er
 		}
 		puts[i] = store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Format: "text", Segments: 1}, Segments: []store.Segment{seg}}
 	}
-	if err := st.PutDocuments(ctx, puts); err != nil {
-		return nil, err
-	}
 	start := time.Now()
-	ix, err := retrieve.NewIndex(st, emb)
+	ix, closeIndex, err := memoryIndex(ctx, emb, store.Info{Embedder: emb.Name(), Dimension: dim}, puts)
 	if err != nil {
 		return nil, err
 	}
+	defer closeIndex()
 	ix.BM25().K1, ix.BM25().B = cfg.k1, cfg.b
 	logf("BM25 index: %.2f s\n", time.Since(start).Seconds())
 	if needDense {
