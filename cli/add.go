@@ -16,7 +16,7 @@ func addCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "add PATH...",
 		Short: "Add files, folders or globs to a library",
-		Long: `Adds files, folders (recursively) and globs to a library: PDF, Markdown,
+		Long: prose(`Adds files, folders (recursively) and globs to a library: PDF, Markdown,
 text and HTML. A file already in the library is left alone when unchanged
 and replaced when its content changed; files that cannot be read are
 skipped, each with its reason, and the rest are added. Stop with Ctrl+C at
@@ -24,7 +24,7 @@ any time: the library keeps the documents that were whole.
 
 Libraries live in $XDG_DATA_HOME/ibid/libraries (default ~/.local/share),
 or in the folder --store names. A library remembers the embedder that
-built it; use the same one later.`,
+built it; use the same one later.`),
 		Example: `# A folder, recursively:
 ibid add ~/papers
 

@@ -18,14 +18,14 @@ func askCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ask QUESTION",
 		Short: "Answer one question with cited sources, then exit",
-		Long: `Answers one question from the library with cited sources, streaming as the
+		Long: prose(`Answers one question from the library with cited sources, streaming as the
 answer arrives, then exits. Formats:
   text      the answer with [n], then a numbered source list
   markdown  Pandoc footnotes ([^1] and their definitions)
   ndjson    one JSON event per line (see docs/answers.md)
 
 With no model configured (OPENAI_BASE_URL, --base-url, or a local Ollama)
-the answer is extractive: the best-matching sentences, each cited.`,
+the answer is extractive: the best-matching sentences, each cited.`),
 		Example: `ibid ask "what limits the method?"
 
 # Footnotes into your notes:

@@ -25,7 +25,7 @@ func chatCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ibid [PATH...]",
 		Short: "Chat with your own documents; every claim carries a footnote",
-		Long: `Chat with your own documents; every claim carries a footnote.
+		Long: prose(`Chat with your own documents; every claim carries a footnote.
 
 Opens the chat on the library. PATHs (files, folders, globs) are added to
 the library first, with progress on the status line. Every claim of an
@@ -36,7 +36,7 @@ slash commands. Keys and screens: docs/tui.md.
 With nothing configured ibid uses a local embedder and, when no model
 answers, an extractive answerer. Point it at a model with OPENAI_BASE_URL
 (and OPENAI_API_KEY) or --base-url and --model; a local Ollama is found by
-itself. Documentation: docs/ (start with docs/README.md).`,
+itself. Documentation: docs/ (start with docs/README.md).`),
 		Example: `# Add ibid's own documentation, then chat with it:
 ibid docs/
 

@@ -29,9 +29,9 @@ func evalCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "eval DIR",
 		Short: "Measure retrieval quality on a BEIR-format folder",
-		Long: `Reads a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels.tsv) into a
+		Long: prose(`Reads a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels.tsv) into a
 temporary index in memory and prints nDCG@10 and Recall@k for BM25, dense
-and hybrid retrieval (docs/retrieval.md).`,
+and hybrid retrieval (docs/retrieval.md).`),
 		Example: `ibid eval ../shared/data/scifact
 ibid eval --bm25-only --k1 0.9 --b 0.4 ../shared/data/scifact`,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

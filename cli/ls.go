@@ -12,8 +12,8 @@ func lsCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ls",
 		Short: "List a library's documents",
-		Long: `Lists a library's documents: short id (give it to ibid rm), title, format,
-pages, segments and path, sorted by path.`,
+		Long: prose(`Lists a library's documents: short id (give it to ibid rm), title, format,
+pages, segments and path, sorted by path.`),
 		Example:           `ibid ls --library thesis`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -13,13 +13,13 @@ func rmCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "rm DOC... | rm --all",
 		Short: "Remove documents from a library",
-		Long: `Removes documents from a library. DOC is a document id or the start of one
+		Long: prose(`Removes documents from a library. DOC is a document id or the start of one
 (as ibid ls shows it), a document's path, or a folder (every document under
 it). If any DOC names no document, nothing is removed. The files themselves
 are never touched.
 
 --all deletes the whole library, including which embedder built it: the way
-to rebuild a library with another embedder.`,
+to rebuild a library with another embedder.`),
 		Example: `# By id, as ibid ls shows it:
 ibid rm 3f9a2c1b
 

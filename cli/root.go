@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"syscall"
 
@@ -87,7 +88,7 @@ func newRoot(cfg *Config) *cobra.Command {
 		askCommand(cfg), serveCommand(cfg), evalCommand(cfg),
 	)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageError{cmd: c.CommandPath(), err: err}
+		return &usageError{cmd: c.CommandPath(), err: err, hint: oneDashHint(c, err)}
 	})
 	return root
 }
@@ -96,12 +97,32 @@ func newRoot(cfg *Config) *cobra.Command {
 // not know, a value of the wrong kind). Its message is cobra's, which fang
 // recognises to add its hint; plain, the hint names the command's help.
 type usageError struct {
-	cmd string
-	err error
+	cmd  string
+	err  error
+	hint string // how to write it, when ibid can tell; else ""
 }
 
-func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Error() string {
+	if e.hint != "" {
+		return e.err.Error() + "; " + e.hint
+	}
+	return e.err.Error()
+}
 func (e *usageError) Unwrap() error { return e.err }
+
+// oneDashRe finds the argument in pflag's "unknown shorthand flag: 'l' in
+// -library".
+var oneDashRe = regexp.MustCompile(`^unknown shorthand flag: '.' in -([^-=\s][^=\s]+)`)
+
+// oneDashHint is what to write for a long flag given with one dash
+// (-library, as Go's flag package took it): "write --library".
+func oneDashHint(c *cobra.Command, err error) string {
+	m := oneDashRe.FindStringSubmatch(err.Error())
+	if m == nil || c.Flags().Lookup(m[1]) == nil {
+		return ""
+	}
+	return "write --" + m[1] + ", with two dashes"
+}
 
 // errorHandler prints a command's error: styled by fang on a terminal;
 // otherwise one plain line, "ibid: " and the message, for logs and scripts.

@@ -56,6 +56,10 @@ func TestBadFlag(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
 	}
+	// A long flag with one dash, as Go's flag package took it.
+	if code, _, errs := runCmd(t, "ls", "-library", "x"); code != exitError || !strings.Contains(errs, "write --library, with two dashes") {
+		t.Errorf("-library: exit %d, stderr %q", code, errs)
+	}
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), []string{"ls", "--nope"},
 		Env{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: os.Getenv, styleErrors: true})

@@ -26,10 +26,10 @@ func searchCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Show the passages retrieval would hand the model",
-		Long: `Shows the passages retrieval would hand the model for QUERY, best first:
+		Long: prose(`Shows the passages retrieval would hand the model for QUERY, best first:
 score, document title, page, section, segment id and the text. Dense (the
 embedder) and keyword (BM25) hits are fused; each passage also brings its
-neighbouring segments into the model's context.`,
+neighbouring segments into the model's context.`),
 		Example: `ibid search "attention without recurrence"
 ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 		ValidArgsFunction: cobra.NoFileCompletions,

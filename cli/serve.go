@@ -21,12 +21,12 @@ func serveCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve cited answers over HTTP (server-sent events)",
-		Long: `Serves cited answers over HTTP (docs/answers.md):
+		Long: prose(`Serves cited answers over HTTP (docs/answers.md):
   POST /v1/answers        {"question", "cite_format", "conversation_id"} → server-sent events
   GET  /v1/segments/{id}  a passage with its page and neighbours
 
 It listens on loopback by default. A non-loopback address needs --token
-(or IBID_TOKEN); clients then send "Authorization: Bearer <token>".`,
+(or IBID_TOKEN); clients then send "Authorization: Bearer <token>".`),
 		Example: `ibid serve --library thesis
 IBID_TOKEN=s3cret ibid serve --addr 0.0.0.0:8484`,
 		ValidArgsFunction: cobra.NoFileCompletions,
