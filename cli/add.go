@@ -60,7 +60,7 @@ func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
 	stderr := cmd.ErrOrStderr()
 	tty, width := isTerminal(stderr)
 	pr := &addPrinter{w: stderr, tty: tty, width: width, lib: lib.Name()}
-	rep, err := addFiles(ctx, cfg, lib, paths, pr.progress)
+	rep, err := addFiles(ctx, lib, paths, cfg.MaxFileSize, pr.progress)
 	pr.clear()
 	printAddReport(cmd.OutOrStdout(), lib, rep)
 	if err != nil {

@@ -136,9 +136,10 @@ func deleteLibrary(ctx context.Context, cfg *Config, name string) error {
 }
 
 // addFiles adds paths (files, folders, globs) to lib, reporting progress.
-// cfg.MaxFileSize is not passed on yet: rag.Library.Add takes no limit
-// (the loader's limit is being built); this is where it goes.
-func addFiles(ctx context.Context, _ *Config, lib *library, paths []string, progress func(addProgress)) (*addReport, error) {
+// maxFileSize (bytes; 0: the library's default) is not applied yet:
+// rag.Library.Add takes no limit while the loader's is being built, and
+// this is where it is to be passed on.
+func addFiles(ctx context.Context, lib *library, paths []string, maxFileSize int64, progress func(addProgress)) (*addReport, error) {
 	return lib.Add(ctx, paths, progress)
 }
 

@@ -252,3 +252,23 @@ func TestTimeoutFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestManPage: fang's hidden man command prints a roff page (to the
+// process's stdout, which the test borrows).
+func TestManPage(t *testing.T) {
+	cmdEnv(t)
+	f, err := os.Create(filepath.Join(t.TempDir(), "ibid.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = f
+	code, _, errs := runCmd(t, "man")
+	os.Stdout = stdout
+	f.Close()
+	page, _ := os.ReadFile(f.Name())
+	if code != exitOK || !bytes.HasPrefix(page, []byte(".TH IBID 1")) || !bytes.Contains(page, []byte("--first-byte-timeout")) ||
+		!bytes.Contains(page, []byte("search")) {
+		t.Errorf("man: exit %d, stderr %q, page:\n%.600s", code, errs, page)
+	}
+}
