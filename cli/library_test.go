@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,46 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
-
-	"github.com/charmbracelet/x/ansi"
 )
-
-// runCmd runs ibid with args on the process's environment and returns
-// its exit status, stdout and stderr.
-func runCmd(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code := Run(context.Background(), args, Env{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: os.Getenv})
-	return code, out.String(), errb.String()
-}
-
-// cmdEnv gives the test its own data and cache folders, clears the
-// variables that would change the commands' defaults, and writes a few
-// notes; it returns their folder.
-func cmdEnv(t *testing.T) string {
-	t.Helper()
-	tmp := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", filepath.Join(tmp, "data"))
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
-	for _, v := range []string{"IBID_LIBRARY", "IBID_EMBED_MODEL", "IBID_STORE"} {
-		t.Setenv(v, "")
-	}
-	docs := filepath.Join(tmp, "docs")
-	for name, text := range map[string]string{
-		"tides.md":   "# Tides\n\nThe Moon's gravity raises two tidal bulges; spring tides come at new and full moon.\n",
-		"bread.txt":  "Sourdough bread rises because wild yeast and lactobacilli ferment the dough.\n",
-		"binary.dat": "\x00\x01\x02garbage\xff",
-	} {
-		p := filepath.Join(docs, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return docs
-}
 
 func TestCmdLibraryFlow(t *testing.T) {
 	docs := cmdEnv(t)
@@ -191,93 +150,6 @@ func TestFlagsAfterArguments(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `library "x": 2 documents`) {
 		t.Fatalf("--library x ls: %d\n%s", code, out)
 	}
-}
-
-func TestAddProgressTerminal(t *testing.T) {
-	var b bytes.Buffer
-	p := &addPrinter{w: &b, tty: true, width: 60, lib: "default"}
-	p.progress(addProgress{Stage: "load", File: "/x/paper.pdf", FilesDone: 1, FilesTotal: 4, Segments: 10})
-	p.progress(addProgress{Stage: "file", File: "/x/paper.pdf", FilesDone: 2, FilesTotal: 4, Segments: 120, Embedded: 100, ToEmbed: 120})
-	p.clear()
-	out := b.String()
-	if strings.Count(out, "\r\x1b[K") != 3 || strings.Contains(out, "\n") {
-		t.Fatalf("terminal progress is not redrawn in place: %q", out)
-	}
-	if !strings.Contains(out, "2/4 files") || !strings.Contains(out, "embedding 100/120") || !strings.Contains(out, "█████") {
-		t.Fatalf("progress line lacks counts or bar: %q", out)
-	}
-	for _, line := range strings.Split(out, "\r\x1b[K") {
-		if w := ansi.StringWidth(line); w >= 60 {
-			t.Errorf("progress line %q is %d cells, wider than the terminal", line, w)
-		}
-	}
-}
-
-func TestWrapText(t *testing.T) {
-	for _, tc := range []struct {
-		in    string
-		width int
-		want  []string
-	}{
-		{"the quick brown fox jumps", 10, []string{"the quick", "brown fox", "jumps"}},
-		{"参考文献示例使用了中国", 8, []string{"参考文献", "示例使用", "了中国"}},
-		{"abc 参考文献 def", 7, []string{"abc 参", "考文献", "def"}},
-		{"supercalifragilistic", 8, []string{"supercal", "ifragili", "stic"}},
-		{"", 10, []string{""}},
-	} {
-		got := wrapText(tc.in, tc.width)
-		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("wrapText(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
-		}
-		for _, l := range got {
-			if ansi.StringWidth(l) > tc.width {
-				t.Errorf("line %q wider than %d", l, tc.width)
-			}
-		}
-	}
-}
-
-// fakeEmbeddings is an OpenAI-compatible /embeddings endpoint: each text's
-// vector (dimension 8) counts its words by hash. It counts the requests.
-func fakeEmbeddings(t *testing.T) (*httptest.Server, *atomic.Int64) {
-	var calls atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/embeddings" {
-			http.NotFound(w, r)
-			return
-		}
-		calls.Add(1)
-		var req struct {
-			Model string   `json:"model"`
-			Input []string `json:"input"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		type item struct {
-			Object    string    `json:"object"`
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		resp := struct {
-			Object string `json:"object"`
-			Data   []item `json:"data"`
-			Model  string `json:"model"`
-		}{Object: "list", Model: req.Model}
-		for i, text := range req.Input {
-			v := make([]float32, 8)
-			for _, w := range strings.Fields(strings.ToLower(text)) {
-				v[len(w)%8]++
-			}
-			v[0] += 0.5
-			resp.Data = append(resp.Data, item{"embedding", i, v})
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(resp)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &calls
 }
 
 func TestCmdRemoteEmbedder(t *testing.T) {
