@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func askEnv(t *testing.T) string {
 // list, and how to configure a model.
 func TestAskNothingConfigured(t *testing.T) {
 	askEnv(t)
-	docs, _ := filepath.Abs("docs")
+	docs, _ := filepath.Abs("../docs")
 	if code, out, errs := runCmd(t, "add", docs); code != 0 {
 		t.Fatalf("add docs/: %d\n%s\n%s", code, out, errs)
 	}
@@ -142,8 +143,8 @@ func TestServeEndToEnd(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--token", "tok", "--base-url", model.BaseURL(), "--model", "m"},
-			&stdio{in: strings.NewReader(""), out: io.Discard, err: pw})
+		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--token", "tok", "--base-url", model.BaseURL(), "--model", "m"},
+			Env{In: strings.NewReader(""), Out: io.Discard, Err: pw, Getenv: os.Getenv})
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')

@@ -1,64 +1,68 @@
-package main
+package cli
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/ibid-dev/ibid/rag"
+	"github.com/spf13/cobra"
 )
 
-const addUsage = `
-Usage: ibid add [--library NAME] [--embed-model M] PATH...
-
-Adds files, folders (recursively) and globs to a library: PDF, Markdown,
+// addCommand is ibid add: files, folders and globs into a library.
+func addCommand(cfg *Config) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "add PATH...",
+		Short: "Add files, folders or globs to a library",
+		Long: prose(`Adds files, folders (recursively) and globs to a library: PDF, Markdown,
 text and HTML. A file already in the library is left alone when unchanged
 and replaced when its content changed; files that cannot be read are
 skipped, each with its reason, and the rest are added. Stop with Ctrl+C at
 any time: the library keeps the documents that were whole.
 
-Libraries live in $XDG_DATA_HOME/ibid/libraries (default ~/.local/share).
-A library remembers the embedder that built it; use the same one later.
+Libraries live in $XDG_DATA_HOME/ibid/libraries (default ~/.local/share),
+or in the folder --store names. A library remembers the embedder that
+built it; use the same one later.`),
+		Example: `# A folder, recursively:
+ibid add ~/papers
 
-Examples:
-  ibid add ~/papers                     # a folder, recursively
-  ibid add --library thesis notes/*.md  # a glob, into the library "thesis"
-  ibid add --embed-model nomic-embed-text paper.pdf
-                                        # embed with an OpenAI-compatible
-                                        # endpoint (OPENAI_BASE_URL)
-`
+# A glob, into the library "thesis":
+ibid add --library thesis notes/*.md
 
-func runAdd(ctx context.Context, s *stdio, args []string) error {
-	fs := flag.NewFlagSet("add", flag.ContinueOnError)
-	fs.SetOutput(s.err)
-	fs.Usage = usageFunc(fs, addUsage)
-	var lf libraryFlags
-	lf.register(fs)
-	paths, err := parseMixed(fs, args)
-	if err != nil {
-		return err
+# Embed with an OpenAI-compatible endpoint:
+ibid add --embed-model nomic-embed-text --base-url http://localhost:11434/v1 paper.pdf`,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			return runAdd(cmd, cfg, paths)
+		},
 	}
+	fs := c.Flags()
+	cfg.libraryFlags(fs)
+	cfg.embedderFlags(fs)
+	fs.Var(byteSize{&cfg.MaxFileSize}, "max-file-size",
+		"skip files larger than this size (bytes, or with KB, MB, GB: 200MB); 0 leaves the limit to the library")
+	completeCommon(c, cfg)
+	return c
+}
+
+func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
 	if len(paths) == 0 {
-		fs.Usage()
 		return errors.New("add: give the files or folders to add, e.g. ibid add ~/papers")
 	}
-
-	lib, err := lf.open(ctx, false)
+	ctx := cmd.Context()
+	lib, err := openLibrary(ctx, cfg, cfg.Library, writable)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
 
-	tty, width := isTerminal(s.err)
-	pr := &addPrinter{w: s.err, tty: tty, width: width, lib: lib.Name()}
-	rep, err := lib.Add(ctx, paths, pr.progress)
+	stderr := cmd.ErrOrStderr()
+	tty, width := isTerminal(stderr)
+	pr := &addPrinter{w: stderr, tty: tty, width: width, lib: lib.Name()}
+	rep, err := addFiles(ctx, lib, paths, cfg.MaxFileSize, pr.progress)
 	pr.clear()
-	printAddReport(s.out, lib, rep)
+	printAddReport(cmd.OutOrStdout(), lib, rep)
 	if err != nil {
 		return err
 	}
@@ -79,7 +83,7 @@ type addPrinter struct {
 	last  time.Time // when it was drawn
 }
 
-func (p *addPrinter) progress(ap rag.AddProgress) {
+func (p *addPrinter) progress(ap addProgress) {
 	if ap.Stage == "waiting" {
 		p.clear()
 		fmt.Fprintf(p.w, "waiting for another ibid that is changing library %q…\n", p.lib)
@@ -114,7 +118,7 @@ func (p *addPrinter) clear() {
 
 // progressLine is the one-line view of an add: a bar over files, then
 // counts and the current file.
-func progressLine(ap rag.AddProgress, width int) string {
+func progressLine(ap addProgress, width int) string {
 	barWidth := min(max(width/6, 8), 30)
 	filled := 0
 	if ap.FilesTotal > 0 {
@@ -136,7 +140,7 @@ func progressLine(ap rag.AddProgress, width int) string {
 
 // printAddReport prints what an add did: the counts, the replaced and
 // moved documents, and each skipped file with its reason.
-func printAddReport(w io.Writer, lib *rag.Library, rep *rag.AddReport) {
+func printAddReport(w io.Writer, lib *library, rep *addReport) {
 	if rep == nil {
 		return
 	}
@@ -156,8 +160,9 @@ func printAddReport(w io.Writer, lib *rag.Library, rep *rag.AddReport) {
 	for _, d := range rep.Replaced {
 		segs += d.Segments
 	}
+	docs, all := libraryContents(lib)
 	fmt.Fprintf(w, "library %q: %s (%d new segments; %d documents, %d segments in all)\n",
-		lib.Name(), strings.Join(parts, ", "), segs, len(lib.Documents()), lib.Len())
+		lib.Name(), strings.Join(parts, ", "), segs, len(docs), all)
 	for _, d := range rep.Replaced {
 		fmt.Fprintf(w, "  replaced %s (changed since it was added)\n", displayPath(d.Path))
 	}
@@ -167,12 +172,4 @@ func printAddReport(w io.Writer, lib *rag.Library, rep *rag.AddReport) {
 	for _, sk := range rep.Skipped {
 		fmt.Fprintf(w, "  skipped  %s: %s\n", displayPath(sk.Path), clean(sk.Reason))
 	}
-}
-
-// plural is "1 segment", "2 segments".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag"
+)
+
+// This file connects the faces that answer without the chat (ask, serve)
+// to a library and a model.
+
+// openAnswerer opens the library cfg names and connects the model it
+// names; m is nil when none answers (the extractive answerer). An empty
+// library is an error that says how to fill it.
+func openAnswerer(ctx context.Context, cfg *Config) (lib *library, m *rag.Model, mode citations.Mode, err error) {
+	mode, err = citations.ParseMode(cfg.CiteFormat)
+	if err != nil {
+		return nil, nil, mode, fmt.Errorf("--cite-format: %w (use inline, json or sections)", err)
+	}
+	if err := cfg.check(); err != nil {
+		return nil, nil, mode, err
+	}
+	lib, err = openLibrary(ctx, cfg, cfg.Library, writable)
+	if err != nil {
+		return nil, nil, mode, err
+	}
+	if _, segs := libraryContents(lib); segs == 0 {
+		lib.Close()
+		return nil, nil, mode, fmt.Errorf("the library %q is empty: add documents with ibid add PATH", cfg.Library)
+	}
+	m, err = rag.ConnectModel(ctx, modelConfig(cfg))
+	if err != nil {
+		lib.Close()
+		return nil, nil, mode, err
+	}
+	return lib, m, mode, nil
+}
+
+// modelConfig is the model cfg names. cfg.FirstByteTimeout and
+// cfg.IdleTimeout are not passed on yet: rag.ModelConfig has no fields for
+// them; this is where they go.
+func modelConfig(cfg *Config) rag.ModelConfig {
+	return rag.ModelConfig{
+		BaseURL:  cfg.BaseURL,
+		APIKey:   cfg.APIKey,
+		Model:    cfg.Model,
+		NoOllama: cfg.NoOllama,
+	}
+}
+
+// modelName is the name of the model that answers: m's, or the extractive
+// answerer's when m is nil.
+func modelName(m *rag.Model) string {
+	if m == nil {
+		return rag.ExtractiveName
+	}
+	return m.Name()
+}
