@@ -142,10 +142,10 @@ func (constEmbedder) Embed(_ context.Context, texts []string) ([][]float32, erro
 // TestSciFactHybrid checks that hybrid search with the local embedder
 // keeps its published figure (nDCG@10 0.686) and stays above BM25 alone,
 // through the store contract (dense and keyword both answered by the
-// store). It embeds 5,183 abstracts: skipped with -short.
+// store). It embeds 5,183 abstracts: skipped with -short and -race.
 func TestSciFactHybrid(t *testing.T) {
-	if testing.Short() {
-		t.Skip("embeds the SciFact corpus")
+	if testing.Short() || raceEnabled {
+		t.Skip("embeds the SciFact corpus (slow with -short or -race)")
 	}
 	dir := sciFact(t)
 	b, err := ReadBEIR(dir)
