@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -160,7 +161,11 @@ func printAddReport(w io.Writer, lib *library, rep *addReport) {
 	for _, d := range rep.Replaced {
 		segs += d.Segments
 	}
-	docs, all := libraryContents(lib)
+	docs, all, err := libraryContents(context.Background(), lib)
+	if err != nil {
+		fmt.Fprintf(w, "library %q: %s (%d new segments; couldn't count the rest: %v)\n", lib.Name(), strings.Join(parts, ", "), segs, err)
+		return
+	}
 	fmt.Fprintf(w, "library %q: %s (%d new segments; %d documents, %d segments in all)\n",
 		lib.Name(), strings.Join(parts, ", "), segs, len(docs), all)
 	for _, d := range rep.Replaced {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 )
 
 // This file connects the faces that answer without the chat (ask, serve)
@@ -14,7 +15,7 @@ import (
 // openAnswerer opens the library cfg names and connects the model it
 // names; m is nil when none answers (the extractive answerer). An empty
 // library is an error that says how to fill it.
-func openAnswerer(ctx context.Context, cfg *Config) (lib *library, m *rag.Model, mode citations.Mode, err error) {
+func openAnswerer(ctx context.Context, cfg *Config) (lib *library, m *llm.Model, mode citations.Mode, err error) {
 	mode, err = citations.ParseMode(cfg.CiteFormat)
 	if err != nil {
 		return nil, nil, mode, fmt.Errorf("--cite-format: %w (use inline, json or sections)", err)
@@ -26,11 +27,15 @@ func openAnswerer(ctx context.Context, cfg *Config) (lib *library, m *rag.Model,
 	if err != nil {
 		return nil, nil, mode, err
 	}
-	if _, segs := libraryContents(lib); segs == 0 {
+	if _, segs, err := libraryContents(ctx, lib); err != nil || segs == 0 {
+		lib.Close()
+		if err != nil {
+			return nil, nil, mode, err
+		}
 		lib.Close()
 		return nil, nil, mode, fmt.Errorf("the library %q is empty: add documents with ibid add PATH", cfg.Library)
 	}
-	m, err = rag.ConnectModel(ctx, modelConfig(cfg))
+	m, err = llm.Connect(ctx, modelConfig(cfg))
 	if err != nil {
 		lib.Close()
 		return nil, nil, mode, err
@@ -38,21 +43,29 @@ func openAnswerer(ctx context.Context, cfg *Config) (lib *library, m *rag.Model,
 	return lib, m, mode, nil
 }
 
-// modelConfig is the model cfg names. cfg.FirstByteTimeout and
-// cfg.IdleTimeout are not passed on yet: rag.ModelConfig has no fields for
-// them; this is where they go.
-func modelConfig(cfg *Config) rag.ModelConfig {
-	return rag.ModelConfig{
-		BaseURL:  cfg.BaseURL,
-		APIKey:   cfg.APIKey,
+// modelConfig is the model cfg names, with its timeouts.
+func modelConfig(cfg *Config) llm.ModelConfig {
+	return llm.ModelConfig{
+		Config:   serverConfig(cfg),
 		Model:    cfg.Model,
 		NoOllama: cfg.NoOllama,
 	}
 }
 
+// serverConfig is the OpenAI-compatible server cfg names, for the chat
+// model and the embedder alike.
+func serverConfig(cfg *Config) llm.Config {
+	return llm.Config{
+		BaseURL:          cfg.BaseURL,
+		APIKey:           cfg.APIKey,
+		FirstByteTimeout: cfg.FirstByteTimeout,
+		IdleTimeout:      cfg.IdleTimeout,
+	}
+}
+
 // modelName is the name of the model that answers: m's, or the extractive
 // answerer's when m is nil.
-func modelName(m *rag.Model) string {
+func modelName(m *llm.Model) string {
 	if m == nil {
 		return rag.ExtractiveName
 	}

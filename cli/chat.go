@@ -13,6 +13,7 @@ import (
 
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/ui"
 )
 
@@ -96,7 +97,11 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 		if id == resumeLatest {
 			id = ""
 		}
-		if conv, err = ui.LoadConversation(id); err != nil {
+		dir, err := rag.ConversationsDir()
+		if err != nil {
+			return err
+		}
+		if conv, err = rag.LoadConversation(dir, id); err != nil {
 			return err
 		}
 		cfg.Library = conv.Library
@@ -105,18 +110,18 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	if err != nil {
 		return err
 	}
-	model, err := rag.ConnectModel(ctx, modelConfig(cfg))
+	model, err := llm.Connect(ctx, modelConfig(cfg))
 	if err != nil {
 		lib.Close()
 		return err
 	}
-	open := func(ctx context.Context, name string) (*rag.Library, error) {
+	open := func(ctx context.Context, name string) (*library, error) {
 		return openLibrary(ctx, cfg, name, writable)
 	}
 	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering}, conv, open)
 	defer b.Close()
 	opt := ui.Options{AddFirst: paths}
-	if _, segs := libraryContents(lib); len(paths) == 0 && segs == 0 && conv == nil {
+	if _, segs, err := libraryContents(ctx, lib); err == nil && len(paths) == 0 && segs == 0 && conv == nil {
 		opt.Notice = fmt.Sprintf("the library %q is empty: type /add PATH (files, folders, globs)", cfg.Library)
 	}
 	p := tea.NewProgram(ui.New(b, opt), tea.WithContext(ctx), tea.WithInput(cmd.InOrStdin()), tea.WithOutput(cmd.OutOrStdout()))

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 )
 
@@ -11,7 +13,7 @@ import (
 func completeCommon(c *cobra.Command, cfg *Config) {
 	if c.Flags().Lookup("library") != nil {
 		_ = c.RegisterFlagCompletionFunc("library", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return libraryNames(cfg), cobra.ShellCompDirectiveNoFileComp
+			return libraryNames(context.Background(), cfg), cobra.ShellCompDirectiveNoFileComp
 		})
 	}
 	if c.Flags().Lookup("store") != nil {

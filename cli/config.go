@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/spf13/pflag"
 )
 
@@ -57,11 +57,6 @@ type Config struct {
 	Numbering string
 	// Token is the bearer token serve's clients send (--token, IBID_TOKEN).
 	Token string
-
-	// DataDir and CacheDir are ibid's XDG folders: $XDG_DATA_HOME/ibid and
-	// $XDG_CACHE_HOME/ibid (defaults ~/.local/share/ibid, ~/.cache/ibid).
-	DataDir  string
-	CacheDir string
 }
 
 // Default timeouts of a model's answer.
@@ -92,24 +87,7 @@ func loadConfig(getenv func(string) string) *Config {
 		IdleTimeout:      defaultIdleTimeout,
 		Numbering:        or("IBID_NUMBERING", "answer"),
 		Token:            getenv("IBID_TOKEN"),
-		DataDir:          xdgDir(getenv, "XDG_DATA_HOME", filepath.Join(".local", "share"), "data"),
-		CacheDir:         xdgDir(getenv, "XDG_CACHE_HOME", ".cache", "cache"),
 	}
-}
-
-// xdgDir is $env/ibid, with env defaulting to ~/underHome as the XDG base
-// directory specification says (a relative value is ignored); without a
-// home folder, ibid/fallback under the system's temp folder.
-func xdgDir(getenv func(string) string, env, underHome, fallback string) string {
-	base := getenv(env)
-	if base == "" || !filepath.IsAbs(base) {
-		home, err := os.UserHomeDir()
-		if err != nil || home == "" {
-			return filepath.Join(os.TempDir(), "ibid", fallback)
-		}
-		base = filepath.Join(home, underHome)
-	}
-	return filepath.Join(base, "ibid")
 }
 
 // The flags below are declared by each command that takes them, bound to
@@ -119,7 +97,7 @@ func xdgDir(getenv func(string) string, env, underHome, fallback string) string 
 func (c *Config) libraryFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Library, "library", c.Library, "library name (env IBID_LIBRARY)")
 	fs.StringVar(&c.Store, "store", c.Store,
-		"folder that holds the libraries, one folder each (env IBID_STORE); empty: "+filepath.Join(c.DataDir, "libraries"))
+		"where libraries live: a folder holding one folder per library, or postgres://… (env IBID_STORE); empty: "+defaultStore())
 }
 
 // embedderFlags declares --embed-model and --base-url, which the embedder
@@ -215,4 +193,13 @@ func parseByteSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size: write bytes, or a number with KB, MB or GB (e.g. 200MB)", s)
 	}
 	return int64(v * mult), nil
+}
+
+// defaultStore says where libraries live without --store.
+func defaultStore() string {
+	data, err := xdg.DataDir()
+	if err != nil {
+		return "the XDG data folder"
+	}
+	return filepath.Join(data, "libraries")
 }

@@ -62,7 +62,7 @@ func runEval(cmd *cobra.Command, cfg *Config, dir string, ec evalConfig) error {
 	if emb == nil {
 		emb = retrieve.NewLocalEmbedder()
 	}
-	ec.emb, ec.progress = emb, cmd.ErrOrStderr()
+	ec.emb, ec.progress, ec.store = emb, cmd.ErrOrStderr(), cfg.Store
 	ec.modes = []retrieve.Mode{retrieve.Lexical, retrieve.Dense, retrieve.Hybrid}
 	if ec.lexicalOnly {
 		ec.modes = ec.modes[:1]
@@ -82,6 +82,7 @@ type evalConfig struct {
 	depth       int
 	k1, b       float64
 	lexicalOnly bool
+	store       string // where to load the corpus: "" in memory, else a temporary library there
 	modes       []retrieve.Mode
 	progress    io.Writer // nil: silent
 }
@@ -162,12 +163,16 @@ func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, er
 		puts[i] = store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Format: "text", Segments: 1}, Segments: []store.Segment{seg}}
 	}
 	start := time.Now()
-	ix, closeIndex, err := memoryIndex(ctx, emb, store.Info{Embedder: emb.Name(), Dimension: dim}, puts)
+	st, drop, err := evalStore(ctx, cfg.store, store.Info{Embedder: emb.Name(), Dimension: dim}, puts)
 	if err != nil {
 		return nil, err
 	}
-	defer closeIndex()
-	ix.BM25().K1, ix.BM25().B = cfg.k1, cfg.b
+	defer drop()
+	if t, ok := st.(interface{ SetBM25(k1, b float64) }); ok {
+		t.SetBM25(cfg.k1, cfg.b)
+	} else if cfg.k1 != retrieve.DefaultK1 || cfg.b != retrieve.DefaultB {
+		logf("this store ranks keywords its own way: --k1 and --b are ignored\n")
+	}
 	logf("BM25 index: %.2f s\n", time.Since(start).Seconds())
 	if needDense {
 		qs := make([]string, len(data.Queries))
@@ -181,7 +186,7 @@ func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, er
 
 	var out []evalResult
 	for _, m := range cfg.modes {
-		sc, err := retrieve.Evaluate(ctx, ix, data, m, cfg.depth)
+		sc, err := retrieve.Evaluate(ctx, st, emb, data, m, cfg.depth)
 		if err != nil {
 			return nil, err
 		}

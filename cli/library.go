@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/ibid-dev/ibid/rag"
+	libpkg "github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -20,9 +18,9 @@ import (
 // library is an open library; addProgress and addReport are what adding to
 // it reports.
 type (
-	library     = rag.Library
-	addProgress = rag.AddProgress
-	addReport   = rag.AddReport
+	library     = libpkg.Library
+	addProgress = libpkg.AddProgress
+	addReport   = libpkg.AddReport
 )
 
 // access is what a command needs of the library it opens.
@@ -41,53 +39,16 @@ const (
 	listable
 )
 
-// storeDir is the folder of cfg's store, which holds one folder per
-// library. Only folders are stores today; a URL is refused with what to
-// do.
-func storeDir(cfg *Config) (string, error) {
-	loc := cfg.Store
-	switch {
-	case loc == "":
-		return filepath.Join(cfg.DataDir, "libraries"), nil
-	case strings.Contains(loc, "://"):
-		return "", fmt.Errorf("--store %q: this ibid keeps libraries in folders only; give a folder, or leave --store and IBID_STORE empty for %s",
-			loc, filepath.Join(cfg.DataDir, "libraries"))
-	}
-	abs, err := filepath.Abs(loc)
-	if err != nil {
-		return "", fmt.Errorf("--store %q: %w", loc, err)
-	}
-	return abs, nil
-}
-
-// libraryDir is the folder of the library called name in cfg's store.
-func libraryDir(cfg *Config, name string) (string, error) {
-	if err := rag.ValidLibraryName(name); err != nil {
-		return "", err
-	}
-	dir, err := storeDir(cfg)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, name), nil
-}
-
 // libraryNames lists the libraries in cfg's store, for completion; a
 // store that cannot be read has none.
-func libraryNames(cfg *Config) []string {
-	dir, err := storeDir(cfg)
+func libraryNames(ctx context.Context, cfg *Config) []string {
+	libs, err := libpkg.List(ctx, cfg.Store)
 	if err != nil {
 		return nil
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, e := range ents {
-		if _, ok, err := store.ReadInfo(filepath.Join(dir, e.Name())); e.IsDir() && ok && err == nil {
-			names = append(names, e.Name())
-		}
+	names := make([]string, len(libs))
+	for i, l := range libs {
+		names[i] = l.Name
 	}
 	return names
 }
@@ -100,9 +61,8 @@ func newEmbedder(cfg *Config) (retrieve.Embedder, error) {
 		return nil, nil
 	}
 	emb, err := retrieve.NewOpenAIEmbedder(retrieve.OpenAIEmbedderConfig{
-		BaseURL: cfg.BaseURL,
-		APIKey:  cfg.APIKey,
-		Model:   cfg.EmbedModel,
+		Server: serverConfig(cfg),
+		Model:  cfg.EmbedModel,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("--embed-model: %w", err)
@@ -112,35 +72,27 @@ func newEmbedder(cfg *Config) (retrieve.Embedder, error) {
 
 // openLibrary opens the library called name in cfg's store, as a needs.
 func openLibrary(ctx context.Context, cfg *Config, name string, a access) (*library, error) {
-	dir, err := libraryDir(cfg, name)
-	if err != nil {
-		return nil, err
-	}
-	opt := rag.LibraryOptions{Name: name, Dir: dir, AnyEmbedder: a != writable}
+	opt := libpkg.Options{Name: name, Store: cfg.Store, AnyEmbedder: a != writable}
 	if a != listable {
+		var err error
 		if opt.Embedder, err = newEmbedder(cfg); err != nil {
 			return nil, err
 		}
 	}
-	return rag.OpenLibrary(ctx, opt)
+	return libpkg.Open(ctx, opt)
 }
 
 // deleteLibrary deletes the library called name from cfg's store, so that
 // it can be built again, perhaps with another embedder.
 func deleteLibrary(ctx context.Context, cfg *Config, name string) error {
-	dir, err := libraryDir(cfg, name)
-	if err != nil {
-		return err
-	}
-	return rag.DeleteLibrary(ctx, rag.LibraryOptions{Name: name, Dir: dir})
+	return libpkg.Delete(ctx, libpkg.Options{Name: name, Store: cfg.Store})
 }
 
-// addFiles adds paths (files, folders, globs) to lib, reporting progress.
-// maxFileSize (bytes; 0: the library's default) is not applied yet:
-// rag.Library.Add takes no limit while the loader's is being built, and
-// this is where it is to be passed on.
+// addFiles adds paths (files, folders, globs) to lib, reporting progress;
+// files larger than maxFileSize bytes (0: the loader's default limits) are
+// skipped with the reason.
 func addFiles(ctx context.Context, lib *library, paths []string, maxFileSize int64, progress func(addProgress)) (*addReport, error) {
-	return lib.Add(ctx, paths, progress)
+	return lib.AddWith(ctx, paths, libpkg.AddOptions{MaxFileSize: maxFileSize}, progress)
 }
 
 // removeDocuments removes the documents refs name (ids, id prefixes,
@@ -155,30 +107,46 @@ func searchLibrary(ctx context.Context, lib *library, query string, opt retrieve
 }
 
 // libraryContents is lib's documents, sorted by path, and its number of
-// segments.
-func libraryContents(lib *library) (docs []store.Document, segments int) {
-	return lib.Documents(), lib.Len()
+// segments; a library that cannot be read has none (the command that
+// needs them then says so through its own error).
+func libraryContents(ctx context.Context, lib *library) (docs []store.Document, segments int, err error) {
+	if docs, err = lib.Documents(ctx); err != nil {
+		return nil, 0, err
+	}
+	if segments, err = lib.Len(ctx); err != nil {
+		return nil, 0, err
+	}
+	return docs, segments, nil
 }
 
 // libraryExists reports whether lib is kept anywhere (a library opened
 // with listable or searchable access that does not exist is not).
-func libraryExists(lib *library) bool { return lib.Dir() != "" }
+func libraryExists(lib *library) bool { return !lib.InMemory() }
 
-// memoryIndex is a retrieval index over docs, each one whole with its
-// segments and their vectors, in a store in memory that close releases
-// (eval). info names the embedder and its dimension.
-func memoryIndex(ctx context.Context, emb retrieve.Embedder, info store.Info, docs []store.Put) (ix *retrieve.Index, close func() error, err error) {
-	st, err := store.Open("", info)
+// evalStore opens a store for an evaluation's corpus: in memory, or, with
+// --store, a temporary library there that drop deletes; the store holds
+// docs, each whole with its segments and vectors. info names the embedder
+// and its dimension.
+func evalStore(ctx context.Context, location string, info store.Info, docs []store.Put) (st store.Store, drop func(), err error) {
+	loc, name := "memory:", "eval"
+	if location != "" {
+		loc, name = location, fmt.Sprintf("ibid-eval-%d", os.Getpid())
+	}
+	st, err = store.Open(ctx, loc, store.Options{Library: name, Info: info, Create: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := st.PutDocuments(ctx, docs); err != nil {
+	drop = func() {
 		st.Close()
-		return nil, nil, err
+		if loc != "memory:" {
+			store.Drop(context.WithoutCancel(ctx), loc, name)
+		}
 	}
-	if ix, err = retrieve.NewIndex(st, emb); err != nil {
-		st.Close()
-		return nil, nil, err
+	for start := 0; start < len(docs); start += 1024 {
+		if err := st.Update(ctx, docs[start:min(start+1024, len(docs))], nil); err != nil {
+			drop()
+			return nil, nil, err
+		}
 	}
-	return ix, st.Close, nil
+	return st, drop, nil
 }

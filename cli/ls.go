@@ -37,7 +37,10 @@ func runLs(cmd *cobra.Command, cfg *Config, rest []string) error {
 	defer lib.Close()
 
 	out := cmd.OutOrStdout()
-	docs, segs := libraryContents(lib)
+	docs, segs, err := libraryContents(cmd.Context(), lib)
+	if err != nil {
+		return err
+	}
 	if len(docs) == 0 {
 		fmt.Fprintf(out, "library %q is empty; add documents with: ibid add --library %s PATH...\n", lib.Name(), lib.Name())
 		return nil

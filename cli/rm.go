@@ -54,7 +54,11 @@ func runRm(cmd *cobra.Command, cfg *Config, all bool, refs []string) error {
 		return err
 	}
 	if all {
-		docs, segs := libraryContents(lib)
+		docs, segs, err := libraryContents(ctx, lib)
+		if err != nil {
+			lib.Close()
+			return err
+		}
 		name, exists := lib.Name(), libraryExists(lib)
 		lib.Close()
 		if !exists {
@@ -75,7 +79,10 @@ func runRm(cmd *cobra.Command, cfg *Config, all bool, refs []string) error {
 	for _, d := range docs {
 		fmt.Fprintf(out, "removed %s %s (%s)\n", shortID(d.ID), docTitle(d), clean(displayPath(d.Path)))
 	}
-	left, segs := libraryContents(lib)
+	left, segs, err := libraryContents(ctx, lib)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "library %q: %d documents, %d segments left\n", lib.Name(), len(left), segs)
 	return nil
 }

@@ -80,7 +80,9 @@ func runSearch(cmd *cobra.Command, cfg *Config, query string, opt retrieve.Optio
 		return err
 	}
 	defer lib.Close()
-	if _, segs := libraryContents(lib); segs == 0 {
+	if _, segs, err := libraryContents(ctx, lib); err != nil {
+		return err
+	} else if segs == 0 {
 		fmt.Fprintf(out, "library %q is empty; add documents with: ibid add --library %s PATH...\n", lib.Name(), lib.Name())
 		return nil
 	}
