@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -57,33 +54,20 @@ func runServe(cmd *cobra.Command, cfg *Config, addr string, rest []string) error
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer lib.Close()
-	ln, err := net.Listen("tcp", addr)
+	ln, err := headless.Listen(addr, headless.HTTPOptions{})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv := &http.Server{
-		Handler: headless.NewServer(headless.ServerConfig{
-			Library: lib, LibraryName: cfg.Library, Model: m,
-			Options: rag.PipelineOptions{CiteFormat: mode}, Token: cfg.Token,
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
+	srv := headless.NewHTTPServer(headless.NewServer(headless.ServerConfig{
+		Library: lib, LibraryName: cfg.Library, Model: m,
+		Options: rag.PipelineOptions{CiteFormat: mode}, Token: cfg.Token,
+	}), headless.HTTPOptions{})
+	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s)\n", cfg.Library, ln.Addr(), modelName(m))
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
+	if err := headless.Serve(ctx, srv, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(shut)
-		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("serve: %w", err)
-		}
-		return nil
 	}
+	return nil
 }
 
 // loopback reports whether addr (host:port) listens on loopback only.
