@@ -481,3 +481,15 @@ func libBool(b bool) int {
 	}
 	return 0
 }
+
+// DocFreq says how many segments hold each term (as keyword search
+// analyses text) and how many segments there are (see TermStats).
+func (l *Library) DocFreq(ctx context.Context, terms []string) ([]int, int, error) {
+	if l.emb == nil {
+		return nil, 0, l.noEmbedder()
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	df, n := l.idx.DocFreq(terms)
+	return df, n, nil
+}
