@@ -40,6 +40,9 @@ type PipelineOptions struct {
 	Numbering  string         // "answer" (default): numbers restart per answer; "conversation": they continue
 	K          int            // passages offered per question; default 8
 	Neighbours int            // neighbouring segments on each side added to each passage; 0: retrieval's default (1), negative: none
+	// Explain, if not nil, is told why the extractive answerer chose each
+	// sentence, or why it declined (ibid ask --explain).
+	Explain func(line string)
 }
 
 // Pipeline answers questions: retrieval, prompt, model stream, citations,
@@ -129,7 +132,7 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 
 	switch {
 	case p.m == nil:
-		err = extractiveAnswer(ctx, question, passages, stream)
+		err = extractiveAnswer(ctx, p.r, question, passages, stream, p.opt.Explain)
 	case len(passages) == 0:
 		writeString(stream, "No passage in the library matches the question.")
 	default:

@@ -61,6 +61,7 @@ type adder struct {
 	ctx      context.Context
 	progress func(AddProgress)
 	rep      *AddReport
+	opt      AddOptions
 	p        AddProgress
 	loader   *ingest.Loader
 
@@ -87,6 +88,18 @@ type adder struct {
 // only. An error that would fail every file (the embedder cannot be
 // reached, the disk is full) stops the run with the report so far.
 func (l *Library) Add(ctx context.Context, paths []string, progress func(AddProgress)) (*AddReport, error) {
+	return l.AddWith(ctx, paths, AddOptions{}, progress)
+}
+
+// AddOptions tune an Add.
+type AddOptions struct {
+	// MaxFileSize skips files larger than this many bytes, with the reason;
+	// 0 leaves it to the loader's limits per format.
+	MaxFileSize int64
+}
+
+// AddWith is Add with options.
+func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, progress func(AddProgress)) (*AddReport, error) {
 	rep := &AddReport{}
 	if l.emb == nil {
 		return rep, l.noEmbedder()
@@ -96,7 +109,7 @@ func (l *Library) Add(ctx context.Context, paths []string, progress func(AddProg
 	}
 	files, skipped := ingest.Expand(paths)
 	rep.Skipped = append(rep.Skipped, skipped...)
-	a := &adder{l: l, ctx: ctx, progress: progress, rep: rep}
+	a := &adder{l: l, ctx: ctx, progress: progress, rep: rep, opt: opt}
 	a.p.FilesTotal = len(files) + len(skipped)
 	for _, s := range skipped {
 		a.p.FilesDone++
