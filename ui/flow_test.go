@@ -15,7 +15,7 @@ const sampleAnswer = "## Findings\n\nThe effect is robust [source_2] and replica
 	"- Larger samples confirm it [source_2][source_3].\n- One study disagrees [source_9].\n\n" +
 	"In short, the evidence converges [source_1]."
 
-func darkOpt() Options { d := true; return Options{Dark: &d} }
+func darkOpt() Options { return Options{Theme: "dark"} }
 
 // probe wraps the chat so a test can read its screen from inside the
 // program's goroutine (no data race), whatever the renderer wrote.

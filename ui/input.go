@@ -28,32 +28,51 @@ const inputHeight = 3
 
 func newInput(c *Common) *inputPane {
 	ta := textarea.New()
-	ta.Placeholder = "Ask your documents… (/help for commands)"
+	ta.Placeholder = "Ask your documents… (/help or f1 for help)"
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
 	ta.SetHeight(inputHeight)
 	ta.KeyMap.InsertNewline.SetKeys("ctrl+j", "alt+enter", "shift+enter")
 	ta.CharLimit = 0
 	p := &inputPane{c: c, ta: ta}
-	p.restyle(c.Styles.Dark)
+	p.restyle()
 	return p
 }
 
-// restyle follows the background; the cursor does not blink (steadier in
-// recordings and cheaper to draw).
-func (p *inputPane) restyle(dark bool) {
-	s := textarea.DefaultStyles(dark)
-	s.Cursor.Blink = false
-	p.ta.SetStyles(s)
-}
+// restyle follows the theme (Styles.Input).
+func (p *inputPane) restyle() { p.ta.SetStyles(p.c.Styles.Input) }
 
 func (p *inputPane) SetSize(w, h int) { p.ta.SetWidth(w); p.ta.SetHeight(h) }
 func (p *inputPane) Focus() tea.Cmd   { return p.ta.Focus() }
 func (p *inputPane) Blur()            { p.ta.Blur() }
 func (p *inputPane) View() string     { return p.ta.View() }
 
+// Empty reports whether nothing is typed (then ? opens the help).
+func (p *inputPane) Empty() bool { return p.ta.Value() == "" }
+
+// Value is the text typed so far.
+func (p *inputPane) Value() string { return p.ta.Value() }
+
+// SetValue puts text back in the box (a command that had to wait).
+func (p *inputPane) SetValue(s string) { p.ta.SetValue(s) }
+
+func (p *inputPane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{k.Send, k.FocusNext, k.Help, k.Newline, k.HistoryPrev, k.ToggleSide, k.Quit}
+}
+
+func (p *inputPane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext}}
+}
+
 // Update edits the text; enter sends it.
-func (p *inputPane) Update(msg tea.Msg) tea.Cmd {
+func (p *inputPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	cmd := p.update(msg)
+	return p, cmd
+}
+
+func (p *inputPane) update(msg tea.Msg) tea.Cmd {
 	km, isKey := msg.(tea.KeyPressMsg)
 	if isKey && p.ta.Focused() {
 		k := p.c.Keys
