@@ -199,9 +199,6 @@ func (d *answerDoc) finish() {
 	}
 }
 
-// tail is the open block's source.
-func (d *answerDoc) tail() string { return string(d.src[d.closed:]) }
-
 // tailNodes returns the index of the first node in the tail and how many.
 func (d *answerDoc) tailNodes() (first, n int) {
 	first = len(d.nodes)

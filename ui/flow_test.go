@@ -72,6 +72,8 @@ func press(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	case "tab":
 		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
 	case "esc":
 		return tea.KeyPressMsg{Code: tea.KeyEscape}
 	case "up":
@@ -80,6 +82,8 @@ func press(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "ctrl+c":
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "f1":
+		return tea.KeyPressMsg{Code: tea.KeyF1}
 	}
 	r := []rune(s)[0]
 	return tea.KeyPressMsg{Code: r, Text: s}
@@ -164,6 +168,7 @@ func (d *drive) send(msg tea.Msg) {
 		_, cmd := d.m.Update(msg)
 		queue = append(queue, run(cmd)...)
 	}
+	d.m.render() // as the program draws a frame after each message
 }
 
 func (d *drive) typeText(s string) {

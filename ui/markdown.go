@@ -211,13 +211,3 @@ func countPlaceholders(s string) int {
 	}
 	return c
 }
-
-// wrapPlain draws Markdown source as plain wrapped text: the cheap look of
-// the block still streaming.
-func wrapPlain(src string, width int) []string {
-	src = strings.TrimRight(src, "\n")
-	if src == "" {
-		return nil
-	}
-	return strings.Split(ansi.Wordwrap(src, max(width, 10), ""), "\n")
-}
