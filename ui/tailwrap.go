@@ -37,6 +37,10 @@ func (w *tailWrap) reset(width int) {
 	*w = tailWrap{width: max(width, 10)}
 }
 
+// startAt makes the first line begin at column col: the wrapped text
+// continues a line already drawn (the rendered Markdown before it).
+func (w *tailWrap) startAt(col int) { w.curW = col }
+
 // feed consumes the bytes of the source that arrived since the last call.
 func (w *tailWrap) feed(more []byte) {
 	for _, r := range string(more) {
@@ -53,9 +57,19 @@ func (w *tailWrap) feed(more []byte) {
 	w.consumed += len(more)
 }
 
+// plainWord is a word as the rendered Markdown will show it, as far as
+// its width goes: bold markers take no room. (An inline code span keeps
+// its width: glamour pads it where the backticks were.)
+func plainWord(s string) string {
+	if strings.Contains(s, "**") {
+		return strings.ReplaceAll(s, "**", "")
+	}
+	return s
+}
+
 // place puts the finished word on the current line or a new one.
 func (w *tailWrap) place() {
-	word := w.word.String()
+	word := plainWord(w.word.String())
 	w.word.Reset()
 	if word == "" {
 		return
@@ -92,7 +106,7 @@ func (w *tailWrap) breakLine() {
 func (w *tailWrap) view() ([]string, []int) {
 	lines, widths := w.lines[:len(w.lines):len(w.lines)], w.widths[:len(w.widths):len(w.widths)]
 	cur, curW := w.cur.String(), w.curW
-	if word := w.word.String(); word != "" {
+	if word := plainWord(w.word.String()); word != "" {
 		ww := ansi.StringWidth(word)
 		if curW > 0 && curW+1+ww > w.width {
 			lines, widths = append(lines, cur), append(widths, curW)
@@ -105,7 +119,7 @@ func (w *tailWrap) view() ([]string, []int) {
 		cur += word
 		curW += ww
 	}
-	if curW > 0 || cur != "" {
+	if curW > 0 || cur != "" || len(lines) == 0 {
 		lines, widths = append(lines, cur), append(widths, curW)
 	}
 	// drop trailing empty lines (blank source lines at the end)

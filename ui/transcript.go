@@ -260,7 +260,7 @@ func (t *transcript) tailLines() ([]string, []placed) {
 	if !last.streaming {
 		return nil, nil
 	}
-	tl, nl := last.doc.drawTail(t.textWidth(), "  ", t.c.Styles, t.selInTurn(ti))
+	tl, nl := last.doc.drawTail(t.textWidth(), "  ", t.c.Styles, t.selInTurn(ti), t.renderer())
 	if len(tl) == 0 {
 		return nil, nil
 	}
