@@ -73,7 +73,7 @@ func DefaultKeyMap() KeyMap {
 		PageDown: b(k("pgdown", "space", "f"), h("pgdn", "page down")),
 		Top:      b(k("home", "g"), h("g", "top")),
 		Bottom:   b(k("end", "G"), h("G", "bottom")),
-		Click:    b(k("click"), h("click", "select; again opens · wheel scrolls")),
+		Click:    b(k("click"), h("click", "select; again: open")),
 
 		NextSeg: b(k("n"), h("n", "next segment")),
 		PrevSeg: b(k("p"), h("p", "previous segment")),

@@ -179,3 +179,20 @@ func TestThemeOption(t *testing.T) {
 		t.Error("COLORFGBG=0;15 (light background) gave dark styles")
 	}
 }
+
+func TestShorten(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"Answers that cite their sources", 20, "Answers that cite…"},
+		{"Supercalifragilistic", 8, "Superca…"},
+		{"a b", 2, "a…"},
+	} {
+		if got := shorten(c.in, c.w); got != c.want || ansi.StringWidth(got) > c.w {
+			t.Errorf("shorten(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+	}
+}

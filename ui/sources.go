@@ -97,7 +97,7 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 		ns = st.ChipInferred
 	}
 	title := firstNonEmpty(s.Title, s.Path, s.URL, s.SegmentID)
-	head := ns.Render(num) + " " + st.SourceTitle.Render(ansi.Truncate(title, max(w-len(num)-1, 4), "…"))
+	head := ns.Render(num) + " " + st.SourceTitle.Render(shorten(title, max(w-len(num)-1, 4)))
 	var meta []string
 	if pg := pages(s.PageStart, s.PageEnd); pg != "" {
 		meta = append(meta, pg)
@@ -110,7 +110,7 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 	}
 	lines := []string{head}
 	if len(meta) > 0 {
-		lines = append(lines, "    "+st.Dim.Render(ansi.Truncate(strings.Join(meta, " · "), w-4, "…")))
+		lines = append(lines, "    "+st.Dim.Render(shorten(strings.Join(meta, " · "), w-4)))
 	}
 	if loc := firstNonEmpty(s.URL, s.Path); loc != "" {
 		short := middleEllipsis(loc, w-4)
@@ -121,7 +121,7 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 		}
 	}
 	if s.Snippet != "" {
-		lines = append(lines, "    "+ansi.Truncate(strings.Join(strings.Fields(s.Snippet), " "), w-4, "…"))
+		lines = append(lines, "    "+shorten(strings.Join(strings.Fields(s.Snippet), " "), w-4))
 	}
 	if selected {
 		for i, l := range lines {

@@ -181,7 +181,7 @@ func (m *Model) statusLines() []string {
 	lines := strings.Split(ansi.Wrap(msg, w, " "), "\n")
 	if len(lines) > maxMessageLines {
 		lines = lines[:maxMessageLines]
-		lines[maxMessageLines-1] = ansi.Truncate(lines[maxMessageLines-1], w-1, "") + "…"
+		lines[maxMessageLines-1] = shorten(lines[maxMessageLines-1]+" …", w)
 	}
 	for i, l := range lines {
 		lines[i] = style.Render(l)

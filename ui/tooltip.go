@@ -45,7 +45,7 @@ func (m *Model) tooltip(width int) []string {
 	pad := func(s string, style styleRenderer) string {
 		return style.Render(" " + s + strings.Repeat(" ", max(inner-ansi.StringWidth(s), 0)) + " ")
 	}
-	lines = append(lines, pad(ansi.Truncate(head, inner, "…"), st.Tooltip))
+	lines = append(lines, pad(shorten(head, inner), st.Tooltip))
 	snip := strings.Join(strings.Fields(src.Snippet), " ")
 	if snip == "" {
 		return lines
@@ -53,7 +53,7 @@ func (m *Model) tooltip(width int) []string {
 	wrapped := strings.Split(ansi.Wrap(snip, inner, " "), "\n")
 	if len(wrapped) > 3 {
 		wrapped = wrapped[:3]
-		wrapped[2] = ansi.Truncate(wrapped[2], inner-1, "") + "…"
+		wrapped[2] = shorten(wrapped[2]+" …", inner)
 	}
 	for _, l := range wrapped {
 		lines = append(lines, pad(l, st.TooltipDim))

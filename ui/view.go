@@ -80,7 +80,7 @@ func (m *Model) render() string {
 	if m.focus == focusInput {
 		ruleStyle = st.BorderFocused
 	}
-	title := ansi.Truncate(m.paneTitle(), max(m.width-4, 1), "…")
+	title := shorten(m.paneTitle(), max(m.width-4, 1))
 	rule := ruleStyle.Render("── ") + st.PaneTitle.Render(title) + " " + ruleStyle.Render(strings.Repeat("─", max(m.width-ansi.StringWidth(title)-4, 0)))
 	var bar string
 	if m.vw.open {

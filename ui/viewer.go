@@ -164,7 +164,7 @@ func (v *viewer) header() []string {
 	back := v.c.Keys.Back.Help()
 	hint := st.Help.ShortKey.Render(back.Key) + " " + st.Help.ShortDesc.Render(back.Desc)
 	hw := ansi.StringWidth(back.Key + " " + back.Desc)
-	head := ansi.Truncate(fmt.Sprintf("[%d] %s", v.src.Number, title), max(v.width-hw-2, 1), "…")
+	head := shorten(fmt.Sprintf("[%d] %s", v.src.Number, title), max(v.width-hw-2, 1))
 	out := []string{st.ViewerHead.Render(head) + strings.Repeat(" ", max(v.width-ansi.StringWidth(head)-hw, 1)) + hint}
 	if loc := hyperlink(firstNonEmpty(v.src.Path, v.doc.Path), v.src.URL, v.width); loc != "" {
 		out = append(out, loc)
