@@ -182,3 +182,42 @@ func TestStreamingMarkdownSteady(t *testing.T) {
 		t.Errorf("heading drawn unstyled while its block is open: %q", tl[0])
 	}
 }
+
+// TestStreamingListBullets: a list item still streaming shows the bullet
+// the finished list will show, at the same place.
+func TestStreamingListBullets(t *testing.T) {
+	st := NewStyles(true)
+	d := &answerDoc{}
+	d.addText("- first item\n- sec")
+	tl, _ := d.drawTail(40, "", st, -1, nil)
+	got := ansi.Strip(strings.Join(tl, "\n"))
+	if !strings.Contains(got, "• first item") || !strings.Contains(got, "• sec") || strings.Contains(got, "- ") {
+		t.Errorf("streaming list drawn as %q", got)
+	}
+	d.addText("ond - not a bullet\n\n")
+	d.finish()
+	r := newMDRenderer(40, true)
+	var done []string
+	for i := range d.blocks {
+		done = append(done, d.drawBlock(i, r, st, -1).lines...)
+	}
+	if fin := ansi.Strip(strings.Join(done, "\n")); !strings.Contains(fin, "• first item") || !strings.Contains(fin, "second - not a bullet") {
+		t.Errorf("finished list drawn as %q", fin)
+	}
+}
+
+// TestTailWrapWaitsForWholeRunes: a rune split across chunks is drawn
+// whole once its end arrives, never as replacement characters.
+func TestTailWrapWaitsForWholeRunes(t *testing.T) {
+	text := "naïve café ⟦1⟧ über"
+	var tw tailWrap
+	tw.reset(40)
+	src := []byte(text)
+	for i := 1; i <= len(src); i++ {
+		tw.feed(src[tw.consumed:i])
+	}
+	got, _ := tw.view()
+	if strings.Join(got, "|") != text {
+		t.Errorf("got %q, want %q", got, text)
+	}
+}

@@ -97,13 +97,13 @@ func (m *Model) statusParts() []statusPart {
 	switch {
 	case m.stream != nil:
 		parts = append(parts,
-			statusPart{text: m.spinner.View() + " answering", rank: rankActivity, right: true},
+			statusPart{text: strings.TrimSpace(m.spinner.View()) + " answering", rank: rankActivity, right: true},
 			statusPart{text: fmt.Sprintf("%.0f tok/s", tokensPerSecond(m.streamBytes, m.streamStart, m.now)), rank: rankRate, right: true},
 			statusPart{text: "ctrl+c cancels", rank: rankHint, right: true})
 	case m.adding:
 		p := m.addProgress
 		parts = append(parts,
-			statusPart{text: fmt.Sprintf("%s adding %d/%d files", m.spinner.View(), p.FilesDone, p.FilesTotal), rank: rankActivity, right: true},
+			statusPart{text: fmt.Sprintf("%s adding %d/%d files", strings.TrimSpace(m.spinner.View()), p.FilesDone, p.FilesTotal), rank: rankActivity, right: true},
 			statusPart{text: fmt.Sprintf("%d/%d embedded", p.Embedded, p.ToEmbed), rank: rankRate, right: true})
 		if f := shortFile(p.File); f != "" {
 			parts = append(parts, statusPart{text: f, rank: rankHint, right: true})

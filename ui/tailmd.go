@@ -39,7 +39,7 @@ type tailMD struct {
 }
 
 // renderStep is the least growth of the open block between renders.
-const renderStep = 64
+const renderStep = 32
 
 // due reports whether the open block should be rendered again: it grew
 // enough, and what arrived since the last render has Markdown in it (plain

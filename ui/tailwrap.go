@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -17,6 +18,7 @@ import (
 type tailWrap struct {
 	width    int
 	consumed int
+	midLine  bool // a word was placed since the last source newline
 	lines    []string
 	widths   []int
 	cur      strings.Builder
@@ -39,10 +41,19 @@ func (w *tailWrap) reset(width int) {
 
 // startAt makes the first line begin at column col: the wrapped text
 // continues a line already drawn (the rendered Markdown before it).
-func (w *tailWrap) startAt(col int) { w.curW = col }
+func (w *tailWrap) startAt(col int) { w.curW, w.midLine = col, true }
 
-// feed consumes the bytes of the source that arrived since the last call.
+// feed consumes the bytes of the source that arrived since the last call,
+// up to the last whole rune: a rune cut by a chunk waits for its end.
 func (w *tailWrap) feed(more []byte) {
+	n := len(more)
+	for i := max(n-utf8.UTFMax+1, 0); i < n; i++ {
+		if utf8.RuneStart(more[i]) && !utf8.FullRune(more[i:]) {
+			n = i
+			break
+		}
+	}
+	more = more[:n]
 	for _, r := range string(more) {
 		switch r {
 		case ' ', '\t':
@@ -50,6 +61,7 @@ func (w *tailWrap) feed(more []byte) {
 		case '\n':
 			w.place()
 			w.breakLine()
+			w.midLine = false
 		default:
 			w.word.WriteRune(r)
 		}
@@ -74,6 +86,10 @@ func (w *tailWrap) place() {
 	if word == "" {
 		return
 	}
+	if !w.midLine && (word == "-" || word == "*" || word == "+") {
+		word = "•" // a list item's marker, drawn as glamour draws it
+	}
+	w.midLine = true
 	ww := ansi.StringWidth(word)
 	if w.curW > 0 && w.curW+1+ww > w.width {
 		w.breakLine()
