@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
-	"github.com/ibid-dev/ibid/rag"
 )
 
 // sideMinWidth is the width from which the sources pane sits beside the
@@ -103,7 +102,7 @@ func New(b Backend, opt Options) *Model {
 		now:        time.Now(),
 		statusN:    1,
 	}
-	m.src = newSourcesPane(c, m.sourcesList)
+	m.src = newSourcesPane(c, m.tr.sources)
 	m.panes = [focusCount]Pane{focusInput: m.in, focusTranscript: m.tr, focusSources: m.src}
 	m.lib = readLibInfo(b)
 	m.status.set(statusMsg{text: opt.Notice})
@@ -112,20 +111,10 @@ func New(b Backend, opt Options) *Model {
 }
 
 // loadTurns redraws the backend's conversation (after --resume or a
-// library switch).
+// library switch) and seeds the input's history with its questions.
 func (m *Model) loadTurns(turns []Turn) {
-	m.tr.turns, m.tr.sel, m.tr.selTurn, m.tr.dirty, m.tr.follow = nil, -1, -1, true, true
-	var hist []string
-	for _, t := range turns {
-		tu := &turn{question: t.Question, interrupted: t.Interrupted, err: t.Error, sources: t.Sources}
-		for _, e := range t.Events {
-			tu.doc.applyEvent(e)
-		}
-		tu.doc.finish()
-		m.tr.turns = append(m.tr.turns, tu)
-		hist = append(hist, t.Question)
-	}
-	m.in.SetHistory(hist)
+	m.tr.load(turns)
+	m.in.SetHistory(m.tr.questions())
 }
 
 // Init asks the terminal's background, focuses the input, reads the
@@ -289,12 +278,7 @@ func (m *Model) cancel() {
 	m.draining[s.req] = s
 	m.stream = nil
 	m.req++
-	if n := len(m.tr.turns); n > 0 {
-		tu := m.tr.turns[n-1]
-		tu.streaming, tu.interrupted, tu.err = false, true, "cancelled"
-		tu.doc.finish()
-		m.tr.dirty = true
-	}
+	m.tr.interrupt()
 	m.status.set(statusMsg{text: "answer cancelled"})
 }
 
@@ -304,8 +288,7 @@ func (m *Model) ask(question string) tea.Cmd {
 		return m.hold(question, "an answer is still streaming: your question is kept in the input; press enter when it ends, or ctrl+c to cancel the answer")
 	}
 	m.req++
-	m.tr.turns = append(m.tr.turns, &turn{question: question, streaming: true, req: m.req})
-	m.tr.sel, m.tr.selTurn, m.tr.follow, m.tr.dirty = -1, -1, true, true
+	m.tr.begin(question, m.req)
 	m.status.set(statusMsg{})
 	m.streamStart, m.streamBytes = m.now, 0
 	s, cmd := startAnswer(m.b, m.req, question)
@@ -337,58 +320,20 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	if m.stream == nil || msg.req != m.stream.req {
 		return nil // a straggler
 	}
-	tu := m.tr.turns[len(m.tr.turns)-1]
 	for _, e := range msg.events {
-		m.apply(tu, e)
+		m.streamBytes += m.tr.apply(e)
 	}
 	if !msg.end {
 		return m.stream.next
 	}
 	m.stream = nil
-	tu.streaming = false
-	tu.doc.finish()
-	m.tr.dirty = true
 	if m.status.held {
 		m.status.set(statusMsg{})
 	}
-	if msg.err != nil && tu.err == "" {
-		tu.err = msg.err.Error()
-	}
-	if tu.err != "" {
-		m.status.set(statusMsg{err: errors.New(plainError(tu.err))})
+	if err := m.tr.end(msg.err); err != "" {
+		m.status.set(statusMsg{err: errors.New(plainError(err))})
 	}
 	return saveCmd(m.b)
-}
-
-// apply feeds one event to the streaming turn.
-func (m *Model) apply(tu *turn, e rag.Event) {
-	switch e.Type {
-	case rag.EventText:
-		m.streamBytes += len(e.Text)
-		tu.doc.applyEvent(e)
-	case rag.EventRef, rag.EventUnknown:
-		tu.doc.applyEvent(e)
-	case rag.EventCitation:
-		if e.Source != nil {
-			s := *e.Source
-			if e.Inferred {
-				s.Inferred = true
-			}
-			tu.sources = append(tu.sources, s)
-		}
-	case rag.EventError:
-		tu.err = e.Text
-		if e.Text != "cancelled" {
-			tu.interrupted = tu.doc.text.Len() > 0
-		}
-	case rag.EventDone:
-		if e.Inferred {
-			tu.note = "the model cited nothing: references were attributed by text overlap (marked as inferred)"
-		}
-		if e.Info != nil && e.Info.Interrupted {
-			tu.interrupted = true
-		}
-	}
 }
 
 // plainError turns an answer error into a sentence for the status line.
@@ -397,30 +342,4 @@ func plainError(s string) string {
 		return "answer cancelled"
 	}
 	return s
-}
-
-// sourcesList is what the sources pane shows: the sources of the turn in
-// view that are on screen so far, and the selected node's number.
-func (m *Model) sourcesList() ([]rag.Source, int) {
-	sel := 0
-	if _, nd, ok := m.tr.selected(); ok {
-		sel = nd.num
-	}
-	return m.shownSources(), sel
-}
-
-// shownSources are the sources of the turn the side pane shows.
-func (m *Model) shownSources() []rag.Source {
-	ti := m.tr.shownTurn()
-	if ti < 0 || ti >= len(m.tr.turns) {
-		return nil
-	}
-	tu := m.tr.turns[ti]
-	out := make([]rag.Source, 0, len(tu.sources))
-	for _, s := range tu.sources {
-		if tu.doc.seen[s.Number] {
-			out = append(out, s)
-		}
-	}
-	return out
 }

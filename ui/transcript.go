@@ -5,30 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ibid-dev/ibid/rag"
 )
-
-// turn is one question and its answer as the transcript shows it.
-type turn struct {
-	question    string
-	doc         answerDoc
-	sources     []rag.Source // by display number order of first appearance
-	streaming   bool
-	interrupted bool
-	err         string
-	note        string
-	req         int // request id of the stream that fills it
-}
-
-// source returns the turn's source numbered n.
-func (t *turn) source(n int, inferred bool) (rag.Source, bool) {
-	for _, s := range t.sources {
-		if s.Number == n {
-			return s, true
-		}
-	}
-	return rag.Source{}, false
-}
 
 // nodeRef names a node: turn index and node index within the turn.
 type nodeRef struct{ turn, node int }

@@ -66,7 +66,7 @@ func (m *Model) render() string {
 		body = m.fullHelp()
 	case m.vw.open:
 		body = m.vw.View()
-	case len(m.tr.turns) == 0 && !m.sourcesShowing():
+	case m.tr.empty() && !m.sourcesShowing():
 		body = m.welcome()
 	case m.wide():
 		rule := strings.TrimSuffix(strings.Repeat(st.Border.Render("│")+"\n", m.bodyHeight()), "\n")
@@ -103,10 +103,11 @@ func (m *Model) paneTitle() string {
 		return fmt.Sprintf("transcript · %d references", m.tr.totalNodes())
 	case m.focus == focusSources:
 		return "sources"
-	case !m.wide() && len(m.shownSources()) == 1:
+	}
+	if srcs, _ := m.tr.sources(); !m.wide() && len(srcs) == 1 {
 		return "ask · 1 source (ctrl+s)"
-	case !m.wide() && len(m.shownSources()) > 0:
-		return fmt.Sprintf("ask · %d sources (ctrl+s)", len(m.shownSources()))
+	} else if !m.wide() && len(srcs) > 1 {
+		return fmt.Sprintf("ask · %d sources (ctrl+s)", len(srcs))
 	}
 	return "ask"
 }
