@@ -46,24 +46,32 @@ func (t *transcript) wheel(m tea.Mouse) {
 	}
 }
 
-// nodeAt finds the node whose chip covers cell x of line: the line's nodes
-// are found in order by their chip text ([n] or [?]) in the drawn line.
-func (t *transcript) nodeAt(x, line int) (int, bool) {
-	tail, _ := t.tailLines()
+// chipSpan is where a node's chip is drawn on a line: cells [start, end).
+type chipSpan struct{ node, start, end int }
+
+// chipSpans finds the chips drawn on line, in order: the line's nodes are
+// found by their chip text ([n] or [?]) in the drawn line.
+func (t *transcript) chipSpans(line int) []chipSpan {
+	tail, tp := t.tailLines()
 	var drawn string
 	switch {
 	case line < 0:
-		return 0, false
+		return nil
 	case line < len(t.stable):
 		drawn = t.stable[line]
 	case line-len(t.stable) < len(tail):
 		drawn = tail[line-len(t.stable)]
 	default:
-		return 0, false
+		return nil
+	}
+	all := t.nodes
+	if len(tp) > 0 {
+		all = append(append([]placed(nil), t.nodes...), tp...)
 	}
 	plain := ansi.Strip(drawn)
 	from := 0 // byte offset in plain after the previous chip
-	for _, p := range t.placedAll() {
+	var out []chipSpan
+	for _, p := range all {
 		if p.line != line {
 			continue
 		}
@@ -75,8 +83,16 @@ func (t *transcript) nodeAt(x, line int) (int, bool) {
 		}
 		start := ansi.StringWidth(plain[:from+j])
 		from += j + len(chip)
-		if x >= start && x < start+len(chip) {
-			return t.firstNode(p.ref.turn) + p.ref.node, true
+		out = append(out, chipSpan{t.firstNode(p.ref.turn) + p.ref.node, start, start + len(chip)})
+	}
+	return out
+}
+
+// nodeAt finds the node whose chip covers cell x of line.
+func (t *transcript) nodeAt(x, line int) (int, bool) {
+	for _, c := range t.chipSpans(line) {
+		if x >= c.start && x < c.end {
+			return c.node, true
 		}
 	}
 	return 0, false

@@ -16,9 +16,9 @@ func (t *transcript) chipCell(i int) (line, x int, ok bool) {
 	if line < 0 {
 		return 0, 0, false
 	}
-	for x := 0; x < t.width; x++ {
-		if j, ok := t.nodeAt(x, line); ok && j == i {
-			return line, x, true
+	for _, c := range t.chipSpans(line) {
+		if c.node == i {
+			return line, c.start, true
 		}
 	}
 	return 0, 0, false
