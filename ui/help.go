@@ -32,31 +32,40 @@ func (m *Model) helpSections() (left, right []helpSection) {
 	return left, right
 }
 
-// sectionLines draws a section: its title and one line per binding.
-func (m *Model) sectionLines(s helpSection, keyW int) []string {
+// sectionLines draws a section in w cells: its title and one entry per
+// binding, the key in a column keyW wide and the description wrapped
+// beside it (never cut).
+func (m *Model) sectionLines(s helpSection, keyW, w int) []string {
 	st := m.c.Styles
-	out := []string{st.PaneTitleFocused.Render(s.title)}
+	out := []string{st.PaneTitleFocused.Render(shorten(s.title, w))}
+	descW := max(w-keyW, 8)
 	for _, g := range s.keys.FullHelp() {
 		for _, b := range g {
 			h := b.Help()
-			pad := max(keyW-ansi.StringWidth(h.Key), 1)
-			out = append(out, st.Help.FullKey.Render(h.Key)+strings.Repeat(" ", pad)+st.Help.FullDesc.Render(h.Desc))
+			k := h.Key
+			if ansi.StringWidth(k) >= keyW {
+				out = append(out, st.Help.FullKey.Render(k))
+				k = ""
+			}
+			for i, d := range strings.Split(ansi.Wrap(h.Desc, descW, " "), "\n") {
+				if i > 0 {
+					k = ""
+				}
+				out = append(out, st.Help.FullKey.Render(k)+strings.Repeat(" ", keyW-ansi.StringWidth(k))+st.Help.FullDesc.Render(d))
+			}
 		}
 	}
 	return append(out, "")
 }
 
 // fullHelp is the ? screen: every key, by pane, and the slash commands,
-// in two columns when they fit side by side. Lines too long for their
-// column wrap under the description rather than being cut.
+// in two columns when they fit side by side, scrolled by helpOffset.
 func (m *Model) fullHelp() string {
 	left, right := m.helpSections()
 	column := func(ss []helpSection, keyW, w int) []string {
 		var out []string
 		for _, s := range ss {
-			for _, l := range m.sectionLines(s, keyW) {
-				out = append(out, strings.Split(ansi.Wrap(l, w, " "), "\n")...)
-			}
+			out = append(out, m.sectionLines(s, keyW, w)...)
 		}
 		return out
 	}
@@ -83,7 +92,7 @@ func (m *Model) fullHelp() string {
 		lines = lines[m.helpOffset:]
 		if len(lines) > h {
 			more := fmt.Sprintf("↓ %d more lines (↓, pgdn or the wheel scroll)", len(lines)-h+1)
-			lines = append(lines[:h-1], m.c.Styles.Dim.Render(more))
+			lines = append(lines[:h-1], m.c.Styles.Dim.Render(shorten(more, m.width)))
 		}
 	} else {
 		m.helpOffset = 0

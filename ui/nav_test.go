@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // threeAnswers is a chat at w×h with three answered questions.
@@ -107,5 +109,25 @@ func TestHelpAnywhere(t *testing.T) {
 			t.Errorf("? in focus %d did not open the help", d.m.focus)
 		}
 		d.send(press("esc"))
+	}
+}
+
+// TestHelpScrolls: at 80×24 the ? screen does not fit; the scrolling keys
+// reach its end, and any other key closes it.
+func TestHelpScrolls(t *testing.T) {
+	d := newDrive(t, newFakeBackend(sampleAnswer), 80, 24)
+	d.send(press("?"))
+	scr := d.screen()
+	if strings.Contains(scr, "/library NAME") || !strings.Contains(scr, "more lines") {
+		t.Fatalf("80x24 help fits or does not say there is more:\n%s", scr)
+	}
+	d.send(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	d.send(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	if scr := d.screen(); !strings.Contains(scr, "/library NAME") || strings.Contains(scr, "more lines") {
+		t.Errorf("pgdn did not reach the end of the help:\n%s", scr)
+	}
+	d.send(press("x"))
+	if d.m.showHelp {
+		t.Error("another key did not close the help")
 	}
 }
