@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"charm.land/bubbles/v2/textarea"
+	mdansi "charm.land/glamour/v2/ansi"
 	"charm.land/lipgloss/v2"
 )
 
@@ -69,6 +70,7 @@ func TestThemeContrast(t *testing.T) {
 					check(name, fg, bg)
 				}
 			}
+			check("code span", th.Text, th.CodeBg)
 			// the selected source entry draws these on AccentBg
 			for _, s := range []lipgloss.Style{st.SourceNumber, st.SourceTitle, st.Dim, st.ChipInferred, st.Text} {
 				check(fmt.Sprintf("selected entry %v", s.GetForeground()), s.GetForeground(), th.AccentBg)
@@ -118,5 +120,51 @@ func TestColorFGBG(t *testing.T) {
 	}
 	if dark, known := initialDark("", func(string) string { return "0;15" }); dark || known {
 		t.Error("COLORFGBG 0;15 is a light background, still to be confirmed by the terminal")
+	}
+}
+
+// TestMarkdownContrast: every colour glamour draws answers with (text,
+// headings, links, code, quotes) reads at 4.5:1 on the theme's
+// backgrounds, or on the background glamour puts behind it.
+func TestMarkdownContrast(t *testing.T) {
+	for _, th := range []Theme{DarkTheme, LightTheme} {
+		t.Run(th.Name, func(t *testing.T) {
+			checked := 0
+			var walk func(name string, v reflect.Value)
+			walk = func(name string, v reflect.Value) {
+				switch v.Kind() {
+				case reflect.Pointer:
+					if !v.IsNil() {
+						walk(name, v.Elem())
+					}
+					return
+				case reflect.Struct:
+				default:
+					return
+				}
+				if p, ok := v.Interface().(mdansi.StylePrimitive); ok && p.Color != nil {
+					checked++
+					fg := lipgloss.Color(*p.Color)
+					bgs := th.Backgrounds
+					if p.BackgroundColor != nil {
+						bgs = []color.Color{lipgloss.Color(*p.BackgroundColor)}
+					}
+					for _, bg := range bgs {
+						if r := contrast(fg, bg); r < 4.5 {
+							t.Errorf("%s: %s on %v has contrast %.2f:1", name, *p.Color, bg, r)
+						}
+					}
+				}
+				for i := 0; i < v.NumField(); i++ {
+					if v.Type().Field(i).IsExported() {
+						walk(name+"."+v.Type().Field(i).Name, v.Field(i))
+					}
+				}
+			}
+			walk("markdown", reflect.ValueOf(mdStyle(th)))
+			if checked < 8 {
+				t.Errorf("only %d colours checked", checked)
+			}
+		})
 	}
 }

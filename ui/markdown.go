@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -69,14 +68,7 @@ type mdRenderer struct {
 }
 
 func newMDRenderer(width int, dark bool) *mdRenderer {
-	cfg := styles.LightStyleConfig
-	if dark {
-		cfg = styles.DarkStyleConfig
-	}
-	var zero uint
-	cfg.Document.Margin = &zero
-	cfg.Document.BlockPrefix, cfg.Document.BlockSuffix = "", ""
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithWordWrap(max(width, 10)))
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(mdStyle(themeFor(dark))), glamour.WithWordWrap(max(width, 10)))
 	if err != nil {
 		r = nil // styles are built in; cannot fail in practice
 	}

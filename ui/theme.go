@@ -30,6 +30,7 @@ type Theme struct {
 	Inferred color.Color // inferred references and notes
 	Unknown  color.Color // unknown references and errors
 	Border   color.Color // rules and separators (decoration, not text)
+	CodeBg   color.Color // behind code spans and blocks in answers
 }
 
 // DarkTheme and LightTheme are the two palettes.
@@ -46,6 +47,7 @@ var (
 		Inferred:    hex("#E8B856"),
 		Unknown:     hex("#FF8A80"),
 		Border:      hex("#4A4A4A"),
+		CodeBg:      hex("#333333"),
 	}
 	LightTheme = Theme{
 		Name: "light", Dark: false,
@@ -59,6 +61,7 @@ var (
 		Inferred:    hex("#7A4E00"),
 		Unknown:     hex("#A8201A"),
 		Border:      hex("#B8B8B8"),
+		CodeBg:      hex("#E4E4E4"),
 	}
 )
 
