@@ -159,6 +159,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case headingsMsg:
 		m.headings = msg
+		if m.tr.empty() && m.in.HistoryEmpty() {
+			// ↑ on the first screen puts an example in the input
+			ex := exampleQuestions(m.headings, exampleCount)
+			for i, j := 0, len(ex)-1; i < j; i, j = i+1, j-1 {
+				ex[i], ex[j] = ex[j], ex[i]
+			}
+			m.in.SetExamples(ex)
+		}
 		return m, nil
 	case openSourceMsg:
 		return m, loadSourceCmd(m.b, msg.src)

@@ -14,14 +14,16 @@ type submitMsg struct{ text string }
 // inputPane is the multi-line question box with a history of what was
 // sent: up on its first line and down on its last walk the history.
 //
-// Invariant: hist holds sent texts oldest first; histAt == len(hist) means
+// Invariant: hist holds sent texts oldest first (or, while examples is
+// set, the first screen's example questions); histAt == len(hist) means
 // the box shows the draft being written, which draft keeps while walking.
 type inputPane struct {
-	c      *Common
-	ta     textarea.Model
-	hist   []string
-	histAt int
-	draft  string
+	c        *Common
+	ta       textarea.Model
+	hist     []string
+	histAt   int
+	draft    string
+	examples bool // hist holds the first screen's example questions
 }
 
 const inputHeight = 3
@@ -82,6 +84,9 @@ func (p *inputPane) update(msg tea.Msg) tea.Cmd {
 			if text == "" {
 				return nil
 			}
+			if p.examples {
+				p.hist, p.examples = nil, false
+			}
 			if len(p.hist) == 0 || p.hist[len(p.hist)-1] != text {
 				p.hist = append(p.hist, text)
 			}
@@ -114,8 +119,19 @@ func (p *inputPane) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
+// HistoryEmpty reports whether nothing was sent yet.
+func (p *inputPane) HistoryEmpty() bool { return len(p.hist) == 0 }
+
+// SetExamples offers example questions through ↑ until the first send,
+// which replaces them with the real history.
+func (p *inputPane) SetExamples(ex []string) {
+	p.SetHistory(ex)
+	p.examples = len(ex) > 0
+}
+
 // SetHistory seeds the history (a resumed conversation's questions).
 func (p *inputPane) SetHistory(h []string) {
+	p.examples = false
 	p.hist = append([]string(nil), h...)
 	p.histAt = len(p.hist)
 }

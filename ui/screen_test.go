@@ -131,7 +131,7 @@ func TestWelcome(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		d := newDrive(t, newFakeBackend(sampleAnswer), size[0], size[1])
 		scr := d.screen()
-		for _, want := range []string{"default · 3 documents", "fake-model", "Try asking:",
+		for _, want := range []string{"default · 3 documents", "fake-model", "Try asking",
 			`What do my documents say about "effect sizes across sites"?`,
 			`What do my documents say about "BM25 and dense retrieval"?`} {
 			if !strings.Contains(strings.Join(strings.Fields(scr), " "), want) {
@@ -144,6 +144,10 @@ func TestWelcome(t *testing.T) {
 			}
 		}
 		golden(t, fmt.Sprintf("welcome_%dx%d", size[0], size[1]), scr)
+		d.send(press("up"))
+		if v := d.m.in.Value(); v != `What do my documents say about "effect sizes across sites"?` {
+			t.Errorf("↑ on the first screen put %q in the input", v)
+		}
 	}
 }
 

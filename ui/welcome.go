@@ -92,7 +92,7 @@ func (m *Model) welcome() string {
 	case m.lib.size == 0:
 		add(st.Note.Render("The library is empty: type /add PATH (files, folders, globs) to add documents."))
 	case len(ex) > 0:
-		add(st.Dim.Render("Try asking:"))
+		add(st.Dim.Render("Try asking (↑ puts one in the input):"))
 		for _, q := range ex {
 			add(st.Question.Render("› ") + st.Text.Render(q))
 		}
