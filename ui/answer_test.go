@@ -221,3 +221,19 @@ func TestTailWrapWaitsForWholeRunes(t *testing.T) {
 		t.Errorf("got %q, want %q", got, text)
 	}
 }
+
+// TestRenderNeverOverflows: glamour's output is wrapped again where it
+// overflows its width (a list item's bullet), so no word is cut.
+func TestRenderNeverOverflows(t *testing.T) {
+	src := "- 827,526 (2024 estimate, consistent across Wikipedia, California Demographics, and World Population Review)\n"
+	r := newMDRenderer(78, true)
+	lines := r.render(src)
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > 78 {
+			t.Errorf("line %d wide: %q", w, ansi.Strip(l))
+		}
+	}
+	if got := strings.Join(strings.Fields(ansi.Strip(strings.Join(lines, " "))), " "); !strings.Contains(got, "Demographics, and World") {
+		t.Errorf("words lost: %q", got)
+	}
+}

@@ -86,9 +86,16 @@ func (m *mdRenderer) render(src string) []string {
 			out = s
 		}
 	}
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		lines[i] = trimRightANSI(l)
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		l = trimRightANSI(l)
+		if ansi.StringWidth(l) <= m.width {
+			lines = append(lines, l)
+			continue
+		}
+		// glamour overflows its wrap width now and then (a list item's
+		// bullet is not always counted): wrap again rather than cut a word
+		lines = append(lines, strings.Split(ansi.Wrap(l, max(m.width, 10), " "), "\n")...)
 	}
 	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
 		lines = lines[1:]

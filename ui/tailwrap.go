@@ -128,6 +128,13 @@ func (w *tailWrap) view() ([]string, []int) {
 			lines, widths = append(lines, cur), append(widths, curW)
 			cur, curW = "", 0
 		}
+		for ww > w.width { // a word longer than a line: hard break, as place does
+			head := ansi.Truncate(word, w.width, "")
+			hw := ansi.StringWidth(head)
+			lines, widths = append(lines, head), append(widths, hw)
+			word = word[len(head):]
+			ww -= hw
+		}
 		if curW > 0 {
 			cur += " "
 			curW++
