@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -152,5 +153,41 @@ func TestCommandHeldWhileStreaming(t *testing.T) {
 	fm := final(t, tm)
 	if len(fm.tr.turns) != 0 {
 		t.Errorf("/new did not run after the answer: %d turns", len(fm.tr.turns))
+	}
+}
+
+// TestViewerScrolls: the viewer opens at the cited segment; the wheel
+// and ↑ reach the context above it, and down comes back.
+func TestViewerScrolls(t *testing.T) {
+	b := newFakeBackend(sampleAnswer)
+	for i := range b.segs["doc2"] {
+		b.segs["doc2"][i].Text = fmt.Sprintf("Passage %d of paper 2. ", i) + strings.Repeat("More words of this long passage. ", 30)
+	}
+	d := newDrive(t, b, 80, 24)
+	d.typeText("q")
+	d.send(press("enter"))
+	d.send(press("tab"))
+	d.send(press("]"))
+	d.send(press("enter"))
+	if scr := d.screen(); !strings.Contains(scr, "▌ Passage 3 of paper 2") || strings.Contains(scr, "Passage 2 of paper 2") {
+		t.Fatalf("viewer does not open at the cited segment:\n%s", scr)
+	}
+	for range 4 {
+		d.send(tea.MouseWheelMsg{X: 5, Y: 8, Button: tea.MouseWheelUp})
+	}
+	if _, y := find(t, d.screen(), "▌ Passage 3", 0); y != 4+4*wheelLines {
+		t.Errorf("after 4 notches up the cited segment starts on line %d, want %d", y, 4+4*wheelLines)
+	}
+	for range 40 {
+		d.send(press("up"))
+	}
+	if scr := d.screen(); !strings.Contains(scr, "Passage 1 of paper 2") {
+		t.Errorf("↑ did not reach the first context segment:\n%s", scr)
+	}
+	for range 200 {
+		d.send(press("down"))
+	}
+	if scr := d.screen(); strings.Contains(scr, "▌") || !strings.Contains(scr, "esc back") {
+		t.Errorf("↓ did not scroll past the segment to the end:\n%s", scr)
 	}
 }

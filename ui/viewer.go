@@ -69,7 +69,7 @@ type viewer struct {
 	doc           store.Document
 	segs          []store.Segment
 	at, cited     int
-	offset        int
+	offset        int // first line shown, from the current segment's start (negative: context above); View clamps it
 }
 
 func (v *viewer) SetSize(w, h int) { v.width, v.height = w, h }
@@ -123,11 +123,11 @@ func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(km, k.PrevSeg):
 		v.at, v.offset = max(v.at-1, 0), 0
 	case key.Matches(km, k.Up):
-		v.offset = max(v.offset-1, 0)
+		v.offset--
 	case key.Matches(km, k.Down):
 		v.offset++
 	case key.Matches(km, k.PageUp):
-		v.offset = max(v.offset-v.height/2, 0)
+		v.offset -= v.height / 2
 	case key.Matches(km, k.PageDown):
 		v.offset += v.height / 2
 	case key.Matches(km, k.Edit):
@@ -225,8 +225,8 @@ func (v *viewer) View() string {
 	for i := max(v.at-viewerContext, 0); i < v.at; i++ {
 		start += len(strings.Split(ansi.Wrap(strings.TrimSpace(v.segs[i].Text), max(v.width-2, 10), " "), "\n")) + 1
 	}
-	off := min(start+v.offset, max(len(body)-h, 0))
-	v.offset = max(off-start, -start)
+	off := max(min(start+v.offset, len(body)-h), 0)
+	v.offset = off - start // from the current segment's start; negative: the context above it
 	vis := body[min(off, len(body)):]
 	if len(vis) > h {
 		vis = vis[:h]
