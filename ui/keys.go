@@ -39,6 +39,9 @@ type KeyMap struct {
 	Edit    key.Binding
 	Back    key.Binding
 
+	// the ? screen
+	CloseHelp key.Binding // documented only: any key but the scrolling ones closes it
+
 	// slash commands, typed in the input
 	CmdAdd     key.Binding
 	CmdNew     key.Binding
@@ -80,6 +83,8 @@ func DefaultKeyMap() KeyMap {
 		Edit:    b(k("o"), h("o", "open file in $EDITOR/$PAGER")),
 		Back:    b(k("esc", "q"), h("esc", "back")),
 
+		CloseHelp: b(k("esc"), h("any other key", "close")),
+
 		CmdAdd:     b(k("/add"), h("/add PATH...", "add files, folders, globs")),
 		CmdNew:     b(k("/new"), h("/new", "start a new conversation")),
 		CmdExport:  b(k("/export"), h("/export [FILE]", "Markdown with footnotes")),
@@ -97,6 +102,16 @@ func (s slashKeys) ShortHelp() []key.Binding {
 }
 
 func (s slashKeys) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
+
+// helpScreenKeys is the help bar of the ? screen.
+type helpScreenKeys struct{ k KeyMap }
+
+func (h helpScreenKeys) ShortHelp() []key.Binding {
+	k := h.k
+	return []key.Binding{k.Down, k.Up, k.PageDown, k.PageUp, k.CloseHelp}
+}
+
+func (h helpScreenKeys) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
 
 // globalKeys is the help.KeyMap of the keys that work whatever has focus.
 type globalKeys struct{ k KeyMap }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -141,7 +142,11 @@ func TestCommandHeldWhileStreaming(t *testing.T) {
 	waitScreen(t, tm, "┃ /new", "/new waits for the answer to end")
 	close(b.gate) // let the rest of the answer through
 	scr := waitScreen(t, tm, "In short", "┃ /new")
-	for strings.Contains(scr, "answering") {
+	for i := 0; strings.Contains(scr, "answering"); i++ {
+		if i == 100 {
+			t.Fatalf("the answer never ended:\n%s", scr)
+		}
+		time.Sleep(20 * time.Millisecond)
 		scr = waitScreen(t, tm, "In short")
 	}
 	if strings.Contains(scr, "waits for the answer") {

@@ -83,7 +83,9 @@ func (m *Model) render() string {
 	title := shorten(m.paneTitle(), max(m.width-4, 1))
 	rule := ruleStyle.Render("── ") + st.PaneTitle.Render(title) + " " + ruleStyle.Render(strings.Repeat("─", max(m.width-ansi.StringWidth(title)-4, 0)))
 	var bar string
-	if m.vw.open {
+	if m.showHelp {
+		bar = shortHelpView(st.Help, helpScreenKeys{m.c.Keys}.ShortHelp(), m.width)
+	} else if m.vw.open {
 		bar = shortHelpView(st.Help, m.vw.ShortHelp(), m.width)
 	} else {
 		bar = shortHelpView(st.Help, m.panes[m.focus].ShortHelp(), m.width)
