@@ -62,6 +62,8 @@ ibid --resume=e96d6a868b2e2bd1`,
 	cfg.modelFlags(fs)
 	fs.StringVar(&cfg.Numbering, "numbering", cfg.Numbering,
 		"footnote numbering: answer (numbers restart with each answer) or conversation (one ledger) (env IBID_NUMBERING)")
+	fs.StringVar(&cfg.Theme, "theme", cfg.Theme, "colours: light or dark; empty asks the terminal, then COLORFGBG (env IBID_THEME)")
+	_ = c.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]string{"light", "dark"}, cobra.ShellCompDirectiveNoFileComp))
 	fs.StringVar(&resume, "resume", "",
 		"reopen a saved conversation: --resume the latest, --resume=ID a given one, with the same numbers and sources")
 	fs.Lookup("resume").NoOptDefVal = resumeLatest
@@ -120,7 +122,12 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	}
 	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering}, conv, open)
 	defer b.Close()
-	opt := ui.Options{AddFirst: paths}
+	switch cfg.Theme {
+	case "", "light", "dark":
+	default:
+		return fmt.Errorf("--theme %q: use light or dark (or leave it empty to ask the terminal)", cfg.Theme)
+	}
+	opt := ui.Options{AddFirst: paths, Theme: cfg.Theme}
 	if _, segs, err := libraryContents(ctx, lib); err == nil && len(paths) == 0 && segs == 0 && conv == nil {
 		opt.Notice = fmt.Sprintf("the library %q is empty: type /add PATH (files, folders, globs)", cfg.Library)
 	}

@@ -57,6 +57,9 @@ type Config struct {
 	Numbering string
 	// Token is the bearer token serve's clients send (--token, IBID_TOKEN).
 	Token string
+	// Theme is the chat's colours: light, dark, or "" to ask the terminal
+	// (--theme, IBID_THEME).
+	Theme string
 }
 
 // Default timeouts of a model's answer.
@@ -86,6 +89,7 @@ func loadConfig(getenv func(string) string) *Config {
 		FirstByteTimeout: defaultFirstByteTimeout,
 		IdleTimeout:      defaultIdleTimeout,
 		Numbering:        or("IBID_NUMBERING", "answer"),
+		Theme:            getenv("IBID_THEME"),
 		Token:            getenv("IBID_TOKEN"),
 	}
 }
