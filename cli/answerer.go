@@ -71,3 +71,26 @@ func modelName(m *llm.Model) string {
 	}
 	return m.Name()
 }
+
+// resumeConversation loads the saved conversation --resume names (resume
+// is "" without the flag, resumeLatest for the latest) and returns it with
+// the folder it is saved in; without --resume it returns nil and saves
+// nowhere.
+func resumeConversation(resume string) (*rag.Conversation, string, error) {
+	if resume == "" {
+		return nil, "", nil
+	}
+	dir, err := rag.ConversationsDir()
+	if err != nil {
+		return nil, "", err
+	}
+	id := resume
+	if id == resumeLatest {
+		id = ""
+	}
+	conv, err := rag.LoadConversation(dir, id)
+	if err != nil {
+		return nil, "", err
+	}
+	return conv, dir, nil
+}

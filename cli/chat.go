@@ -93,19 +93,11 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	if f, ok := cmd.InOrStdin().(*os.File); !ok || !isTTY(f) {
 		return errors.New("the chat needs a terminal; for pipes and scripts use ibid ask")
 	}
-	var conv *rag.Conversation
-	if resume != "" {
-		id := resume
-		if id == resumeLatest {
-			id = ""
-		}
-		dir, err := rag.ConversationsDir()
-		if err != nil {
-			return err
-		}
-		if conv, err = rag.LoadConversation(dir, id); err != nil {
-			return err
-		}
+	conv, _, err := resumeConversation(resume)
+	if err != nil {
+		return err
+	}
+	if conv != nil {
 		cfg.Library = conv.Library
 	}
 	lib, err := openLibrary(ctx, cfg, cfg.Library, writable)

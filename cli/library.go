@@ -150,3 +150,16 @@ func evalStore(ctx context.Context, location string, info store.Info, docs []sto
 	}
 	return st, drop, nil
 }
+
+// listLibraries lists the libraries in cfg's store.
+func listLibraries(ctx context.Context, cfg *Config) ([]store.LibraryInfo, error) {
+	return libpkg.List(ctx, cfg.Store)
+}
+
+// storeName says where cfg's libraries live, for messages.
+func storeName(cfg *Config) string {
+	if cfg.Store == "" {
+		return defaultStore()
+	}
+	return cfg.Store
+}

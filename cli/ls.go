@@ -9,19 +9,26 @@ import (
 
 // lsCommand is ibid ls: a library's documents.
 func lsCommand(cfg *Config) *cobra.Command {
+	var libraries bool
 	c := &cobra.Command{
 		Use:   "ls",
 		Short: "List a library's documents",
 		Long: prose(`Lists a library's documents: short id (give it to ibid rm), title, format,
-pages, segments and path, sorted by path.`),
-		Example:           `ibid ls --library thesis`,
+pages, segments and path, sorted by path. With --libraries, lists the
+libraries in the store instead.`),
+		Example: `ibid ls --library thesis
+ibid ls --libraries --store postgres://lab-db/ibid`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if libraries {
+				return runLsLibraries(cmd, cfg, args)
+			}
 			return runLs(cmd, cfg, args)
 		},
 	}
 	cfg.libraryFlags(c.Flags())
 	cfg.ignoredEmbedderFlag(c.Flags())
+	c.Flags().BoolVar(&libraries, "libraries", false, "list the libraries in the store, with their sizes and embedders")
 	completeCommon(c, cfg)
 	return c
 }
@@ -66,6 +73,26 @@ func runLs(cmd *cobra.Command, cfg *Config, rest []string) error {
 		}
 		fmt.Fprintf(out, "%-12s %s %-8s %5s %5d  %s\n",
 			shortID(d.ID), pad(docTitle(d), titleW), d.Format, pages, d.Segments, clean(displayPath(d.Path)))
+	}
+	return nil
+}
+
+// runLsLibraries lists the libraries in the store.
+func runLsLibraries(cmd *cobra.Command, cfg *Config, rest []string) error {
+	if len(rest) > 0 {
+		return fmt.Errorf("ls: unexpected %q", rest[0])
+	}
+	libs, err := listLibraries(cmd.Context(), cfg)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if len(libs) == 0 {
+		fmt.Fprintf(out, "no libraries in %s yet; create one with: ibid add --library NAME PATH...\n", storeName(cfg))
+		return nil
+	}
+	for _, l := range libs {
+		fmt.Fprintf(out, "%-24s %6d documents %8d segments  %s\n", clean(l.Name), l.Documents, l.Segments, clean(l.Info.Embedder))
 	}
 	return nil
 }
