@@ -84,3 +84,31 @@ func TestMemoryLocation(t *testing.T) {
 	_, err = store.Open(ctx, "memory:", store.Options{})
 	wantErr(t, err, store.ErrNoLibrary)
 }
+
+// TestDroppedAndCreatedAgain: a store open on a library that another
+// process drops and creates again (same name, same embedder) follows the
+// new library, whatever the sizes of the two logs.
+func TestDroppedAndCreatedAgain(t *testing.T) {
+	ctx := context.Background()
+	loc := t.TempDir()
+	open := func() *Store {
+		st, err := store.Open(ctx, loc, store.Options{Library: "x", Info: testInfo, Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.(*Store)
+	}
+	old := open()
+	defer old.Close()
+	put(t, old, "a", 2, 1)
+	if err := store.Drop(ctx, loc, "x"); err != nil {
+		t.Fatal(err)
+	}
+	fresh := open()
+	defer fresh.Close()
+	put(t, fresh, "b", 30, 1) // a longer log than the old one
+	sameDocs(t, old, map[string][2]int{"b": {30, 1}})
+	if err := old.Damage(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -176,12 +176,12 @@ func (s *Store) catchUp() error {
 		if m.info() != s.info {
 			return mismatch(d.dir, m.info(), s.info)
 		}
+		// A new manifest means a new generation (a compaction, a repair),
+		// or a new library in place of a dropped one: load it whole.
 		d.manSeen = fi
-		if m != d.man {
-			d.closeFiles()
-			d.man = m
-			return s.loadLocked()
-		}
+		d.closeFiles()
+		d.man = m
+		return s.loadLocked()
 	}
 	lfi, err := os.Stat(d.path(logName(d.man.Generation)))
 	switch {
