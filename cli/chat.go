@@ -39,7 +39,7 @@ answers, an extractive answerer. Point it at a model with OPENAI_BASE_URL
 (and OPENAI_API_KEY) or --base-url and --model; a local Ollama is found by
 itself. Documentation: docs/ (start with docs/README.md).`),
 		Example: `# Add ibid's own documentation, then chat with it:
-ibid docs/
+ibid --library ibid-docs docs/
 
 # Chat with the library "thesis", one footnote ledger for the whole conversation:
 ibid --library thesis --numbering conversation
