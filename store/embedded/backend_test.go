@@ -112,3 +112,41 @@ func TestDroppedAndCreatedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriterAfterDropAndCreate: a writer whose library was dropped and
+// created again since it last wrote writes into the new library, under the
+// new library's lock, not into the dropped folder.
+func TestWriterAfterDropAndCreate(t *testing.T) {
+	ctx := context.Background()
+	loc := t.TempDir()
+	open := func() *Store {
+		st, err := store.Open(ctx, loc, store.Options{Library: "x", Info: testInfo, Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.(*Store)
+	}
+	old := open()
+	defer old.Close()
+	put(t, old, "a", 2, 1)
+	if err := store.Drop(ctx, loc, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Update(ctx, []store.Put{putOf("lost", 1, 1)}, nil); err == nil {
+		t.Fatal("a write to a dropped library succeeded")
+	}
+	fresh := open()
+	defer fresh.Close()
+	put(t, fresh, "b", 3, 1)
+	put(t, old, "c", 1, 1)
+	sameDocs(t, fresh, map[string][2]int{"b": {3, 1}, "c": {1, 1}})
+	if old.disk.dirSeen == nil || !sameFolder(t, old.disk.dirSeen, filepath.Join(loc, "x")) {
+		t.Fatal("the writer did not move to the new folder")
+	}
+}
+
+func sameFolder(t *testing.T, fi os.FileInfo, path string) bool {
+	t.Helper()
+	now, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, now)
+}

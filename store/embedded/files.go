@@ -36,6 +36,7 @@ type disk struct {
 	deadRows int // rows of replaced or deleted documents
 	damage   *DamageError
 
+	dirSeen fs.FileInfo // the library's folder, when this store last locked it
 	manSeen fs.FileInfo // the manifest as last read
 	logSize int64       // the log's size and time when last looked at
 	logTime time.Time
@@ -108,9 +109,28 @@ func syncDir(dir string) error {
 const lockWait = 20 * time.Millisecond
 
 // lockFile takes the library's lock for one write, waiting for other
-// processes as long as ctx allows; the returned func releases it.
+// processes as long as ctx allows; the returned func releases it. A lock
+// taken on a library folder that was dropped (and perhaps created again)
+// while this process waited is the old folder's: lockFile then takes the
+// new folder's lock, or says the library is gone.
 func (d *disk) lockFile(ctx context.Context) (func(), error) {
-	return lockLibrary(ctx, d.flk, d.dir)
+	for {
+		unlock, err := lockLibrary(ctx, d.flk, d.dir)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := os.Stat(d.dir)
+		if err != nil {
+			unlock()
+			return nil, fmt.Errorf("%w: the library in %s was removed", store.ErrNoLibrary, d.dir)
+		}
+		if d.dirSeen == nil || os.SameFile(fi, d.dirSeen) {
+			d.dirSeen = fi
+			return unlock, nil
+		}
+		d.dirSeen = fi
+		unlock()
+	}
 }
 
 func lockLibrary(ctx context.Context, flk *flock.Flock, dir string) (func(), error) {

@@ -43,6 +43,9 @@ func OpenDir(ctx context.Context, dir string, opt store.Options) (*Store, error)
 		return nil, mismatch(dir, m.info(), opt.Info)
 	}
 	d := &disk{dir: dir, man: m, manSeen: fi, readOnly: opt.ReadOnly, flk: flock.New(filepath.Join(dir, lockName))}
+	if d.dirSeen, err = os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("couldn't open library: %w", err)
+	}
 	if !d.readOnly {
 		// A folder we cannot write to opens read-only.
 		f, err := os.OpenFile(d.path(lockName), os.O_RDWR|os.O_CREATE, 0o644)
