@@ -150,3 +150,26 @@ func sameFolder(t *testing.T, fi os.FileInfo, path string) bool {
 	now, err := os.Stat(path)
 	return err == nil && os.SameFile(fi, now)
 }
+
+// TestLibrariesWithDamage: a library whose manifest cannot be read is
+// listed (with a zero Info) beside the others, not an error for all.
+func TestLibrariesWithDamage(t *testing.T) {
+	ctx := context.Background()
+	loc := t.TempDir()
+	for _, name := range []string{"good", "bad"} {
+		st, err := store.Open(ctx, loc, store.Options{Library: name, Info: testInfo, Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		put(t, st.(*Store), "a", 2, 1)
+		st.Close()
+	}
+	if err := os.WriteFile(filepath.Join(loc, "bad", manifestName), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	libs, err := store.Libraries(ctx, loc)
+	if err != nil || len(libs) != 2 || libs[0].Name != "bad" || libs[0].Info != (store.Info{}) ||
+		libs[1].Name != "good" || libs[1].Segments != 2 {
+		t.Fatalf("Libraries = %+v, %v", libs, err)
+	}
+}
