@@ -73,8 +73,28 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 			if !found {
 				return end, rowsEnd, nil // an uncommitted tail
 			}
-			d.addDamage(Problem{File: name, Offset: off, Length: next - off,
-				What: fmt.Sprintf("%d bytes fail their checksum and were skipped (the documents committed there are lost)", next-off)})
+			// Intact records follow, so the bad one had been committed:
+			// keep what of it is intact, whole documents only.
+			stretch := make([]byte, next-off)
+			f.ReadAt(stretch, off)
+			var got []op
+			lost := 1
+			if len(stretch) > recordHeader {
+				got, lost = salvage(stretch[recordHeader:])
+			}
+			what := fmt.Sprintf("a record of %d bytes fails its checksum", next-off)
+			switch {
+			case len(got) > 0 && lost > 0:
+				what += fmt.Sprintf("; %d of its changes were read, %d are lost (the documents they put are missing)", len(got), lost)
+			case len(got) > 0:
+				what += fmt.Sprintf("; all %d of its changes were read from their own checksums", len(got))
+			default:
+				what += " and was skipped (the documents committed there are lost)"
+			}
+			d.addDamage(Problem{File: name, Offset: off, Length: next - off, What: what})
+			for i := range got {
+				rowsEnd = d.apply(name, off, &got[i], rowsEnd, live)
+			}
 			off = next
 			r.Reset(io.NewSectionReader(f, off, size-off))
 			continue
