@@ -25,6 +25,7 @@ require (
 	github.com/tetratelabs/wazero v1.11.0
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/net v0.55.0
+	golang.org/x/sys v0.47.0
 )
 
 require (
@@ -58,6 +59,5 @@ require (
 	github.com/xo/terminfo v1.0.0 // indirect
 	github.com/yuin/goldmark-emoji v1.0.5 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.37.0 // indirect
 )
