@@ -139,6 +139,7 @@ func (s *Store) loadLocked() error {
 	s.docs, s.nsegs, s.coll, s.kw = docs, nsegs, fresh.coll, kw
 	s.mu.Unlock()
 	d.tidy = false
+	s.publishDamage()
 	return nil
 }
 
@@ -205,6 +206,7 @@ func (s *Store) catchUp() error {
 		return nil
 	}
 	delta, err := d.catchUpEntries()
+	s.publishDamage()
 	if err != nil {
 		return err
 	}

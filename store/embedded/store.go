@@ -16,7 +16,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/philippgille/chromem-go"
@@ -66,6 +68,10 @@ type Store struct {
 	closed bool
 
 	disk *disk // nil in memory; its fields are guarded by wsem
+
+	// damaged is a copy of disk.damage for Damage, which may run beside a
+	// writer: published after each load and catch-up.
+	damaged atomic.Pointer[DamageError]
 }
 
 // entry is one live document with its segments and vectors.
@@ -203,10 +209,23 @@ func (s *Store) SetBM25(k1, b float64) {
 // none was; otherwise an error wrapping *DamageError that says what to do.
 // A damaged library is open read-only.
 func (s *Store) Damage() error {
-	if s.disk == nil || s.disk.damage == nil {
-		return nil
+	if d := s.damaged.Load(); d != nil {
+		return d
 	}
-	return s.disk.damage
+	return nil
+}
+
+// publishDamage makes what the last load or catch-up found visible to
+// Damage; the caller holds wsem.
+func (s *Store) publishDamage() {
+	d := s.disk.damage
+	if d == nil {
+		s.damaged.Store(nil)
+		return
+	}
+	c := *d
+	c.Problems = slices.Clone(d.Problems)
+	s.damaged.Store(&c)
 }
 
 // Close saves the keyword index if it changed and releases the library's
