@@ -109,3 +109,73 @@ func TestKillDuringCompaction(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestOpenWhileCompacting opens and reads a library again and again while
+// another process writes and compacts it after every write: no open or
+// read may take the vanishing old generation for damage, or see a
+// document half.
+func TestOpenWhileCompacting(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), envCompactChild+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() { // the library exists
+		t.Fatal("child printed nothing")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	follower := mustOpen(t, dir, testInfo)
+	defer follower.Close()
+	for i := range 25 {
+		s, err := OpenDir(ctx, dir, store.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Damage(); err != nil {
+			t.Fatalf("open %d during compactions: %v", i, err)
+		}
+		if err := wholeR(s); err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		s.Close()
+		if err := wholeR(follower); err != nil {
+			t.Fatalf("follower, read %d: %v", i, err)
+		}
+	}
+	if err := follower.Damage(); err != nil {
+		t.Fatalf("a store following the compactions: %v", err)
+	}
+}
+
+// wholeR checks that document r (20 segments, all of one version) is whole.
+func wholeR(s *Store) error {
+	segs, err := s.Segments(context.Background(), "r", 0, -1)
+	if err != nil {
+		return err
+	}
+	if len(segs) != 20 {
+		return fmt.Errorf("r has %d segments", len(segs))
+	}
+	_, v, _ := strings.Cut(segs[0].Text, "version ")
+	for _, sg := range segs {
+		if !strings.HasSuffix(sg.Text, "version "+v) {
+			return fmt.Errorf("r read half-replaced: %q and %q", segs[0].Text, sg.Text)
+		}
+	}
+	return nil
+}

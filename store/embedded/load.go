@@ -246,11 +246,11 @@ func (d *disk) attach(live map[string]*entry, block []float32, base, haveRows in
 		switch {
 		case what != "":
 		case e.row+len(e.segs) > haveRows:
-			what = "is shorter than the log says"
+			what = "are missing: the file is shorter than the log says"
 		case d.man.Format >= 2 && vecSum(e.vecs) != e.sum:
-			what = "fails its checksum"
+			what = "fail their checksum"
 		case d.man.Format == 1 && hasNaN(e.vecs):
-			what = "holds values that are not numbers"
+			what = "hold values that are not numbers"
 		default:
 			continue
 		}

@@ -103,11 +103,25 @@ func create(ctx context.Context, dir string, info store.Info) (manifest, fs.File
 // is the only user of s.
 func (s *Store) loadLocked() error {
 	d := s.disk
-	d.damage = nil
-	d.noteLog()
-	entries, err := d.loadAll()
-	if err != nil {
-		return err
+	var entries []*entry
+	for try := 0; ; try++ {
+		d.damage = nil
+		d.noteLog()
+		var err error
+		if entries, err = d.loadAll(); err != nil {
+			return err
+		}
+		// Another process may have compacted while this one read: its
+		// files of the old generation vanish half-read. What looks like
+		// damage then is only that: read the new generation.
+		if d.damage == nil || try == 2 {
+			break
+		}
+		m, fi, ok, err := readManifest(d.dir)
+		if err != nil || !ok || m == d.man || m.info() != s.info {
+			break
+		}
+		d.man, d.manSeen = m, fi
 	}
 	docs := make(map[string]*entry, len(entries))
 	nsegs := 0
@@ -205,7 +219,15 @@ func (s *Store) catchUp() error {
 	if lfi.Size() == d.logEnd {
 		return nil
 	}
+	intact := d.damage == nil
 	delta, err := d.catchUpEntries()
+	if intact && d.damage != nil {
+		// As in loadLocked: a compaction by another process may have
+		// removed the files half-read. Then read the new generation.
+		if m, _, ok, merr := readManifest(d.dir); merr == nil && ok && m != d.man {
+			return s.loadLocked()
+		}
+	}
 	s.publishDamage()
 	if err != nil {
 		return err
