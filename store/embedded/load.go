@@ -20,7 +20,10 @@ import (
 // up). A damaged stretch followed by intact records is damage: it is
 // reported in d.damage and skipped, and replay goes on with the next intact
 // record. A bad stretch with no intact record after it is an uncommitted
-// tail: replay stops before it. It returns the offset past the last intact
+// tail, unless it is a whole record (intact header, every byte its length
+// claims present): then it was committed and damaged since, and is
+// reported. Replay stops before an uncommitted tail. It returns the offset
+// past the last intact
 // record and the number of vector rows the applied puts reach.
 func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, rowsEnd int, err error) {
 	name := logName(d.man.Generation)
@@ -71,7 +74,12 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 		if bad {
 			next, found := d.resync(f, off, size, format)
 			if !found {
-				return end, rowsEnd, nil // an uncommitted tail
+				if !wholeRecordAt(f, off, size, format) {
+					return end, rowsEnd, nil // an uncommitted tail: the write never finished
+				}
+				// The last record is all there, its header intact, yet it
+				// fails its checksum: committed and damaged since, not torn.
+				next = size
 			}
 			// Intact records follow, so the bad one had been committed:
 			// keep what of it is intact, whole documents only.
@@ -364,4 +372,19 @@ func sameBlock(v, block []float32) bool {
 	start := uintptr(unsafe.Pointer(&block[0]))
 	p := uintptr(unsafe.Pointer(&v[0]))
 	return p >= start && p < start+uintptr(len(block))*4
+}
+
+// wholeRecordAt reports whether a record of format 2 with an intact header
+// starts at off and all the bytes its header claims are in the file: a
+// record that cannot be a write cut short, whatever its payload holds.
+func wholeRecordAt(f *os.File, off, size int64, format int) bool {
+	if format == 1 {
+		return false
+	}
+	var hdr [recordHeader]byte
+	if _, err := f.ReadAt(hdr[:], off); err != nil {
+		return false
+	}
+	h, ok := parseHeader(hdr[:], format)
+	return ok && off+int64(recordHeader)+int64(h.n) <= size
 }
