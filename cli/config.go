@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,6 +58,8 @@ type Config struct {
 	Numbering string
 	// Token is the bearer token serve's clients send (--token, IBID_TOKEN).
 	Token string
+	// warn is where warnings go (standard error); nil: nowhere.
+	warn io.Writer
 	// Theme is the chat's colours: light, dark, or "" to ask the terminal
 	// (--theme, IBID_THEME).
 	Theme string

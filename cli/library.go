@@ -79,7 +79,14 @@ func openLibrary(ctx context.Context, cfg *Config, name string, a access) (*libr
 			return nil, err
 		}
 	}
-	return libpkg.Open(ctx, opt)
+	lib, err := libpkg.Open(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	if d := lib.Damage(); d != nil && cfg.warn != nil {
+		fmt.Fprintf(cfg.warn, "ibid: warning: %s\n", clean(d.Error()))
+	}
+	return lib, nil
 }
 
 // deleteLibrary deletes the library called name from cfg's store, so that

@@ -61,6 +61,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 		env.Getenv = func(string) string { return "" }
 	}
 	cfg := loadConfig(env.Getenv)
+	cfg.warn = env.Err
 	root := newRoot(cfg)
 	root.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
 	root.SetIn(env.In)

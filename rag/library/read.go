@@ -72,3 +72,13 @@ func (l *Library) DocFreq(ctx context.Context, terms []string) ([]int, int, erro
 	}
 	return tc.DocFreq(ctx, terms)
 }
+
+// Damage is the damage the store found in the library when it opened it
+// (it then reads every intact record and refuses writes until a repair),
+// or nil; see store.Damaged.
+func (l *Library) Damage() error {
+	if d, ok := l.st.(store.Damaged); ok {
+		return d.Damage()
+	}
+	return nil
+}
