@@ -142,10 +142,10 @@ func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Load
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	segs, err := chunk(ctx, p.text, p.sections, p.pageStarts, l.budget)
+	if err != nil {
 		return nil, err
 	}
-	segs := chunk(p.text, p.sections, p.pageStarts, l.budget)
 	if len(segs) == 0 {
 		if format == "pdf" {
 			return nil, skip(path, "%s", reasonNoPDFText)
