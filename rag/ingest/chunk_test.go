@@ -182,11 +182,16 @@ func TestPrefixWithin(t *testing.T) {
 			if CountTokens(s[:n]) > budget && n != first {
 				t.Errorf("prefixWithin(%q, %d) = %q: %d tokens", s, budget, s[:n], CountTokens(s[:n]))
 			}
-			if n < len(s) {
-				_, next := utf8.DecodeRuneInString(s[n:])
-				if CountTokens(s[:n+next]) <= budget {
-					t.Errorf("prefixWithin(%q, %d) = %q: one more rune would fit", s, budget, s[:n])
+			// At least every whole word that fits is taken.
+			whole, tok := 0, 0
+			for w := range words(s) {
+				if tok += CountTokens(w); tok > budget {
+					break
 				}
+				whole += len(w)
+			}
+			if n < whole {
+				t.Errorf("prefixWithin(%q, %d) = %q, shorter than the words that fit, %q", s, budget, s[:n], s[:whole])
 			}
 		}
 	}

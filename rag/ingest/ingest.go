@@ -66,6 +66,9 @@ type Loaded struct {
 	// begins: page i+1 starts at PageStarts[i]. Pages are joined by a
 	// blank line.
 	PageStarts []int
+	// Notes says what was changed or left out while loading, one line
+	// each, for the user (e.g. base64 blobs dropped); nil when nothing.
+	Notes []string
 }
 
 // SkipError is a file that was not added, with a one-line reason for the
@@ -126,18 +129,7 @@ func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Load
 	if format == "pdf" {
 		p, err = l.loadPDF(ctx, path, data)
 	} else {
-		var text string
-		text, err = decodeText(path, data)
-		if err == nil {
-			switch format {
-			case "markdown":
-				p = parseMarkdown(text)
-			case "html":
-				p, err = parseHTML(path, text)
-			default:
-				p = parseText(text)
-			}
-		}
+		p, err = parseTextFormat(ctx, path, format, data)
 	}
 	if err != nil {
 		return nil, err
@@ -164,7 +156,7 @@ func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Load
 	doc.Author, doc.URL, doc.Date = p.author, p.url, p.date
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
-	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts}, nil
+	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes}, nil
 }
 
 // parsed is a document's text and structure, before chunking.
@@ -177,6 +169,7 @@ type parsed struct {
 	sections                 []section
 	pageStarts               []int
 	title, author, url, date string
+	notes                    []string // see Loaded.Notes
 }
 
 // section is a run of text under one heading path.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -21,12 +22,16 @@ func parseText(s string) *parsed {
 // first level-1 heading's.
 func parseMarkdown(s string) *parsed {
 	meta, body := frontMatter(s)
+	body, note := flattenNesting(body)
 	p := &parsed{text: body, title: meta["title"], author: meta["author"], url: meta["url"], date: meta["date"]}
+	if note != "" {
+		p.notes = []string{note}
+	}
 	if p.author == "" {
 		p.author = meta["authors"]
 	}
 	src := []byte(body)
-	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	doc := blockParser().Parse(text.NewReader(src))
 
 	type heading struct {
 		level int
@@ -44,7 +49,7 @@ func parseMarkdown(s string) *parsed {
 		if ls > start {
 			p.sections = append(p.sections, section{path: path, start: start, end: ls})
 		}
-		title := inlineText(h, src)
+		title := headingText(h, src)
 		if title == "" {
 			title = strings.Repeat("#", h.Level)
 		}
@@ -84,6 +89,39 @@ func lineStart(s string, off int) int {
 		off = len(s)
 	}
 	return strings.LastIndexByte(s[:off], '\n') + 1
+}
+
+// maxHeadingSource is the most bytes of a heading's source whose inline
+// markup is parsed for its title.
+const maxHeadingSource = 1024
+
+// blockParser parses Markdown's blocks only: finding headings needs no
+// inline parsing, which is where hostile input (a megabyte of "[") costs
+// the parser most. Headings' own text is parsed by headingText.
+func blockParser() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+}
+
+// headingText is the plain text of a heading (markup such as emphasis,
+// links and code taken off), from at most maxHeadingSource bytes of it.
+func headingText(h *ast.Heading, src []byte) string {
+	var raw []byte
+	lines := h.Lines()
+	for i := 0; i < lines.Len() && len(raw) < maxHeadingSource; i++ {
+		if i > 0 {
+			raw = append(raw, ' ')
+		}
+		seg := lines.At(i)
+		raw = append(raw, seg.Value(src)...)
+	}
+	if len(raw) > maxHeadingSource {
+		raw = raw[:runeFloor(string(raw), maxHeadingSource)]
+	}
+	doc := goldmark.New().Parser().Parse(text.NewReader(raw))
+	return inlineText(doc, raw)
 }
 
 // inlineText is the plain text of a heading's inline content.

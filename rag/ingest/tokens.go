@@ -2,7 +2,10 @@ package ingest
 
 import (
 	"fmt"
+	"iter"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -16,19 +19,22 @@ import (
 const tokenEncoding = "cl100k_base"
 
 // The tokenizer is quadratic in the length of a run it cannot break (one
-// letter repeated, Chinese without punctuation, a base64 blob, a long run
-// of spaces or brackets). Text is therefore handed to it in pieces:
+// letter repeated, Chinese without punctuation, a long run of spaces or
+// brackets), and its regular expression is slow. Text is therefore handed
+// to it word by word, through a cache:
 //
-//   - at most pieceLen bytes at a time, cut where cl100k_base's
-//     pre-tokenizer cuts anyway (before white space that follows
-//     non-white space), so the count of ordinary text is exact;
+//   - a word is cut where cl100k_base's pre-tokenizer cuts anyway (before
+//     a space or tab that follows non-white space), so the count of
+//     ordinary text is exact;
 //   - a run of more than maxRun bytes without such a place is cut every
 //     maxRun bytes on a rune boundary; its count is then the tokenizer's
 //     for those pieces (a token or so more per cut than the whole would
-//     get), which keeps the cost per byte bounded.
+//     get), which keeps the cost per byte bounded;
+//   - words repeat (in prose, and in every hostile run), so the tokens of
+//     up to cacheEntries words are kept.
 const (
-	pieceLen = 4096
-	maxRun   = 64
+	maxRun       = 64
+	cacheEntries = 1 << 16
 	// maxTokenBytes is the longest token of cl100k_base in bytes: a text
 	// of more than budget*maxTokenBytes bytes has more than budget
 	// tokens, whatever it holds.
@@ -54,49 +60,70 @@ func encoder() *tiktoken.Tiktoken {
 	return enc
 }
 
+// wordCache maps a word (see pieces) to its tokens. It is emptied when
+// full, so it never holds more than cacheEntries words. Safe for
+// concurrent use.
+var wordCache = struct {
+	sync.Mutex
+	m map[string][]int
+}{m: map[string][]int{}}
+
+// tokenizedBytes counts the bytes handed to the tokenizer itself (cache
+// misses): the work tests bound.
+var tokenizedBytes atomic.Int64
+
+// wordTokens is the tokens of one word.
+func wordTokens(w string) []int {
+	wordCache.Lock()
+	t, ok := wordCache.m[w]
+	wordCache.Unlock()
+	if ok {
+		return t
+	}
+	tokenizedBytes.Add(int64(len(w)))
+	t = encoder().EncodeOrdinary(w)
+	wordCache.Lock()
+	if len(wordCache.m) >= cacheEntries {
+		clear(wordCache.m)
+	}
+	wordCache.m[strings.Clone(w)] = t
+	wordCache.Unlock()
+	return t
+}
+
 // CountTokens is the number of tokens in s, as segments are budgeted: the
 // cl100k_base count for ordinary text, computed in time linear in len(s)
 // for any text (see maxRun).
 func CountTokens(s string) int {
 	n := 0
-	pieces(s, func(p string) { n += len(encoder().EncodeOrdinary(p)) })
+	for w := range words(s) {
+		n += len(wordTokens(w))
+	}
 	return n
 }
 
-// encode is the tokens CountTokens counts, in order; decoding them gives
-// back s.
-func encode(s string) []int {
-	var toks []int
-	pieces(s, func(p string) { toks = append(toks, encoder().EncodeOrdinary(p)...) })
-	return toks
-}
-
-// pieces calls f on consecutive non-empty pieces of s that together make
-// s: cut before white space that follows non-white space once a piece
-// holds pieceLen bytes, and inside any run of more than maxRun bytes
-// without such a place.
-func pieces(s string, f func(string)) {
-	start := 0   // of the pending piece
-	lastCut := 0 // last place a piece could end (natural or forced)
-	prevSpace := true
-	for i, r := range s {
-		space := isTokenSpace(r)
-		switch {
-		case space && !prevSpace && r != '\r' && r != '\n':
-			lastCut = i
-			if i-start >= pieceLen {
-				f(s[start:i])
+// words yields consecutive non-empty words of s that together make s: cut
+// before a space or tab that follows non-white space, and inside any run
+// of more than maxRun bytes without such a place. No word is longer than
+// maxRun bytes plus one rune. Where s is cut depends only on what comes
+// before, so a prefix of s that ends where a word ends has the same words.
+func words(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := 0 // of the pending word
+		prevSpace := true
+		for i, r := range s {
+			space := isTokenSpace(r)
+			if (r == ' ' || r == '\t') && !prevSpace || i-start >= maxRun {
+				if i > start && !yield(s[start:i]) {
+					return
+				}
 				start = i
 			}
-		case i-lastCut >= maxRun:
-			lastCut = i
-			f(s[start:i])
-			start = i
+			prevSpace = space
 		}
-		prevSpace = space
-	}
-	if start < len(s) {
-		f(s[start:])
+		if start < len(s) {
+			yield(s[start:])
+		}
 	}
 }
 
@@ -108,38 +135,46 @@ func isTokenSpace(r rune) bool {
 	return unicode.IsSpace(r)
 }
 
-// prefixWithin returns the length in bytes of the longest prefix of s, cut
-// on a rune boundary, that has at most budget tokens; it is at least one
+// prefixWithin returns the length in bytes of a longest prefix of s, cut
+// on a rune boundary, that has at most budget tokens: whole words while
+// they fit, then as much of the next as fits. It is at least one
 // rune long when s is not empty, so a caller cutting s always progresses.
-// It looks at a window of s that grows only as needed, so cutting a long
-// text into pieces costs time linear in its length.
+// It reads s only as far as the prefix reaches, so cutting a long text
+// into pieces costs time linear in its length.
 func prefixWithin(s string, budget int) int {
-	w := min(len(s), budget*8)
-	var toks []int
-	for {
-		w = runeFloor(s, w)
-		toks = encode(s[:w])
-		if len(toks) > budget || w == len(s) {
-			break
+	n, tok := 0, 0
+	for w := range words(s) {
+		t := len(wordTokens(w))
+		if tok+t > budget {
+			// Fill the budget from inside the word that does not fit.
+			if k := cutWord(w, budget-tok); tok < budget && CountTokens(s[:n+k]) <= budget {
+				return n + k
+			}
+			if n == 0 {
+				_, n = utf8.DecodeRuneInString(s)
+			}
+			return n
 		}
-		w = min(len(s), 2*w)
+		n += len(w)
+		tok += t
 	}
-	if len(toks) <= budget {
-		return len(s)
-	}
-	// The window's first budget tokens decode to a prefix; re-encoding a
-	// cut prefix can merge differently, so give back tokens until it fits.
-	e := encoder()
+	return len(s)
+}
+
+// cutWord is the longest prefix of the word w, on a rune boundary, with at
+// most budget tokens, and at least one rune.
+func cutWord(w string, budget int) int {
+	toks := wordTokens(w)
 	n := 0
-	for k := budget; k > 0; k-- {
-		n = runeFloor(s, min(len(s), len(e.Decode(toks[:k]))))
-		if n > 0 && CountTokens(s[:n]) <= budget {
+	for k := min(budget, len(toks)); k > 0; k-- {
+		n = runeFloor(w, min(len(w), len(encoder().Decode(toks[:k]))))
+		if n > 0 && CountTokens(w[:n]) <= budget {
 			break
 		}
 		n = 0
 	}
 	if n == 0 {
-		_, n = utf8.DecodeRuneInString(s)
+		_, n = utf8.DecodeRuneInString(w)
 	}
 	return n
 }
