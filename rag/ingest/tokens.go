@@ -68,12 +68,13 @@ var wordCache = struct {
 	m map[string][]int
 }{m: map[string][]int{}}
 
-// tokenizedBytes counts the bytes handed to the tokenizer itself (cache
-// misses): the work tests bound.
-var tokenizedBytes atomic.Int64
+// Work counters that tests bound: bytes of words looked up (cache hits
+// and misses), and bytes handed to the tokenizer itself (misses).
+var lookedUpBytes, tokenizedBytes atomic.Int64
 
 // wordTokens is the tokens of one word.
 func wordTokens(w string) []int {
+	lookedUpBytes.Add(int64(len(w)))
 	wordCache.Lock()
 	t, ok := wordCache.m[w]
 	wordCache.Unlock()
