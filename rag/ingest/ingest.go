@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -83,26 +82,34 @@ func skip(path, format string, args ...any) *SkipError {
 	return &SkipError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Load reads, parses and chunks the file at path. Bad input (unreadable,
-// empty, binary, invalid UTF-8, unsupported type, corrupt or encrypted PDF,
-// PDF without text) is reported as a *SkipError; other errors are the
-// context's or the PDF engine's.
+// Load reads, parses and chunks the file at path, read with ReadFile and
+// the default Limits. Bad input (unreadable, not a regular file, too
+// large, empty, binary, invalid UTF-8, unsupported type, corrupt or
+// encrypted PDF, PDF without text) is reported as a *SkipError; other
+// errors are the context's or the PDF engine's.
 func (l *Loader) Load(ctx context.Context, path string) (*Loaded, error) {
-	abs, err := filepath.Abs(path)
+	f, err := ReadFile(ctx, path, Limits{})
 	if err != nil {
-		return nil, skip(path, "cannot resolve path: %v", err)
+		return nil, err
 	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return nil, skip(path, "%s", readReason(err))
-	}
-	return l.LoadBytes(ctx, path, data)
+	return l.load(ctx, path, f.Data, f.Hash)
+}
+
+// LoadFile is Load for a file ReadFile has read.
+func (l *Loader) LoadFile(ctx context.Context, f *File) (*Loaded, error) {
+	return l.load(ctx, f.Path, f.Data, f.Hash)
 }
 
 // LoadBytes is Load for a file already read: data is the content of the
 // file at path (the path names the document and, by its extension, the
 // format). It lets a caller hash and load the same bytes.
 func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Loaded, error) {
+	return l.load(ctx, path, data, "")
+}
+
+// load loads data, the content of the file at path, whose hash is hash
+// ("" to compute it).
+func (l *Loader) load(ctx context.Context, path string, data []byte, hash string) (*Loaded, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, skip(path, "cannot resolve path: %v", err)
@@ -118,7 +125,9 @@ func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Load
 	if !ok {
 		return nil, skip(path, "%s", unsupportedReason(abs, head))
 	}
-	hash := HashBytes(data)
+	if hash == "" {
+		hash = HashBytes(data)
+	}
 	doc := store.Document{
 		ID:     DocumentID(hash),
 		Path:   abs,
