@@ -20,14 +20,7 @@ func parseTextFormat(ctx context.Context, path, format string, data []byte) (*pa
 	done := make(chan result, 1)
 	go func() {
 		var r result
-		switch format {
-		case "markdown":
-			r.p = parseMarkdown(text)
-		case "html":
-			r.p, r.err = parseHTML(path, text)
-		default:
-			r.p = parseText(text)
-		}
+		r.p, r.err = loaderOf(format)(path, text)
 		done <- r
 	}()
 	select {
