@@ -231,35 +231,3 @@ func TestSniff(t *testing.T) {
 	}
 }
 
-func TestFrontMatter(t *testing.T) {
-	tests := []struct {
-		in   string
-		meta map[string]string
-		body string
-	}{
-		{"no front matter", nil, "no front matter"},
-		{"---\ntitle: A\n---\nbody", map[string]string{"title": "A"}, "body"},
-		{"---\nTitle: 'It''s'\nAuthor: \"Q \\\"R\\\"\"\n...\nbody\n", map[string]string{"title": "It's", "author": `Q "R"`}, "body\n"},
-		{"---\nauthors:\n  - A\n  - B\nurl: http://x/y # comment\n---\n", map[string]string{"authors": "A, B", "url": "http://x/y"}, ""},
-		{"---\nauthor: [A, 'B']\nnested:\n  key: v\n---\nx", map[string]string{"author": "A, B"}, "x"},
-		{"---\nnot closed\n", nil, "---\nnot closed\n"},
-		{"--- \ntitle: no\n---\n", nil, "--- \ntitle: no\n---\n"},
-	}
-	for _, tt := range tests {
-		meta, body := frontMatter(tt.in)
-		if body != tt.body || len(meta) != len(tt.meta) {
-			t.Errorf("frontMatter(%q) = %q, %q; want %q, %q", tt.in, meta, body, tt.meta, tt.body)
-			continue
-		}
-		for k, v := range tt.meta {
-			if meta[k] != v {
-				t.Errorf("frontMatter(%q)[%s] = %q, want %q", tt.in, k, meta[k], v)
-			}
-		}
-	}
-	// Authors fall back from "authors".
-	p := parseMarkdown("---\nauthors: [A, B]\n---\n# T\nx")
-	if p.author != "A, B" || p.title != "T" {
-		t.Errorf("author %q title %q", p.author, p.title)
-	}
-}
