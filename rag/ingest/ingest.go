@@ -143,6 +143,11 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 	if err != nil {
 		return nil, err
 	}
+	for i := range p.sections {
+		for j, h := range p.sections[i].path {
+			p.sections[i].path[j] = OneLine(h)
+		}
+	}
 	segs, err := chunk(ctx, p.text, p.sections, p.pageStarts, l.budget)
 	if err != nil {
 		return nil, err
@@ -158,11 +163,12 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 		segs[i].Index = i
 		segs[i].ID = doc.ID + ":" + strconv.Itoa(i)
 	}
-	doc.Title = p.title
+	// No field carries a line break or a control character (OneLine).
+	doc.Title = OneLine(p.title)
 	if doc.Title == "" {
-		doc.Title = fileTitle(abs)
+		doc.Title = OneLine(fileTitle(abs))
 	}
-	doc.Author, doc.URL, doc.Date = p.author, p.url, p.date
+	doc.Author, doc.URL, doc.Date = OneLine(p.author), OneLine(p.url), OneLine(p.date)
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
 	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes}, nil
