@@ -230,4 +230,3 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
-
