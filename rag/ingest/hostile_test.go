@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -217,5 +218,30 @@ func TestDeepNestingIsFlattened(t *testing.T) {
 	}
 	if got := parseMarkdown(quote).text; !strings.HasSuffix(got, "> quoted\n") {
 		t.Errorf("innermost marker lost: %q", got)
+	}
+}
+
+// TestDeepHTML: block quotes nested 500 deep once cost the HTML converter
+// the square of their depth; elements past maxHTMLDepth are unwrapped.
+// Deeper than the HTML parser allows, the page is skipped with a reason.
+func TestDeepHTML(t *testing.T) {
+	page := "<html><body>" + strings.Repeat("<blockquote><p>quoted text</p>", 500)
+	_, _, ld := loadWork(t, "deep.html", page)
+	if !strings.Contains(ld.Text, "quoted text") {
+		t.Errorf("text lost: %.200q", ld.Text)
+	}
+	if !slices.ContainsFunc(ld.Notes, func(n string) bool { return strings.Contains(n, "HTML element(s) nested more than 32 deep") }) {
+		t.Errorf("notes %q", ld.Notes)
+	}
+	for line := range strings.Lines(ld.Text) {
+		if n := prefixEnd(line, func(int) {}); n > 2*maxHTMLDepth+maxPrefix {
+			t.Fatalf("line nested %d bytes deep: %.80q", n, line)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "deeper.html")
+	os.WriteFile(path, []byte("<html><body>"+strings.Repeat("<ul><li>item", 300)), 0o644)
+	_, err := testLoader(t).Load(context.Background(), path)
+	if r := skipReason(t, err); !strings.HasPrefix(r, "HTML nested more than 512 elements deep") {
+		t.Errorf("reason %q", r)
 	}
 }
