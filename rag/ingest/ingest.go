@@ -11,7 +11,10 @@
 // place.
 //
 // Bad input never panics and never yields an empty document: Load returns a
-// *SkipError with a one-line reason the user can act on.
+// *SkipError with a one-line reason the user can act on. Hostile input
+// costs time and memory in proportion to its size: ReadFile checks a file
+// (type, size limit, head) before reading it, every step after is linear,
+// and loading checks its context often enough to stop at once.
 package ingest
 
 import (
