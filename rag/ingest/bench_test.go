@@ -3,9 +3,7 @@ package ingest
 import (
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // BenchmarkPDFStartup measures a new Loader's first PDF (the tiny one in
@@ -107,13 +105,4 @@ func BenchmarkHostile(b *testing.B) {
 			})
 		}
 	}
-}
-
-// cpuTime is the CPU time this process has used (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
