@@ -30,8 +30,9 @@ const bracketReach = 256
 // of text. Boundaries are Unicode's (UAX #29, so "3.14", "e.g., the" and
 // CJK full stops behave), with these changes for documents:
 //
-//   - a single line break is a space (hard-wrapped prose); a blank line
-//     always ends a sentence;
+//   - a single line break is a space (hard-wrapped prose), unless the next
+//     line starts a list item, heading, table row or block quote; a blank
+//     line always ends a sentence;
 //   - no sentence ends after an abbreviation ("et al.", "e.g.", "Fig.",
 //     "vs.", "Dr.", an initial like "J.") or inside a citation bracket
 //     ("[Smith et al. 2020]");
@@ -124,8 +125,9 @@ func openersBack(text string, p int) int {
 }
 
 // softenLineBreaks turns each line break that neither ends nor precedes
-// a blank line (white space only) into a space, and every carriage return
-// into a space, in place: same length, so offsets hold.
+// a blank line (white space only), nor precedes a Markdown block (see
+// blockStart), into a space, and every carriage return into a space, in
+// place: same length, so offsets hold.
 func softenLineBreaks(b []byte) {
 	var lines []Span
 	for ls := 0; ls < len(b); {
@@ -141,7 +143,7 @@ func softenLineBreaks(b []byte) {
 		return k >= len(lines) || len(bytes.TrimSpace(b[lines[k].Start:lines[k].End])) == 0
 	}
 	for k, l := range lines {
-		if l.End < len(b) && !blank(k) && !blank(k+1) {
+		if l.End < len(b) && !blank(k) && !blank(k+1) && !blockStart(b[lines[k+1].Start:lines[k+1].End]) {
 			b[l.End] = ' '
 		}
 	}
@@ -150,6 +152,27 @@ func softenLineBreaks(b []byte) {
 			b[i] = ' '
 		}
 	}
+}
+
+// blockStart reports whether line starts a Markdown block that is not a
+// paragraph's continuation: a list item, a heading, a table row or a
+// block quote.
+func blockStart(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t")
+	if len(t) == 0 {
+		return false
+	}
+	switch t[0] {
+	case '#', '|', '>':
+		return true
+	case '-', '*', '+':
+		return len(t) > 1 && (t[1] == ' ' || t[1] == '\t')
+	}
+	i := 0
+	for i < len(t) && i < 9 && '0' <= t[i] && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && (t[i+1] == ' ' || t[i+1] == '\t')
 }
 
 // endsWithAbbreviation reports whether s, trimmed, ends with a known

@@ -36,6 +36,7 @@ func TestSentences(t *testing.T) {
 		{"日本語の文です。次の文｡", []string{"日本語の文です。", "次の文｡"}},
 		{"A hard-wrapped\nsentence goes on. Next\none.", []string{"A hard-wrapped\nsentence goes on.", "Next\none."}},
 		{"para one\n\npara two", []string{"para one", "para two"}},
+		{"Lead-in:\n- first item\n- second\n  continued\n1. numbered\n# Heading\n| a | b |\n> quote", []string{"Lead-in:", "- first item", "- second\n  continued", "1. numbered", "# Heading", "| a | b |", "> quote"}},
 		{"Call `x. Y` now. Then `a.` B.", []string{"Call `x. Y` now.", "Then `a.` B."}},
 		{"Run ``a ` b. C`` here. Ok.", []string{"Run ``a ` b. C`` here.", "Ok."}},
 		{"A lone ` tick. Ends here.", []string{"A lone ` tick.", "Ends here."}},
