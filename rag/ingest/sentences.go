@@ -194,11 +194,12 @@ func endsWithAbbreviation(s string) bool {
 
 // codeSpans finds inline code spans outside fences: a run of n backticks
 // up to the next run of exactly n backticks in the same paragraph
-// (CommonMark's rule; a run without a partner is literal text).
+// (CommonMark's rule; a run without a partner is literal text). Blank
+// lines and fences end paragraphs.
 func codeSpans(text string, fences []Span) []Span {
 	type run struct{ pos, n, para int }
 	var runs []run
-	para, scanned := 0, 0 // paragraph number of text[scanned]
+	para, scanned, f := 0, 0, 0 // paragraph number of text[scanned]; next fence
 	for i := 0; i < len(text); {
 		j := strings.IndexByte(text[i:], '`')
 		if j < 0 {
@@ -211,7 +212,12 @@ func codeSpans(text string, fences []Span) []Span {
 		}
 		para += blankLines(text[scanned:i])
 		scanned = i
-		if !inside(fences, i) {
+		// A fence ends the paragraph before it; runs in it are code.
+		for f < len(fences) && fences[f].End <= i {
+			f++
+			para++
+		}
+		if f == len(fences) || i < fences[f].Start {
 			runs = append(runs, run{i, k - i, para})
 		}
 		i = k
