@@ -18,6 +18,7 @@ func FuzzParseAndChunk(f *testing.F) {
 		"大型语言模型。为什么？因为！",
 		"Setext\n===\n\npara",
 		strings.Repeat("word ", 200),
+		"![x](data:image/png;base64," + strings.Repeat("iVBORw0KGgo9", 30) + ")\n" + strings.Repeat("  ", 40) + "- deep\n",
 	} {
 		f.Add(s)
 	}
@@ -25,7 +26,8 @@ func FuzzParseAndChunk(f *testing.F) {
 		if !utf8.ValidString(s) {
 			return
 		}
-		for _, p := range []*parsed{parseMarkdown(s), parseText(s), {text: s, sections: pdfSections(s)}} {
+		noBlobs, _ := dropBlobs(s)
+		for _, p := range []*parsed{parseMarkdown(s), parseMarkdown(noBlobs), parseText(s), {text: s, sections: pdfSections(s)}} {
 			for _, sec := range p.sections {
 				if sec.start < 0 || sec.end > len(p.text) || sec.start > sec.end {
 					t.Fatalf("bad section %+v in %d bytes", sec, len(p.text))
