@@ -63,6 +63,9 @@ func Sentences(text string) []Span {
 		if p >= len(text) {
 			break
 		}
+		if p <= lastBreak {
+			continue // moved back onto the last break
+		}
 		for ; scan < p; scan++ {
 			switch text[scan] {
 			case '[':
