@@ -66,6 +66,9 @@ type Loaded struct {
 	// begins: page i+1 starts at PageStarts[i]. Pages are joined by a
 	// blank line.
 	PageStarts []int
+	// PageLabels (PDF only) holds the page number printed on each page
+	// ("" where none was found); it is taken out of the text.
+	PageLabels []string
 }
 
 // SkipError is a file that was not added, with a one-line reason for the
@@ -164,7 +167,7 @@ func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Load
 	doc.Author, doc.URL, doc.Date = p.author, p.url, p.date
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
-	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts}, nil
+	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, PageLabels: p.pageLabels}, nil
 }
 
 // parsed is a document's text and structure, before chunking.
@@ -176,6 +179,7 @@ type parsed struct {
 	text                     string
 	sections                 []section
 	pageStarts               []int
+	pageLabels               []string // PDF only: the number printed on each page, "" if none
 	title, author, url, date string
 }
 

@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
-	"github.com/klippa-app/go-pdfium/enums"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
-	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
@@ -26,6 +24,11 @@ import (
 // compilation cache; a closed engine refuses further work.
 type pdfEngine struct {
 	cacheDir string
+	// deadline bounds the time one PDF may take and memPages the memory
+	// (in 64 KiB WebAssembly pages) each pdfium instance may grow to;
+	// zero means the defaults. Both are set before the first PDF.
+	deadline time.Duration
+	memPages uint32
 
 	once   sync.Once
 	mu     sync.Mutex // guards pool, cache, closed
@@ -35,6 +38,28 @@ type pdfEngine struct {
 	closed bool
 }
 
+// Defaults for a PDF's time and an instance's memory. Real papers take
+// well under a second and a few dozen MiB; a decompression bomb takes
+// minutes and gigabytes.
+const (
+	defaultPDFDeadline = 60 * time.Second
+	defaultPDFMemPages = 16384 // 1 GiB
+)
+
+func (e *pdfEngine) timeout() time.Duration {
+	if e.deadline > 0 {
+		return e.deadline
+	}
+	return defaultPDFDeadline
+}
+
+func (e *pdfEngine) memoryPages() uint32 {
+	if e.memPages > 0 {
+		return e.memPages
+	}
+	return defaultPDFMemPages
+}
+
 // pdfWorkers bounds the number of pdfium instances (each holds its own
 // WebAssembly memory, which grows with the document).
 const pdfWorkers = 2
@@ -42,7 +67,10 @@ const pdfWorkers = 2
 // start compiles the pdfium module (using the on-disk cache when there is
 // one) and creates the pool. It runs once per engine.
 func (e *pdfEngine) start() {
-	rc := wazero.NewRuntimeConfig()
+	// The memory limit stops a decompression bomb before it takes the
+	// machine; closing on a done context lets the deadline stop pdfium
+	// inside a call.
+	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(e.memoryPages()).WithCloseOnContextDone(true)
 	var cache wazero.CompilationCache
 	if e.cacheDir != "" {
 		c, err := wazero.NewCompilationCacheWithDir(e.cacheDir)
@@ -135,89 +163,48 @@ func (e *pdfEngine) Close() error {
 // pdfText is what the PDF engine extracts from one file.
 type pdfText struct {
 	Title, Author string
-	Pages         []string // text of each page, page 1 first
-	// TextObjects counts the text objects checked (the first
-	// maxTextObjectChecks); Unmapped those whose glyphs have no Unicode (a
-	// font without a ToUnicode map that pdfium cannot map either): their
-	// text is lost.
+	Pages         []*rawPage // page 1 first
+	Outline       []outlineItem
+	// TextObjects counts the text objects drawn; Unmapped those whose
+	// glyphs have no Unicode (a font without a ToUnicode map that pdfium
+	// cannot map either): their text is lost.
 	TextObjects, Unmapped int
-}
-
-// maxTextObjectChecks bounds how many text objects (from the first pages
-// on) are checked for unmapped glyphs: every pdfium call through wazero
-// costs an allocation, and fonts without a Unicode map show on the first
-// pages of a document as well as anywhere.
-const maxTextObjectChecks = 300
-
-// readPage appends page i's text to out and counts its text objects.
-func readPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int, out *pdfText) error {
-	page, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
-	if err != nil {
-		return err
-	}
-	defer inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: page.Page})
-	pg := requests.Page{ByReference: &page.Page}
-	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: pg})
-	if err != nil {
-		return err
-	}
-	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
-	cnt, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
-	if err != nil {
-		return err
-	}
-	text := ""
-	if cnt.Count > 0 {
-		t, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: cnt.Count})
-		if err != nil {
-			return err
-		}
-		text = t.Text
-	}
-	out.Pages = append(out.Pages, text)
-
-	if out.TextObjects >= maxTextObjectChecks {
-		return nil
-	}
-	objs, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: pg})
-	if err != nil {
-		return err
-	}
-	for k := 0; k < objs.Count && out.TextObjects < maxTextObjectChecks; k++ {
-		o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: pg, Index: k})
-		if err != nil {
-			return err
-		}
-		typ, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: o.PageObject})
-		if err != nil || typ.Type != enums.FPDF_PAGEOBJ_TEXT {
-			continue
-		}
-		out.TextObjects++
-		t, err := inst.FPDFTextObj_GetText(&requests.FPDFTextObj_GetText{PageObject: o.PageObject, TextPage: tp.TextPage})
-		if err != nil || t.Text == "" {
-			out.Unmapped++
-		}
-	}
-	return nil
 }
 
 // errPDFEngine marks failures of the engine itself (not of the document).
 var errPDFEngine = errors.New("PDF engine failed")
 
-// extract reads the pages and Info dictionary of a PDF held in data. Bad
-// documents come back as *SkipError-ready reasons via pdfReason; the engine
-// is protected against panics.
+// hostileError is a PDF the engine gave up on: it crashed pdfium, used up
+// the memory limit or ran past the deadline. Reason is for the user.
+type hostileError struct{ reason string }
+
+func (e *hostileError) Error() string { return "corrupt or hostile PDF (" + e.reason + ")" }
+
+// extract reads the pages, outline and Info dictionary of a PDF held in
+// data, within the engine's deadline and memory limit. The engine is
+// protected against panics; an instance that failed is killed, not
+// reused.
 func (e *pdfEngine) extract(ctx context.Context, data []byte) (out *pdfText, err error) {
 	inst, err := e.instance(ctx)
 	if err != nil {
 		return nil, err
 	}
+	dctx, cancel := context.WithTimeout(ctx, e.timeout())
+	defer cancel()
 	broken := false
+	var wd *wasmDoc
 	defer func() {
 		if r := recover(); r != nil {
 			broken = true
 			err = fmt.Errorf("%w: %v", errPDFEngine, r)
 			out = nil
+		}
+		if err != nil && wd != nil && ctx.Err() == nil && errors.Is(err, errPDFEngine) {
+			err = e.hostile(dctx, wd, err)
+			broken = true
+		}
+		if wd != nil && !broken {
+			wd.free()
 		}
 		if broken {
 			inst.Kill() // the worker may be in a bad state: let the pool replace it
@@ -247,19 +234,54 @@ func (e *pdfEngine) extract(ctx context.Context, data []byte) (out *pdfText, err
 			}
 		}
 	}
-	n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
+	if bm, err := inst.GetBookmarks(&requests.GetBookmarks{Document: doc.Document}); err == nil {
+		out.Outline = flattenOutline(bm.Bookmarks, 1, nil)
+	}
+	wd, err = openWasmDoc(dctx, inst, data)
+	if err != nil {
+		return nil, err
+	}
+	n, err := wd.pageCount()
 	if err != nil {
 		return nil, fmt.Errorf("couldn't count pages: %w", err)
 	}
-	for i := 0; i < n.PageCount; i++ {
+	objs := map[uint32]bool{} // text object: has a mapped character
+	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := readPage(inst, doc.Document, i, out); err != nil {
+		pg, err := wd.readPage(i)
+		if err != nil {
 			return nil, fmt.Errorf("couldn't read page %d: %w", i+1, err)
 		}
+		for _, c := range pg.chars {
+			if c.obj != 0 {
+				objs[c.obj] = objs[c.obj] || !c.unmapped
+			}
+		}
+		// Objects are identified by address: count them per page.
+		for _, mapped := range objs {
+			out.TextObjects++
+			if !mapped {
+				out.Unmapped++
+			}
+		}
+		clear(objs)
+		out.Pages = append(out.Pages, pg)
 	}
 	return out, nil
+}
+
+// hostile turns an engine failure while reading pages into a one-line
+// reason: over the deadline, out of memory, or a crash.
+func (e *pdfEngine) hostile(dctx context.Context, wd *wasmDoc, err error) error {
+	switch {
+	case errors.Is(dctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}, err)
+	case wd.mod.Memory() != nil && uint64(wd.mod.Memory().Size()) >= uint64(e.memoryPages())*65536*9/10:
+		return fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("needed more than the %d MiB memory limit", e.memoryPages()/16)}, err)
+	}
+	return fmt.Errorf("%w: %w", &hostileError{"the PDF engine crashed on it"}, err)
 }
 
 // isDocumentError reports whether err is pdfium refusing the document (as
@@ -276,7 +298,10 @@ func isDocumentError(err error) bool {
 // pdfReason turns a pdfium error on opening a document into the one-line
 // reason a user sees.
 func pdfReason(err error) string {
+	var he *hostileError
 	switch {
+	case errors.As(err, &he):
+		return he.Error()
 	case errors.Is(err, pdferrors.ErrPassword):
 		return "encrypted PDF (needs a password); save an unencrypted copy to add it"
 	case errors.Is(err, pdferrors.ErrSecurity):
@@ -284,7 +309,7 @@ func pdfReason(err error) string {
 	case errors.Is(err, pdferrors.ErrFormat), errors.Is(err, pdferrors.ErrFile), errors.Is(err, pdferrors.ErrUnknown):
 		return "corrupt PDF (pdfium cannot parse it)"
 	case errors.Is(err, errPDFEngine):
-		return "corrupt PDF (the PDF engine failed on it)"
+		return "corrupt or hostile PDF (the PDF engine crashed on it)"
 	}
 	return "unreadable PDF: " + err.Error()
 }

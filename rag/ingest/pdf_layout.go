@@ -1,0 +1,184 @@
+package ingest
+
+import (
+	"strings"
+)
+
+// pdfLayout is a PDF read as a paper: its paragraphs in reading order,
+// with headers, footers, page numbers and figure text gone, footnotes as
+// paragraphs of their own, and the front matter recognised.
+//
+// Invariant: paras are in reading order; a paragraph's lines may run onto
+// the next page (a paragraph broken by a page break is one paragraph) but
+// footnotes of a page come before any paragraph that starts on a later
+// page; labels has one entry per page.
+type pdfLayout struct {
+	pages   []*pdfPage
+	paras   []*pdfPara
+	labels  []string
+	body    float32
+	title   string
+	authors []string
+}
+
+// layoutPDF reads the pages' characters into paragraphs.
+func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
+	lay := &pdfLayout{}
+	sizes := map[float32]int{}
+	for i, rp := range raw {
+		frags := fragments(rp)
+		markFigures(frags, rp)
+		for _, f := range frags {
+			if !f.inFigure {
+				sizes[roundSize(f.size)] += f.chars
+			}
+		}
+		lay.pages = append(lay.pages, &pdfPage{index: i, width: rp.width, height: rp.height, lines: buildLines(frags, i)})
+	}
+	best := 0
+	for s, n := range sizes {
+		if n > best || n == best && s < lay.body {
+			best, lay.body = n, s
+		}
+	}
+	if lay.body == 0 {
+		lay.body = 10
+	}
+	for _, p := range lay.pages {
+		markSmallText(p.lines, lay.body)
+	}
+	dropMargins(lay.pages)
+	vocab := vocabulary{}
+	for _, p := range lay.pages {
+		p.lines = readingOrder(p.lines, p.width)
+		for _, l := range p.lines {
+			l.text = cleanLine(l.text)
+			if !l.drop {
+				vocab.add(l.text)
+			}
+		}
+		lay.labels = append(lay.labels, p.label)
+	}
+	// Paragraphs of each page, footnotes apart.
+	type pageParas struct{ body, notes []*pdfPara }
+	all := make([]pageParas, len(lay.pages))
+	for i, p := range lay.pages {
+		rest, notes := splitFootnotes(p, lay.body)
+		all[i] = pageParas{paragraphsOf(p, rest), notes}
+	}
+	var bodies []*pdfPara
+	for i := range all {
+		for _, para := range all[i].body {
+			classify(para, lay.body)
+			bodies = append(bodies, para)
+		}
+	}
+	markHeadings(bodies, lay, outline)
+	// Join paragraphs broken by a column or page break, then place each
+	// page's footnotes before a paragraph that runs onto the next page.
+	var prev *pdfPara
+	for i := range all {
+		var kept []*pdfPara
+		for _, para := range all[i].body {
+			if prev != nil && runsOn(prev, para) {
+				prev.lines = append(prev.lines, para.lines...)
+				continue
+			}
+			kept = append(kept, para)
+			prev = para
+		}
+		all[i].body = kept
+	}
+	for i := range all {
+		body := all[i].body
+		if len(body) > 0 && len(all[i].notes) > 0 {
+			lastPara := body[len(body)-1]
+			if lastPara.last().page > i {
+				lay.paras = append(lay.paras, body[:len(body)-1]...)
+				lay.paras = append(lay.paras, all[i].notes...)
+				lay.paras = append(lay.paras, lastPara)
+				continue
+			}
+		}
+		lay.paras = append(lay.paras, body...)
+		lay.paras = append(lay.paras, all[i].notes...)
+	}
+	for _, para := range lay.paras {
+		paraText(para, vocab)
+	}
+	return lay
+}
+
+// markFigures flags fragments drawn inside a figure region that is not
+// most of the page.
+func markFigures(frags []*pdfFrag, rp *rawPage) {
+	page := rp.width * rp.height
+	for _, r := range rp.figures {
+		if (r.x1-r.x0)*(r.y1-r.y0) > 0.7*page {
+			continue
+		}
+		for _, f := range frags {
+			cx, cy := (f.x0+f.x1)/2, (f.y0+f.y1)/2
+			if cx >= r.x0 && cx <= r.x1 && cy >= r.y0 && cy <= r.y1 {
+				f.inFigure = true
+			}
+		}
+	}
+}
+
+// classify sets a paragraph's kind from its first line: a caption, or
+// body (headings are found by markHeadings).
+func classify(p *pdfPara, body float32) {
+	if captionRE.MatchString(p.first().text) {
+		p.kind = paraCaption
+	}
+}
+
+// runsOn reports whether next continues paragraph prev across a column or
+// page break: both body text of one size, prev does not end a sentence or
+// next starts in lower case, and next's first line is not indented.
+func runsOn(prev, next *pdfPara) bool {
+	if prev.kind != paraBody || next.kind != paraBody {
+		return false
+	}
+	a, b := prev.last(), next.first()
+	if a.flow == b.flow && a.page == b.page {
+		return false // a break inside a column is a real one
+	}
+	if abs32(a.size-b.size) > 0.8 || a.bold != b.bold {
+		return false
+	}
+	if b.x0 > b.colX0+0.7*b.size {
+		return false
+	}
+	if a.x1 < a.colX1-1.5*a.size && endsSentence(a.text) {
+		return false
+	}
+	r := []rune(strings.TrimSpace(b.text))
+	lower := len(r) > 0 && (r[0] >= 'a' && r[0] <= 'z')
+	return !endsSentence(a.text) || lower
+}
+
+// paraText joins a paragraph's lines: footnotes with their mark apart,
+// table cells on one row with " | ", other lines by joinLines. It records
+// where in the text each later page begins (a paragraph run onto the next
+// page).
+func paraText(p *pdfPara, vocab vocabulary) {
+	text := ""
+	p.pageOffs = p.pageOffs[:0]
+	for i, l := range p.lines {
+		t := l.text
+		if p.kind == paraFootnote && i == 0 {
+			t = cleanLine(footnoteText(l))
+		}
+		if i > 0 && sameRow(p.lines[i-1].y0, p.lines[i-1].y1, l.y0, l.y1) && p.lines[i-1].page == l.page {
+			text += " | " + t
+			continue
+		}
+		text = joinLines(text, t, vocab)
+		if i > 0 && l.page != p.lines[i-1].page {
+			p.pageOffs = append(p.pageOffs, pageOff{l.page, len(text) - len(t)})
+		}
+	}
+	p.text = text
+}
