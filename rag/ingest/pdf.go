@@ -259,13 +259,17 @@ func (e *pdfEngine) extract(ctx context.Context, data []byte) (out *pdfText, err
 				objs[c.obj] = objs[c.obj] || !c.unmapped
 			}
 		}
-		// Objects are identified by address: count them per page.
-		for _, mapped := range objs {
-			out.TextObjects++
-			if !mapped {
-				out.Unmapped++
+		// Objects are identified by address: count them per page. Text
+		// objects whose glyphs pdfium cannot map at all never reach the
+		// text page; those it reaches may still be unmapped.
+		mapped := 0
+		for _, m := range objs {
+			if m {
+				mapped++
 			}
 		}
+		out.TextObjects += max(pg.textObjects, len(objs))
+		out.Unmapped += max(pg.textObjects, len(objs)) - mapped
 		clear(objs)
 		out.Pages = append(out.Pages, pg)
 	}

@@ -76,32 +76,40 @@ func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
 	markHeadings(bodies, lay, outline)
 	// Join paragraphs broken by a column or page break, then place each
 	// page's footnotes before a paragraph that runs onto the next page.
-	var prev *pdfPara
+	// A float (a figure, table or caption across the page) between the
+	// two parts does not stop the join.
+	var open *pdfPara
 	for i := range all {
 		var kept []*pdfPara
 		for _, para := range all[i].body {
-			if prev != nil && runsOn(prev, para) {
-				prev.lines = append(prev.lines, para.lines...)
+			if open != nil && runsOn(open, para) {
+				open.lines = append(open.lines, para.lines...)
 				continue
 			}
 			kept = append(kept, para)
-			prev = para
+			if open == nil || !isFloat(para, open) {
+				open = para
+			}
 		}
 		all[i].body = kept
 	}
 	for i := range all {
 		body := all[i].body
-		if len(body) > 0 && len(all[i].notes) > 0 {
-			lastPara := body[len(body)-1]
-			if lastPara.last().page > i {
-				lay.paras = append(lay.paras, body[:len(body)-1]...)
-				lay.paras = append(lay.paras, all[i].notes...)
-				lay.paras = append(lay.paras, lastPara)
-				continue
+		// The footnotes go before the paragraph that runs on (and any
+		// headings or floats just before it).
+		at := len(body)
+		for k := len(body) - 1; k >= 0; k-- {
+			if body[k].last().page > i {
+				at = k
+				for at > 0 && (body[at-1].kind == paraHeading || body[at-1].kind == paraCaption) {
+					at--
+				}
+				break
 			}
 		}
-		lay.paras = append(lay.paras, body...)
+		lay.paras = append(lay.paras, body[:at]...)
 		lay.paras = append(lay.paras, all[i].notes...)
+		lay.paras = append(lay.paras, body[at:]...)
 	}
 	for _, para := range lay.paras {
 		paraText(para, vocab)
@@ -159,6 +167,13 @@ func runsOn(prev, next *pdfPara) bool {
 	return !endsSentence(a.text) || lower
 }
 
+// isFloat reports whether para is a figure, a table or a caption set
+// apart from the column text that open belongs to: a caption, or lines
+// across the page while open is in a column.
+func isFloat(para, open *pdfPara) bool {
+	return para.kind == paraCaption || para.first().flow == 0 && open.last().flow != 0
+}
+
 // paraText joins a paragraph's lines: footnotes with their mark apart,
 // table cells on one row with " | ", other lines by joinLines. It records
 // where in the text each later page begins (a paragraph run onto the next
@@ -166,13 +181,26 @@ func runsOn(prev, next *pdfPara) bool {
 func paraText(p *pdfPara, vocab vocabulary) {
 	text := ""
 	p.pageOffs = p.pageOffs[:0]
+	// Cells of a table (two rows or more with several cells) are kept
+	// apart by " | "; a heading or a spaced-out word by a space.
+	rows := 0
+	for i := 1; i < len(p.lines); i++ {
+		a, b := p.lines[i-1], p.lines[i]
+		if sameRow(a.y0, a.y1, b.y0, b.y1) && (i == 1 || !sameRow(p.lines[i-2].y0, p.lines[i-2].y1, a.y0, a.y1)) {
+			rows++
+		}
+	}
+	sep := " "
+	if rows >= 2 && p.kind != paraHeading {
+		sep = " | "
+	}
 	for i, l := range p.lines {
 		t := l.text
 		if p.kind == paraFootnote && i == 0 {
 			t = cleanLine(footnoteText(l))
 		}
 		if i > 0 && sameRow(p.lines[i-1].y0, p.lines[i-1].y1, l.y0, l.y1) && p.lines[i-1].page == l.page {
-			text += " | " + t
+			text += sep + t
 			continue
 		}
 		text = joinLines(text, t, vocab)

@@ -153,6 +153,7 @@ type rawPage struct {
 	width, height float32
 	chars         []pdfChar
 	figures       []region
+	textObjects   int // text objects drawn directly on the page
 }
 
 // readPage reads page i's characters and figure regions.
@@ -224,7 +225,8 @@ func (w *wasmDoc) readPage(i int) (*rawPage, error) {
 			return nil, err
 		}
 		c.obj = uint32(o)
-		if c.obj != lastObj || k == 0 {
+		newObj := c.obj != lastObj || k == 0
+		if newObj {
 			// Weight and angle are properties of the text object.
 			lastObj = c.obj
 			wt, err := w.call("FPDFText_GetFontWeight", tp, uint64(k))
@@ -240,7 +242,7 @@ func (w *wasmDoc) readPage(i int) (*rawPage, error) {
 			}
 		}
 		c.bold = lastBold
-		if c.r == 0 || c.r == 0xFFFD {
+		if c.r == 0 || c.r == 0xFFFD || newObj {
 			m, err := w.call("FPDFText_HasUnicodeMapError", tp, uint64(k))
 			if err != nil {
 				return nil, err
@@ -284,6 +286,9 @@ func (w *wasmDoc) readFigures(page uint64, out *rawPage) error {
 		t, err := w.call("FPDFPageObj_GetType", o)
 		if err != nil {
 			return err
+		}
+		if t == 1 { // FPDF_PAGEOBJ_TEXT
+			out.textObjects++
 		}
 		if t != 3 && t != 5 { // FPDF_PAGEOBJ_IMAGE, FPDF_PAGEOBJ_FORM
 			continue

@@ -213,6 +213,10 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 		return true // moved up: a new band or column
 	case captionRE.MatchString(l.text):
 		return true
+	case isNamedHeading(l.text) || isHeadingLine(l.text):
+		return true // a heading set in the body's style
+	case isNamedHeading(prev.text) || isHeadingLine(prev.text):
+		return true
 	case sameRow(prev.y0, prev.y1, l.y0, l.y1):
 		return false // a table's next cell
 	case prev.x1 < right-1.5*sz:
@@ -221,6 +225,12 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 		return true // an indented first line
 	}
 	return false
+}
+
+// isHeadingLine reports whether a line reads like a numbered heading.
+func isHeadingLine(s string) bool {
+	_, ok := parseHeading(s)
+	return ok
 }
 
 // endsSentence reports whether text ends with sentence punctuation

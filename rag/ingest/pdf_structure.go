@@ -15,6 +15,18 @@ type outlineItem struct {
 	level int // 1 outermost
 }
 
+// rows counts a paragraph's visual rows (cells on one row count once).
+func rows(p *pdfPara) int {
+	n := 1
+	for i := 1; i < len(p.lines); i++ {
+		a, b := p.lines[i-1], p.lines[i]
+		if !sameRow(a.y0, a.y1, b.y0, b.y1) {
+			n++
+		}
+	}
+	return n
+}
+
 // flattenOutline lists bookmarks depth first.
 func flattenOutline(bms []responses.GetBookmarksBookmark, level int, out []outlineItem) []outlineItem {
 	for _, b := range bms {
@@ -47,7 +59,7 @@ var affiliationRE = regexp.MustCompile(`(?i)@|univers|department|institut|school
 // Headings come from the outline when most of its entries are found on
 // their pages; otherwise from the text: numbered lines set in bold or a
 // larger size, in order (1, 1.1, 2, ..., A, B), named ones (Abstract,
-// References, ...), and unnumbered lines clearly larger than the body.
+// References, ...).
 // When no styled numbered heading exists, numbered lines in order count
 // whatever their style.
 func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
@@ -116,7 +128,7 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 					continue
 				}
 			}
-			if len(p.lines) == 1 && isNamedHeading(t) {
+			if rows(p) == 1 && isNamedHeading(t) {
 				p.kind, p.level = paraHeading, 1
 				continue
 			}
@@ -129,12 +141,6 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 				p.kind, p.level = paraHeading, len(num.parts)
 				n++
 				continue
-			}
-			if len(p.lines) == 1 && l.size >= body+1.5 && !endsSentence(t) && len([]rune(t)) <= 80 {
-				r := []rune(t)
-				if len(r) > 0 && !unicode.IsLower(r[0]) && unicode.IsLetter(r[0]) {
-					p.kind, p.level = paraHeading, 1
-				}
 			}
 		}
 		return n

@@ -102,7 +102,7 @@ func assemblePDF(lay *pdfLayout) *parsed {
 		case paraHeading:
 			t := para.text
 			switch {
-			case headings == 0 && strings.EqualFold(t, "abstract") && para.first().page == 0:
+			case headings == 0 && abstractHeadings[strings.ToLower(t)] && para.first().page == 0:
 				path = []string{t} // the front matter and the abstract are one section
 			case isNamedHeading(t):
 				stack = []string{t}
@@ -227,6 +227,10 @@ var namedHeadings = map[string]bool{
 	"appendix": true, "appendices": true, "摘要": true, "摘 要": true, "参考文献": true,
 	"致谢": true, "附录": true, "要旨": true, "謝辞": true,
 }
+
+// abstractHeadings name an abstract; before any other heading on page 1,
+// it joins the title and authors in the first section.
+var abstractHeadings = map[string]bool{"abstract": true, "摘要": true, "摘 要": true, "要旨": true}
 
 func isNamedHeading(line string) bool {
 	return namedHeadings[strings.ToLower(strings.TrimSpace(line))]
