@@ -42,7 +42,7 @@ type pdfEngine struct {
 // well under a second and a few dozen MiB; a decompression bomb takes
 // minutes and gigabytes.
 const (
-	defaultPDFDeadline = 60 * time.Second
+	defaultPDFDeadline = 30 * time.Second
 	defaultPDFMemPages = 16384 // 1 GiB
 )
 
@@ -199,8 +199,8 @@ func (e *pdfEngine) extract(ctx context.Context, data []byte) (out *pdfText, err
 			err = fmt.Errorf("%w: %v", errPDFEngine, r)
 			out = nil
 		}
-		if err != nil && wd != nil && ctx.Err() == nil && errors.Is(err, errPDFEngine) {
-			err = e.hostile(dctx, wd, err)
+		if err != nil && ctx.Err() == nil && (broken || errors.Is(err, errPDFEngine)) {
+			err = e.hostile(dctx, inst, err)
 			broken = true
 		}
 		if wd != nil && !broken {
@@ -276,16 +276,19 @@ func (e *pdfEngine) extract(ctx context.Context, data []byte) (out *pdfText, err
 	return out, nil
 }
 
-// hostile turns an engine failure while reading pages into a one-line
-// reason: over the deadline, out of memory, or a crash.
-func (e *pdfEngine) hostile(dctx context.Context, wd *wasmDoc, err error) error {
-	switch {
+// hostile turns an engine failure into a one-line reason: over the
+// deadline, out of memory, or a crash.
+func (e *pdfEngine) hostile(dctx context.Context, inst pdfium.Pdfium, err error) error {
+	limit := uint64(e.memoryPages()) * 65536
+	reason := "the PDF engine crashed on it"
+	switch mod, _ := moduleOf(inst); {
 	case errors.Is(dctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}, err)
-	case wd.mod.Memory() != nil && uint64(wd.mod.Memory().Size()) >= uint64(e.memoryPages())*65536*9/10:
-		return fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("needed more than the %d MiB memory limit", e.memoryPages()/16)}, err)
+		reason = fmt.Sprintf("took longer than %s", e.timeout())
+	case mod != nil && mod.Memory() != nil && uint64(mod.Memory().Size()) >= limit*3/4,
+		strings.Contains(strings.ToLower(err.Error()), "memory"): // a failed grow or malloc
+		reason = fmt.Sprintf("needed more than the %d MiB memory limit", limit>>20)
 	}
-	return fmt.Errorf("%w: %w", &hostileError{"the PDF engine crashed on it"}, err)
+	return fmt.Errorf("%w: %w", &hostileError{reason}, err)
 }
 
 // isDocumentError reports whether err is pdfium refusing the document (as

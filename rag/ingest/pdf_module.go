@@ -38,20 +38,11 @@ var errNoModule = errors.New("pdfium instance exposes no WebAssembly module")
 
 // openWasmDoc copies data into inst's module and opens it there.
 func openWasmDoc(ctx context.Context, inst pdfium.Pdfium, data []byte) (*wasmDoc, error) {
-	impl := reflect.ValueOf(inst.GetImplementation())
-	if impl.Kind() != reflect.Pointer || impl.IsNil() {
-		return nil, errNoModule
-	}
-	f := impl.Elem().FieldByName("Module")
-	if !f.IsValid() {
-		return nil, errNoModule
-	}
-	mod, ok := f.Interface().(api.Module)
-	if !ok || mod == nil {
-		return nil, errNoModule
+	mod, err := moduleOf(inst)
+	if err != nil {
+		return nil, err
 	}
 	w := &wasmDoc{ctx: ctx, mod: mod, fns: map[string]api.Function{}, stack: make([]uint64, 8)}
-	var err error
 	if w.scratch, err = w.malloc(64); err != nil {
 		return nil, err
 	}
@@ -74,6 +65,25 @@ func openWasmDoc(ctx context.Context, inst pdfium.Pdfium, data []byte) (*wasmDoc
 	}
 	w.doc = d
 	return w, nil
+}
+
+// moduleOf returns the WebAssembly module behind a pdfium instance (an
+// exported field of go-pdfium's implementation type, which lives in an
+// internal package).
+func moduleOf(inst pdfium.Pdfium) (api.Module, error) {
+	impl := reflect.ValueOf(inst.GetImplementation())
+	if impl.Kind() != reflect.Pointer || impl.IsNil() {
+		return nil, errNoModule
+	}
+	f := impl.Elem().FieldByName("Module")
+	if !f.IsValid() {
+		return nil, errNoModule
+	}
+	mod, ok := f.Interface().(api.Module)
+	if !ok || mod == nil {
+		return nil, errNoModule
+	}
+	return mod, nil
 }
 
 func (w *wasmDoc) malloc(n uint32) (uint32, error) {
