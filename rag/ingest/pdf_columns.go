@@ -95,6 +95,20 @@ func readingOrder(lines []*pdfLine, width float32) []*pdfLine {
 			spans = append(spans, l)
 		}
 	}
+	// A column line on the row of a line across the page (author names
+	// side by side under the title) is part of the page-wide text.
+	keep := func(col []*pdfLine) []*pdfLine {
+		var out []*pdfLine
+		for _, l := range col {
+			if slices.ContainsFunc(spans, func(s *pdfLine) bool { return sameRow(s.y0, s.y1, l.y0, l.y1) }) {
+				spans = append(spans, l)
+				continue
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	left, right = keep(left), keep(right)
 	setColumn(left, 1)
 	setColumn(right, 2)
 	setColumn(spans, 0)

@@ -92,9 +92,9 @@ func fragments(p *rawPage) []*pdfFrag {
 		if cur == nil {
 			cur = &pdfFrag{x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, allBold: true}
 		} else if space {
-			// A wide space (over half the size) separates names in an
+			// A wide space (over 0.8 of the size) separates names in an
 			// author list; it reads as one space elsewhere.
-			if c.x0-last.x1 > 0.6*max(c.size, 1) {
+			if c.x0-last.x1 > 0.8*max(c.size, 1) {
 				cur.text = append(cur.text, wideSpace)
 			} else {
 				cur.text = append(cur.text, ' ')

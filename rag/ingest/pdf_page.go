@@ -237,6 +237,9 @@ func isHeadingLine(s string) bool {
 // (closing quotes and brackets aside).
 func endsSentence(text string) bool {
 	t := strings.TrimRight(text, " \"'”’)]}」』）")
+	if u := strings.TrimRight(t, "0123456789*†‡"); u != t && strings.ContainsAny(u[max(0, len(u)-1):], ".!?") {
+		t = u // a footnote mark after the full stop
+	}
 	r, _ := utf8.DecodeLastRuneInString(t)
 	return strings.ContainsRune(".!?:。！？：", r)
 }

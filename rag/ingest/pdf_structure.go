@@ -173,9 +173,11 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 		for _, l := range p.lines {
 			for _, f := range l.frags {
 				for _, name := range strings.FieldsFunc(string(f.text), func(r rune) bool { return r == wideSpace || r == ',' }) {
-					name = strings.TrimPrefix(strings.Trim(cleanLine(name), ",*†‡0-9 "), "and ")
-					if name != "" {
-						lay.authors = append(lay.authors, name)
+					for _, n := range strings.Split(cleanLine(name), " and ") {
+						n = strings.TrimPrefix(strings.Trim(n, ",*†‡0-9 "), "and ")
+						if n != "" {
+							lay.authors = append(lay.authors, n)
+						}
 					}
 				}
 			}
