@@ -129,7 +129,7 @@ func readingOrder(lines []*pdfLine, width float32) []*pdfLine {
 		right = take(right, s.y1-0.5*s.height())
 		out = append(out, s)
 	}
-	left = take(left, -1e9)
+	take(left, -1e9)
 	take(right, -1e9)
 	return out
 }

@@ -37,8 +37,7 @@ type pdfPara struct {
 	kind  paraKind
 	page  int
 	text  string
-	path  []string // heading path, set for headings
-	level int      // heading depth, 1 outermost
+	level int // heading depth, 1 outermost
 	// pageOffs holds, for a paragraph that runs onto later pages, where
 	// in text each of them begins.
 	pageOffs []pageOff
