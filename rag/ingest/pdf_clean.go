@@ -175,10 +175,12 @@ func isCJK(r rune) bool {
 // a piece cut at a line end), lower-case, with and without their hyphens.
 type vocabulary map[string]bool
 
-func (v vocabulary) add(line string) {
+// add takes the words of a line; afterBreak says the line before it
+// ended with a hyphen, so its first word is the rest of a broken one.
+func (v vocabulary) add(line string, afterBreak bool) {
 	f := strings.Fields(line)
 	for i, w := range f {
-		if i == len(f)-1 && strings.HasSuffix(w, "-") {
+		if i == len(f)-1 && strings.HasSuffix(w, "-") || i == 0 && afterBreak {
 			continue
 		}
 		w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }))
@@ -236,11 +238,14 @@ func joinLines(text, next string, vocab vocabulary) string {
 // a broken word at all (a dash after a space, a number range).
 func hyphenBreak(text, next string, vocab vocabulary) (keep, ok bool) {
 	head := text[:len(text)-1]
-	k := strings.LastIndexFunc(head, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("([{\"'“‘/", r) })
+	k := strings.LastIndexFunc(head, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("([{\"'“‘/–—", r) })
 	pre := head[k+1:]
 	pr, _ := utf8.DecodeLastRuneInString(pre)
-	if pre == "" || !unicode.IsLetter(pr) {
+	if pre == "" || !unicode.IsLetter(pr) && !unicode.IsDigit(pr) {
 		return false, false
+	}
+	if !unicode.IsLetter(pr) {
+		return true, true // "T5-" "11B", "pages 10-" "12"
 	}
 	e := strings.IndexFunc(next, func(r rune) bool { return !unicode.IsLetter(r) })
 	if e < 0 {

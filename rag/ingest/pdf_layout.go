@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // pdfLayout is a PDF read as a paper: its paragraphs in reading order,
@@ -48,14 +50,17 @@ func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
 		markSmallText(p.lines, lay.body)
 	}
 	dropMargins(lay.pages)
+	for _, p := range lay.pages {
+		markTicks(p.lines, lay.body)
+	}
 	vocab := vocabulary{}
 	for _, p := range lay.pages {
 		p.lines = readingOrder(p.lines, p.width)
+		broken := false
 		for _, l := range p.lines {
 			l.text = cleanLine(l.text)
-			if !l.drop {
-				vocab.add(l.text)
-			}
+			vocab.add(l.text, broken) // figure and table words count too
+			broken = strings.HasSuffix(l.text, "-")
 		}
 		lay.labels = append(lay.labels, p.label)
 	}
@@ -87,7 +92,7 @@ func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
 				continue
 			}
 			kept = append(kept, para)
-			if open == nil || !isFloat(para, open) {
+			if open == nil || open.kind != paraBody || !isFloat(para, open, lay.body) {
 				open = para
 			}
 		}
@@ -153,25 +158,29 @@ func runsOn(prev, next *pdfPara) bool {
 	if a.flow == b.flow && a.page == b.page {
 		return false // a break inside a column is a real one
 	}
-	if abs32(a.size-b.size) > 0.8 || a.bold != b.bold {
+	if abs32(a.size-b.size) > 0.8 {
 		return false
 	}
-	if b.x0 > b.colX0+0.7*b.size {
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(b.text))
+	if unicode.IsLower(r) && !endsSentence(a.text) {
+		return true // even indented: a reference's hanging lines
+	}
+	if a.bold != b.bold || b.x0 > b.colX0+0.7*b.size {
 		return false
 	}
 	if a.x1 < a.colX1-1.5*a.size && endsSentence(a.text) {
 		return false
 	}
-	r := []rune(strings.TrimSpace(b.text))
-	lower := len(r) > 0 && (r[0] >= 'a' && r[0] <= 'z')
-	return !endsSentence(a.text) || lower
+	return !endsSentence(a.text) || unicode.IsLower(r)
 }
 
 // isFloat reports whether para is a figure, a table or a caption set
-// apart from the column text that open belongs to: a caption, or lines
-// across the page while open is in a column.
-func isFloat(para, open *pdfPara) bool {
-	return para.kind == paraCaption || para.first().flow == 0 && open.last().flow != 0
+// apart from the column text that open belongs to: a caption, lines
+// across the page while open is in a column, or text smaller than the
+// body's size while open is not.
+func isFloat(para, open *pdfPara, body float32) bool {
+	return para.kind == paraCaption || para.first().flow == 0 && open.last().flow != 0 ||
+		para.first().size < body-0.8 && open.last().size >= body-0.8
 }
 
 // paraText joins a paragraph's lines: footnotes with their mark apart,

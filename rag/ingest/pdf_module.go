@@ -230,6 +230,12 @@ func (w *wasmDoc) readPage(i int) (*rawPage, error) {
 			return nil, err
 		}
 		c.size = float32(math.Float64frombits(fs))
+		// Text scaled down by its matrix (a chart's labels drawn at 12
+		// points and shrunk) keeps its nominal size in pdfium: take the
+		// size from the box, whose height is about 0.9 of the size.
+		if h := c.y1 - c.y0; h > 0 && h < 0.7*c.size {
+			c.size = h / 0.9
+		}
 		o, err := w.call("FPDFText_GetTextObject", tp, uint64(k))
 		if err != nil {
 			return nil, err

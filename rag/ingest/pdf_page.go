@@ -75,6 +75,42 @@ func markSmallText(lines []*pdfLine, body float32) {
 	}
 }
 
+// markTicks drops tick labels: a row of bare numbers in small type, with
+// no words beside them (a table row has its label).
+func markTicks(lines []*pdfLine, body float32) {
+	for _, l := range lines {
+		if l.drop || l.size >= body-0.5 || !bareNumbers(l.text) {
+			continue
+		}
+		alone := true
+		n := 0
+		for _, o := range lines {
+			if sameRow(o.y0, o.y1, l.y0, l.y1) && !o.drop {
+				n += len(strings.Fields(o.text))
+				alone = alone && bareNumbers(o.text)
+			}
+		}
+		if alone && n <= 8 {
+			l.drop = true
+		}
+	}
+}
+
+// tickRE matches a bare number as an axis shows it: "80", "0.5", "-1",
+// "40%".
+var tickRE = regexp.MustCompile(`^[-+−]?\d+([.,]\d+)?%?$`)
+
+// bareNumbers reports whether every word of s is a bare number.
+func bareNumbers(s string) bool {
+	f := strings.Fields(s)
+	for _, w := range f {
+		if !tickRE.MatchString(w) {
+			return false
+		}
+	}
+	return len(f) > 0
+}
+
 // letterShare is the fraction of a text's non-space runes that are
 // letters.
 func letterShare(s string) float64 {
@@ -201,13 +237,19 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 		right = max(right, c.x1)
 	}
 	sz := max(prev.size, l.size)
+	r, _ := utf8.DecodeRuneInString(l.text)
 	switch {
 	case prev.flow != l.flow:
 		return true
+	case strings.HasSuffix(prev.text, "-") && unicode.IsLower(r) && abs32(prev.size-l.size) <= 0.8 && prev.y0-l.y1 <= 0.9*sz:
+		return false // a word broken at the line end goes on (a bold run-in heading, too)
 	case abs32(prev.size-l.size) > 0.8 || prev.bold != l.bold:
 		return true
-	case prev.y0-l.y1 > 0.6*sz:
+	case prev.y0-l.y1 > 0.9*sz:
 		return true // a gap
+	case len(cur.lines) >= 2 && !sameRow(cur.lines[len(cur.lines)-2].y0, cur.lines[len(cur.lines)-2].y1, prev.y0, prev.y1) &&
+		prev.y0-l.y1 > cur.lines[len(cur.lines)-2].y0-prev.y1+0.4*sz:
+		return true // wider than the paragraph's line spacing
 	case l.y1 > prev.y1+0.5*sz && !sameRow(prev.y0, prev.y1, l.y0, l.y1):
 		return true // moved up: a new band or column
 	case captionRE.MatchString(l.text):
