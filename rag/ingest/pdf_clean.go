@@ -258,18 +258,16 @@ func hyphenBreak(text, next string, vocab vocabulary) (keep, ok bool) {
 		tok = tok[:k]
 	}
 	tok = strings.TrimRightFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) })
-	switch {
-	case suf == "" || !unicode.IsLower(sr):
-		return true, true // "GPT-" "4", "Llama-" "2", "BERT-" "Large"
-	case strings.Contains(pre, "-"), strings.Contains(tok, "-"):
-		return true, true // "state-of-the-" "art", "state-" "of-the-art"
-	}
 	lp, ls := strings.ToLower(pre), strings.ToLower(suf)
 	switch {
+	case suf == "":
+		return true, true // "GPT-" "4"
+	case strings.Contains(pre, "-"), strings.Contains(tok, "-"):
+		return true, true // "state-of-the-" "art", "state-" "of-the-art"
 	case vocab[lp+ls]:
-		return false, true
-	case vocab[lp+"-"+ls]:
-		return true, true
+		return false, true // "hal-" "lucination", "Chat-" "GPT"
+	case vocab[lp+"-"+ls], !unicode.IsLower(sr):
+		return true, true // "BERT-" "Large"
 	case utf8.RuneCountInString(lp) >= 3 && utf8.RuneCountInString(ls) >= 3 && vocab[lp] && vocab[ls]:
 		return true, true
 	}

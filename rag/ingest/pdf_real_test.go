@@ -72,8 +72,8 @@ func countDefects(ld *Loaded, words, brk map[string]bool, header string) pdfDefe
 	for _, s := range ld.Segments {
 		for _, f := range strings.FieldsFunc(s.Text, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
 			w := strings.ToLower(f)
-			if strings.Contains(w, "-") || words[w] || len([]rune(w)) < 5 {
-				continue
+			if f != w || strings.Contains(w, "-") || words[w] || len(w) < 5 || strings.IndexFunc(w, func(r rune) bool { return r > unicode.MaxASCII }) >= 0 {
+				continue // glued words are lower-case Latin ones ("ofthe")
 			}
 			r := []rune(w)
 			mended := false // the rest of a word broken at a line end
