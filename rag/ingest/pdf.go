@@ -24,6 +24,7 @@ import (
 // compilation cache; a closed engine refuses further work.
 type pdfEngine struct {
 	cacheDir string
+	work     sync.WaitGroup // reading goroutines, abandoned ones too
 	// deadline bounds the time one PDF may take and memPages the memory
 	// (in 64 KiB WebAssembly pages) each pdfium instance may grow to;
 	// zero means the defaults. Both are set before the first PDF.
@@ -60,6 +61,9 @@ func (e *pdfEngine) memoryPages() uint32 {
 	return defaultPDFMemPages
 }
 
+// closeWait is how long Close waits for abandoned work.
+const closeWait = 2 * time.Second
+
 // pdfWorkers bounds the number of pdfium instances (each holds its own
 // WebAssembly memory, which grows with the document).
 const pdfWorkers = 2
@@ -68,9 +72,11 @@ const pdfWorkers = 2
 // one) and creates the pool. It runs once per engine.
 func (e *pdfEngine) start() {
 	// The memory limit stops a decompression bomb before it takes the
-	// machine; closing on a done context lets the deadline stop pdfium
-	// inside a call.
-	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(e.memoryPages()).WithCloseOnContextDone(true)
+	// machine. (WithCloseOnContextDone would let a deadline stop pdfium
+	// inside a call, but it starts a goroutine on every call, which more
+	// than doubles the cost of reading a page; extract abandons a PDF at
+	// its deadline instead.)
+	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(e.memoryPages())
 	var cache wazero.CompilationCache
 	if e.cacheDir != "" {
 		c, err := wazero.NewCompilationCacheWithDir(e.cacheDir)
@@ -139,13 +145,26 @@ func (e *pdfEngine) instance(ctx context.Context) (pdfium.Pdfium, error) {
 	return inst, nil
 }
 
+// Close releases the pool. A PDF abandoned at its deadline may still be
+// inside pdfium: Close waits up to closeWait for it, then leaves the pool
+// to the garbage collector rather than close it under a running call.
 func (e *pdfEngine) Close() error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.closed {
+		e.mu.Unlock()
 		return nil
 	}
 	e.closed = true
+	e.mu.Unlock()
+	idle := make(chan struct{})
+	go func() { e.work.Wait(); close(idle) }()
+	select {
+	case <-idle:
+	case <-time.After(closeWait):
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	var err error
 	if e.pool != nil {
 		err = e.pool.Close()
@@ -184,13 +203,48 @@ func (e *hostileError) Error() string { return "corrupt or hostile PDF (" + e.re
 // data, within the engine's deadline and memory limit. The engine is
 // protected against panics; an instance that failed is killed, not
 // reused.
-func (e *pdfEngine) extract(ctx context.Context, data []byte) (out *pdfText, err error) {
+//
+// At the deadline extract returns at once; pdfium may still be inside one
+// call (inflating a bomb), so the reading goroutine finishes that call in
+// the background, within the memory limit, notices the deadline and
+// gives the instance back. Close waits a little for such stragglers.
+func (e *pdfEngine) extract(ctx context.Context, data []byte) (*pdfText, error) {
 	inst, err := e.instance(ctx)
 	if err != nil {
 		return nil, err
 	}
 	dctx, cancel := context.WithTimeout(ctx, e.timeout())
-	defer cancel()
+	type result struct {
+		out *pdfText
+		err error
+	}
+	done := make(chan result, 1)
+	e.work.Add(1)
+	go func() {
+		defer e.work.Done()
+		defer cancel()
+		out, err := e.read(ctx, dctx, inst, data)
+		done <- result{out, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-dctx.Done():
+		r.err = dctx.Err()
+	}
+	if r.err != nil && ctx.Err() == nil && errors.Is(r.err, context.DeadlineExceeded) {
+		r.err = fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}, r.err)
+	}
+	return r.out, r.err
+}
+
+// read does extract's work on inst, which it owns and gives back (or
+// kills, if pdfium failed) before it returns.
+func (e *pdfEngine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte) (out *pdfText, err error) {
+	if err := dctx.Err(); err != nil {
+		inst.Close()
+		return nil, err
+	}
 	broken := false
 	var wd *wasmDoc
 	defer func() {
@@ -247,7 +301,7 @@ func (e *pdfEngine) extract(ctx context.Context, data []byte) (out *pdfText, err
 	}
 	objs := map[uint32]bool{} // text object: has a mapped character
 	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
+		if err := dctx.Err(); err != nil {
 			return nil, err
 		}
 		pg, err := wd.readPage(i)

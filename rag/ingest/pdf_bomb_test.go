@@ -47,11 +47,11 @@ func bombPDF(gib int) []byte {
 func TestPDFBomb(t *testing.T) {
 	l := NewLoader(testCacheDir())
 	defer l.Close()
-	l.pdf.deadline = 3 * time.Second
+	l.pdf.deadline = 2 * time.Second
 	if _, err := l.LoadBytes(context.Background(), "tiny.pdf", tinyPDF()); err != nil {
 		t.Fatal(err) // starts the engine
 	}
-	data := bombPDF(4)
+	data := bombPDF(2)
 	start := time.Now()
 	_, err := l.LoadBytes(context.Background(), "bomb.pdf", data)
 	took := time.Since(start)
@@ -63,7 +63,7 @@ func TestPDFBomb(t *testing.T) {
 		t.Errorf("reason %q; want one short line starting with \"corrupt or hostile PDF (\"", se.Reason)
 	}
 	t.Logf("%d byte bomb refused in %v: %s", len(data), took, se.Reason)
-	if took > l.pdf.deadline+2*time.Second {
+	if took > l.pdf.deadline+time.Second {
 		t.Errorf("took %v, past the deadline %v", took, l.pdf.deadline)
 	}
 	// The engine replaced its worker: the next PDF loads.

@@ -20,7 +20,17 @@ type paperItem struct {
 
 // paperPDF writes pages of positioned lines with Courier (F1) and
 // Courier-Bold (F2).
-func paperPDF(pages [][]paperItem) []byte {
+func paperPDF(pages [][]paperItem) []byte { return outlinedPDF(pages, nil) }
+
+// outlineEntry is a top-level bookmark to a page (0-based).
+type outlineEntry struct {
+	title string
+	page  int
+}
+
+// outlinedPDF is paperPDF with an outline (bookmarks) when outline is
+// not empty.
+func outlinedPDF(pages [][]paperItem, outline []outlineEntry) []byte {
 	var contents []string
 	for _, items := range pages {
 		var b strings.Builder
@@ -49,6 +59,22 @@ func paperPDF(pages [][]paperItem) []byte {
 		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents %d 0 R >>", page+1), stream(c))
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
+	if len(outline) > 0 {
+		root := len(objs) + 1
+		objs[0] = fmt.Sprintf("<< /Type /Catalog /Pages 2 0 R /Outlines %d 0 R >>", root)
+		first, last := root+1, root+len(outline)
+		objs = append(objs, fmt.Sprintf("<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>", first, last, len(outline)))
+		for i, o := range outline {
+			item := fmt.Sprintf("<< /Title (%s) /Parent %d 0 R /Dest [%d 0 R /XYZ 0 792 0]", o.title, root, 5+2*o.page)
+			if i > 0 {
+				item += fmt.Sprintf(" /Prev %d 0 R", first+i-1)
+			}
+			if i < len(outline)-1 {
+				item += fmt.Sprintf(" /Next %d 0 R", first+i+1)
+			}
+			objs = append(objs, item+" >>")
+		}
+	}
 	return buildPDF(objs, "")
 }
 
@@ -270,4 +296,34 @@ func TestPaperLayout(t *testing.T) {
 			t.Errorf("reference in %q", s.Path)
 		}
 	})
+}
+
+// Headings come from the outline first: plain lines that the outline
+// names are headings, and without the outline they are not.
+func TestPDFOutlineHeadings(t *testing.T) {
+	var page []paperItem
+	page = append(page, paperItem{x: 72, y: 720, size: 10, text: "Introduction"})
+	page = append(page, column(72, 700, 468,
+		"Plain text opens the paper; the heading above is set like the body text.")...)
+	page = append(page, paperItem{x: 72, y: 660, size: 10, text: "Method"})
+	page = append(page, column(72, 640, 468,
+		"The method is described here, again under a heading set like the body.")...)
+	sections := func(ld *Loaded) []string {
+		var out []string
+		for _, s := range ld.Segments {
+			p := strings.Join(s.Section, " › ")
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	plain := loadBytes(t, "plain.pdf", paperPDF([][]paperItem{page}))
+	if got := sections(plain); !slices.Equal(got, []string{""}) {
+		t.Errorf("without an outline: sections %q, want none", got)
+	}
+	outlined := loadBytes(t, "outlined.pdf", outlinedPDF([][]paperItem{page}, []outlineEntry{{"Introduction", 0}, {"Method", 0}}))
+	if got := sections(outlined); !slices.Equal(got, []string{"Introduction", "Method"}) {
+		t.Errorf("with an outline: sections %q, want [Introduction Method]", got)
+	}
 }
