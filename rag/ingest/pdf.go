@@ -213,13 +213,20 @@ func (e *pdfEngine) extract(ctx context.Context, data []byte) (*pdfText, error) 
 	if err != nil {
 		return nil, err
 	}
+	e.mu.Lock()
+	if e.closed { // Close raced with instance: give the instance back
+		e.mu.Unlock()
+		inst.Close()
+		return nil, fmt.Errorf("%w: loader is closed", errEngineStart)
+	}
+	e.work.Add(1) // under mu, so never after Close's Wait began
+	e.mu.Unlock()
 	dctx, cancel := context.WithTimeout(ctx, e.timeout())
 	type result struct {
 		out *pdfText
 		err error
 	}
 	done := make(chan result, 1)
-	e.work.Add(1)
 	go func() {
 		defer e.work.Done()
 		defer cancel()

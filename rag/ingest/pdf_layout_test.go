@@ -16,6 +16,7 @@ type paperItem struct {
 	bold       bool
 	width      float64
 	text       string
+	vertical   bool // turned a quarter (an arXiv stamp in the margin)
 }
 
 // paperPDF writes pages of positioned lines with Courier (F1) and
@@ -44,6 +45,10 @@ func outlinedPDF(pages [][]paperItem, outline []outlineEntry) []byte {
 				tw = (it.width - 0.6*it.size*float64(len(it.text))) / float64(n)
 			}
 			s := strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(it.text)
+			if it.vertical {
+				fmt.Fprintf(&b, "BT /F%d %g Tf 0 1 -1 0 %g %g Tm (%s) Tj ET\n", font, it.size, it.x, it.y, s)
+				continue
+			}
 			fmt.Fprintf(&b, "BT /F%d %g Tf %g Tw %g %g Td (%s) Tj ET\n", font, it.size, tw, it.x, it.y, s)
 		}
 		contents = append(contents, b.String())
@@ -109,6 +114,7 @@ func twoColumnPaper() []byte {
 		}
 	}
 	p1 := header(1)
+	p1 = append(p1, paperItem{x: 30, y: 250, size: 20, vertical: true, text: "arXiv:2305.14627v1 [cs.CL] 24 May 2023"})
 	p1 = append(p1,
 		paperItem{x: 150, y: 720, size: 18, bold: true, text: "A Study of Paper Layout"},
 		paperItem{x: 200, y: 695, size: 12, text: "Ada Lovelace and Alan Turing"},
@@ -224,6 +230,9 @@ func TestPaperLayout(t *testing.T) {
 	t.Run("running header and page numbers", func(t *testing.T) {
 		if strings.Contains(ld.Text, "Fixture Journal") {
 			t.Error("the running header is in the text")
+		}
+		if strings.Contains(ld.Text, "arXiv") {
+			t.Error("the arXiv stamp in the margin is in the text")
 		}
 		for _, s := range ld.Segments {
 			if s.Text == "1" || s.Text == "2" || strings.HasSuffix(s.Text, "\n\n1") || strings.HasSuffix(s.Text, "\n\n2") {

@@ -204,7 +204,7 @@ func (w *wasmDoc) readPage(i int) (*rawPage, error) {
 	count := int(int32(n))
 	out.chars = make([]pdfChar, 0, count)
 	var lastObj uint32
-	var lastBold, lastUnmapped bool
+	var lastBold, lastUnmapped, lastRotated bool
 	var lastSize float32
 	for k := 0; k < count; k++ {
 		if k&1023 == 0 && w.ctx.Err() != nil {
@@ -256,19 +256,24 @@ func (w *wasmDoc) readPage(i int) (*rawPage, error) {
 				return nil, err
 			}
 			lastUnmapped = int32(m) == 1
+			a, err := w.call("FPDFText_GetCharAngle", tp, uint64(k))
+			if err != nil {
+				return nil, err
+			}
+			// Radians, 0 to 2π; -1 on error. Text turned on its side (an
+			// arXiv stamp in the margin, a rotated axis label) is not prose.
+			angle := math.Float32frombits(uint32(a))
+			lastRotated = angle > 0.1 && angle < 2*math.Pi-0.1
 		}
 		c.size, c.bold = lastSize, lastBold
 		c.unmapped = c.r == 0 || lastUnmapped && (c.r == 0xFFFD || c.r < 0x20)
 		// Text scaled down by its matrix (a chart's labels drawn at 12
 		// points and shrunk) keeps its nominal size in pdfium: take the
 		// size from the box, whose height is about 0.9 of the size.
-		if h := c.y1 - c.y0; h > 0 && h < 0.7*c.size {
+		if h := c.y1 - c.y0; h > 0 && h < 0.7*c.size && !lastRotated {
 			c.size = h / 0.9
 		}
-		// A rotated character has a box much taller than its size.
-		if h, wdt := c.y1-c.y0, c.x1-c.x0; c.size > 0 && wdt > 0 && h > 2.5*c.size && wdt < 1.5*c.size {
-			c.rotated = true
-		}
+		c.rotated = lastRotated
 		out.chars = append(out.chars, c)
 	}
 	return out, nil

@@ -198,9 +198,9 @@ func footnoteText(l *pdfLine) string {
 	if len(l.frags) > 1 {
 		f := l.frags[0]
 		t := strings.TrimSpace(string(f.text))
-		if f.size < l.size-0.5 && t != "" && utf8.RuneCountInString(t) <= 3 {
-			rest := l.text[len(string(f.text)):]
-			return t + " " + strings.TrimLeft(rest, " ")
+		ft := cleanLine(string(f.text))
+		if f.size < l.size-0.5 && t != "" && utf8.RuneCountInString(t) <= 3 && strings.HasPrefix(l.text, ft) {
+			return cleanLine(t) + " " + strings.TrimLeft(l.text[len(ft):], " ")
 		}
 	}
 	return l.text

@@ -38,13 +38,15 @@ func (l *Loader) loadPDF(ctx context.Context, path string, data []byte) (*parsed
 	if out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
 		return nil, skip(path, "no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)
 	}
-	lay := layoutPDF(out.Pages, out.Outline)
-	p := assemblePDF(lay)
+	lay, p, err := readPaper(out)
+	if err != nil {
+		return nil, skip(path, "unreadable PDF: %v", err)
+	}
 	if strings.TrimSpace(p.text) == "" {
 		return nil, skip(path, "%s", reasonNoPDFText)
 	}
 	p.title, p.author = out.Title, out.Author
-	if p.title == "" {
+	if p.title == "" || generatedTitle(p.title) {
 		p.title = lay.title
 	}
 	if p.title == "" {
@@ -54,6 +56,31 @@ func (l *Loader) loadPDF(ctx context.Context, path string, data []byte) (*parsed
 		p.author = strings.Join(lay.authors, ", ")
 	}
 	return p, nil
+}
+
+// readPaper lays the pages out and writes the text; a bug in the layout
+// on a strange file costs that file, not the run.
+func readPaper(out *pdfText) (lay *pdfLayout, p *parsed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("layout failed: %v", r)
+		}
+	}()
+	lay = layoutPDF(out.Pages, out.Outline)
+	return lay, assemblePDF(lay), nil
+}
+
+// generatedTitle reports whether an Info title names the file or the
+// program that made it ("Microsoft Word - paper.docx", "main.tex")
+// rather than the paper.
+func generatedTitle(t string) bool {
+	l := strings.ToLower(t)
+	for _, ext := range []string{".docx", ".doc", ".tex", ".pdf", ".dvi", ".odt", ".rtf", ".indd"} {
+		if strings.HasSuffix(l, ext) {
+			return true
+		}
+	}
+	return strings.HasPrefix(l, "microsoft word - ") || l == "untitled"
 }
 
 func pageEnd(p *parsed, i int) int {
