@@ -237,7 +237,13 @@ func (e *pdfEngine) extract(ctx context.Context, data []byte) (*pdfText, error) 
 	select {
 	case r = <-done:
 	case <-dctx.Done():
-		r.err = dctx.Err()
+		// The reading goroutine cancels dctx itself once it has sent
+		// its result: take the result when there is one.
+		select {
+		case r = <-done:
+		default:
+			r.err = dctx.Err()
+		}
 	}
 	if r.err != nil && ctx.Err() == nil && errors.Is(r.err, context.DeadlineExceeded) {
 		r.err = fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}, r.err)
