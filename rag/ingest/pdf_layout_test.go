@@ -336,3 +336,69 @@ func TestPDFOutlineHeadings(t *testing.T) {
 		t.Errorf("with an outline: sections %q, want [Introduction Method]", got)
 	}
 }
+
+// taggedPDF is a one-page tagged PDF: headings marked H1 and H2 in the
+// structure tree, set like the body text; tagged false writes the same
+// page without the marks.
+func taggedPDF(tagged bool) []byte {
+	items := []struct {
+		tag, text string
+		y         int
+	}{
+		{"H1", "Overview", 720},
+		{"P", "Plain text under a tagged heading, set like it.", 700},
+		{"H2", "Details", 670},
+		{"P", "More text under the second heading, also plain.", 650},
+	}
+	var c strings.Builder
+	for i, it := range items {
+		if tagged {
+			fmt.Fprintf(&c, "/%s <</MCID %d>> BDC ", it.tag, i)
+		}
+		fmt.Fprintf(&c, "BT /F1 10 Tf 72 %d Td (%s) Tj ET", it.y, it.text)
+		if tagged {
+			c.WriteString(" EMC")
+		}
+		c.WriteString("\n")
+	}
+	catalog := "<< /Type /Catalog /Pages 2 0 R >>"
+	if tagged {
+		catalog = "<< /Type /Catalog /Pages 2 0 R /StructTreeRoot 6 0 R /MarkInfo << /Marked true >> >>"
+	}
+	objs := []pdfObject{
+		catalog,
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R /StructParents 0 >>",
+		stream(c.String()),
+		"<< /Type /StructTreeRoot /K [7 0 R] /ParentTree 8 0 R >>",
+		"<< /Type /StructElem /S /Document /P 6 0 R /K [9 0 R 10 0 R 11 0 R 12 0 R] >>",
+		"<< /Nums [0 [9 0 R 10 0 R 11 0 R 12 0 R]] >>",
+	}
+	for i, it := range items {
+		objs = append(objs, fmt.Sprintf("<< /Type /StructElem /S /%s /P 7 0 R /Pg 4 0 R /K %d >>", it.tag, i))
+	}
+	return buildPDF(objs, "")
+}
+
+// Headings come from the tagged structure where the PDF has one.
+func TestPDFTaggedHeadings(t *testing.T) {
+	sections := func(ld *Loaded) [][]string {
+		var out [][]string
+		for _, s := range ld.Segments {
+			if !slices.ContainsFunc(out, func(p []string) bool { return slices.Equal(p, s.Section) }) {
+				out = append(out, s.Section)
+			}
+		}
+		return out
+	}
+	plain := loadBytes(t, "plain.pdf", taggedPDF(false))
+	if got := sections(plain); len(got) != 1 || len(got[0]) != 0 {
+		t.Errorf("untagged: sections %q, want none", got)
+	}
+	tagged := loadBytes(t, "tagged.pdf", taggedPDF(true))
+	want := [][]string{{"Overview"}, {"Overview", "Details"}}
+	if got := sections(tagged); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("tagged: sections %q, want %q", got, want)
+	}
+}

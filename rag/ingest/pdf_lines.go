@@ -15,6 +15,7 @@ type pdfFrag struct {
 	bold, allBold  bool    // some / every character bold
 	chars          int
 	inFigure       bool
+	heading        int8 // tagged heading depth of all its characters, else 0
 }
 
 // wideSpace stands for a gap of more than half an em inside a fragment.
@@ -90,7 +91,7 @@ func fragments(p *rawPage) []*pdfFrag {
 			}
 		}
 		if cur == nil {
-			cur = &pdfFrag{x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, allBold: true}
+			cur = &pdfFrag{x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, allBold: true, heading: c.heading}
 		} else if space {
 			// A wide space (over 0.8 of the size) separates names in an
 			// author list; it reads as one space elsewhere.
@@ -107,6 +108,9 @@ func fragments(p *rawPage) []*pdfFrag {
 		cur.size = max(cur.size, c.size)
 		cur.bold = cur.bold || c.bold
 		cur.allBold = cur.allBold && c.bold
+		if c.heading != cur.heading {
+			cur.heading = 0
+		}
 		cur.chars++
 		last = c
 	}

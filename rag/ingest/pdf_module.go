@@ -152,6 +152,7 @@ type pdfChar struct {
 	unmapped       bool // a glyph without a Unicode value
 	rotated        bool
 	obj            uint32 // the text object the character belongs to
+	heading        int8   // depth of the tagged heading it is in, 0 for none
 }
 
 // region is a rectangle on a page (PDF points, y up) holding an image or
@@ -164,6 +165,9 @@ type rawPage struct {
 	chars         []pdfChar
 	figures       []region
 	textObjects   int // text objects drawn directly on the page
+	// headingObjs maps text objects (by address) inside a tagged heading
+	// to its depth; nil for an untagged page.
+	headingObjs map[uint32]int
 }
 
 // readPage reads page i's characters and figure regions.
@@ -266,6 +270,7 @@ func (w *wasmDoc) readPage(i int) (*rawPage, error) {
 			lastRotated = angle > 0.1 && angle < 2*math.Pi-0.1
 		}
 		c.size, c.bold = lastSize, lastBold
+		c.heading = int8(out.headingObjs[c.obj])
 		c.unmapped = c.r == 0 || lastUnmapped && (c.r == 0xFFFD || c.r < 0x20)
 		// Text scaled down by its matrix (a chart's labels drawn at 12
 		// points and shrunk) keeps its nominal size in pdfium: take the
@@ -295,6 +300,13 @@ func (w *wasmDoc) boldName(tp uint64, k int) (bool, error) {
 
 // readFigures records the boxes of image and form objects on the page.
 func (w *wasmDoc) readFigures(page uint64, out *rawPage) error {
+	tags, err := w.readTags(page)
+	if err != nil {
+		return err
+	}
+	if tags != nil {
+		out.headingObjs = map[uint32]int{}
+	}
 	n, err := w.call("FPDFPage_CountObjects", page)
 	if err != nil {
 		return err
@@ -310,6 +322,15 @@ func (w *wasmDoc) readFigures(page uint64, out *rawPage) error {
 		}
 		if t == 1 { // FPDF_PAGEOBJ_TEXT
 			out.textObjects++
+			if tags != nil {
+				id, err := w.call("FPDFPageObj_GetMarkedContentID", o)
+				if err != nil {
+					return err
+				}
+				if l := tags[int32(id)]; l > 0 && int32(id) >= 0 {
+					out.headingObjs[uint32(o)] = l
+				}
+			}
 		}
 		if t != 3 && t != 5 { // FPDF_PAGEOBJ_IMAGE, FPDF_PAGEOBJ_FORM
 			continue

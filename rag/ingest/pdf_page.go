@@ -252,6 +252,8 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 		return true // wider than the paragraph's line spacing
 	case l.y1 > prev.y1+0.5*sz && !sameRow(prev.y0, prev.y1, l.y0, l.y1):
 		return true // moved up: a new band or column
+	case lineHeading(prev) != lineHeading(l):
+		return true // in or out of a tagged heading
 	case captionRE.MatchString(l.text):
 		return true
 	case isNamedHeading(l.text) || isHeadingLine(l.text):
@@ -266,6 +268,17 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 		return true // an indented first line
 	}
 	return false
+}
+
+// lineHeading is the tagged heading depth of all of a line, or 0.
+func lineHeading(l *pdfLine) int8 {
+	h := l.frags[0].heading
+	for _, f := range l.frags[1:] {
+		if f.heading != h {
+			return 0
+		}
+	}
+	return h
 }
 
 // isHeadingLine reports whether a line reads like a numbered heading.

@@ -15,6 +15,21 @@ type outlineItem struct {
 	level int // 1 outermost
 }
 
+// taggedHeading is the depth of the tagged heading that holds all of a
+// paragraph's text, or 0.
+func taggedHeading(p *pdfPara) int {
+	level := 0
+	for _, l := range p.lines {
+		for _, f := range l.frags {
+			if f.heading == 0 || level != 0 && int(f.heading) != level {
+				return 0
+			}
+			level = int(f.heading)
+		}
+	}
+	return level
+}
+
 // rows counts a paragraph's visual rows (cells on one row count once).
 func rows(p *pdfPara) int {
 	n := 1
@@ -57,7 +72,8 @@ var affiliationRE = regexp.MustCompile(`(?i)@|univers|department|institut|school
 // markHeadings finds the title, the authors and the section headings
 // among the body paragraphs (in reading order, before any joining).
 // Headings come from the outline when most of its entries are found on
-// their pages; otherwise from the text: numbered lines set in bold or a
+// their pages; otherwise from the tagged structure (H, H1..H6) where the
+// PDF is tagged, and from the text: numbered lines set in bold or a
 // larger size, in order (1, 1.1, 2, ..., A, B), named ones (Abstract,
 // References, ...).
 // When no styled numbered heading exists, numbered lines in order count
@@ -127,6 +143,10 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 				if p.kind == paraHeading {
 					continue
 				}
+			}
+			if l := taggedHeading(p); l > 0 {
+				p.kind, p.level = paraHeading, l
+				continue
 			}
 			if rows(p) == 1 && isNamedHeading(t) {
 				p.kind, p.level = paraHeading, 1
