@@ -71,6 +71,9 @@ type Loaded struct {
 	// Notes says what was changed or left out while loading, one line
 	// each, for the user (e.g. base64 blobs dropped); nil when nothing.
 	Notes []string
+	// PageLabels (PDF only) holds the page number printed on each page
+	// ("" where none was found); it is taken out of the text.
+	PageLabels []string
 }
 
 // SkipError is a file that was not added, with a one-line reason for the
@@ -174,7 +177,7 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 	doc.Author, doc.URL, doc.Date = OneLine(p.author), OneLine(p.url), OneLine(p.date)
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
-	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes}, nil
+	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels}, nil
 }
 
 // parsed is a document's text and structure, before chunking.
@@ -186,6 +189,7 @@ type parsed struct {
 	text                     string
 	sections                 []section
 	pageStarts               []int
+	pageLabels               []string // PDF only: the number printed on each page, "" if none
 	title, author, url, date string
 	notes                    []string // see Loaded.Notes
 }
