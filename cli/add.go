@@ -177,4 +177,7 @@ func printAddReport(w io.Writer, lib *library, rep *addReport) {
 	for _, sk := range rep.Skipped {
 		fmt.Fprintf(w, "  skipped  %s: %s\n", displayPath(sk.Path), clean(sk.Reason))
 	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "  note     %s: %s\n", displayPath(n.Path), clean(n.Text))
+	}
 }

@@ -153,7 +153,7 @@ func badTextReason(data []byte, off int) string {
 }
 
 func tooLarge(path string, size int64, limits Limits) *SkipError {
-	return skip(path, "file too large (%s); ibid reads PDFs up to %s and text files up to %s: split the file",
+	return skip(path, "file too large (%s); ibid reads PDFs up to %s and text files up to %s: split the file, or raise the limit with --max-file-size",
 		byteSize64(size), byteSize64(limits.pdf()), byteSize64(limits.text()))
 }
 

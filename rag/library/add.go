@@ -34,6 +34,14 @@ type AddProgress struct {
 type AddReport struct {
 	Added, Unchanged, Replaced, Moved []store.Document
 	Skipped                           []*ingest.SkipError
+	// Notes say what loading changed or left out of files that were added
+	// (base64 blobs dropped, deep nesting flattened, front matter not read).
+	Notes []Note
+}
+
+// Note is one thing loading changed or left out of a file.
+type Note struct {
+	Path, Text string
 }
 
 // Commit batching: small documents are committed together (each commit
@@ -201,7 +209,7 @@ func (a *adder) file(r fileRead) error {
 		return nil
 	}
 	if r.ld == nil { // its content was in the library when read, but is not now
-		ld, reason, err := a.load(a.ctx, r.abs, r.data)
+		ld, reason, err := a.load(a.ctx, r.file)
 		switch {
 		case err != nil:
 			return err
@@ -210,6 +218,9 @@ func (a *adder) file(r fileRead) error {
 			return nil
 		}
 		r.ld = ld
+	}
+	for _, n := range r.ld.Notes {
+		a.rep.Notes = append(a.rep.Notes, Note{Path: r.path, Text: n})
 	}
 	doc, segs := r.ld.Document, r.ld.Segments
 	doc.Path = r.abs
