@@ -43,6 +43,8 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 			}
 			opt := retrieve.Options{K: k, Section: section}
 			switch mode {
+			case "default":
+				opt.Mode = retrieve.Default
 			case "hybrid":
 				opt.Mode = retrieve.Hybrid
 			case "dense":
@@ -50,7 +52,7 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 			case "bm25":
 				opt.Mode = retrieve.Lexical
 			default:
-				return fmt.Errorf("search: --mode %q: use hybrid, dense or bm25", mode)
+				return fmt.Errorf("search: --mode %q: use default, hybrid, dense or bm25", mode)
 			}
 			if doc != "" {
 				opt.Documents = []string{doc}
@@ -65,9 +67,9 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 	fs.StringVar(&doc, "doc", "", "only documents whose id starts with, or whose path or file name matches, the glob PATTERN")
 	fs.StringVar(&section, "section", "", "only segments under a section whose heading contains S")
 	fs.BoolVar(&full, "full", false, "print each passage's whole text (default: the first lines)")
-	fs.StringVar(&mode, "mode", "hybrid", "retrieval: hybrid (dense and BM25 fused), dense or bm25")
+	fs.StringVar(&mode, "mode", "default", "retrieval: default (bm25 with the local embedder, hybrid with a model's), hybrid (dense and BM25 fused), dense or bm25")
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions(
-		[]string{"hybrid", "dense", "bm25"}, cobra.ShellCompDirectiveNoFileComp))
+		[]string{"default", "hybrid", "dense", "bm25"}, cobra.ShellCompDirectiveNoFileComp))
 	completeCommon(c, cfg)
 	return c
 }

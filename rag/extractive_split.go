@@ -2,108 +2,46 @@ package rag
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/ibid-dev/ibid/rag/ingest"
 )
 
-// abbreviations end with a full stop that does not end a sentence.
-var abbreviations = map[string]bool{
-	"al.": true, "e.g.": true, "i.e.": true, "fig.": true, "figs.": true, "cf.": true, "vs.": true, "etc.": true,
-	"eq.": true, "eqs.": true, "sec.": true, "no.": true, "dr.": true, "mr.": true, "ms.": true, "prof.": true,
-	"approx.": true, "resp.": true, "tab.": true, "ref.": true, "refs.": true, "ch.": true, "vol.": true, "pp.": true, "p.": true,
-}
-
-// splitSentences splits a passage into whole sentences: after '.', '!',
-// '?' and their full-width forms when followed by a space or the end, and
-// at line breaks before blank lines, list items, headings and table rows;
-// never after an abbreviation ("et al.", "e.g.", "Fig.") or inside an
-// inline code span, so no sentence ends with an open backtick. Fenced code
-// blocks, headings, table rows and very short fragments are dropped; list
-// markers and bold markers are taken off, and a lead-in's final ':'
-// becomes '.'.
+// splitSentences splits a passage into the whole sentences the extractive
+// answerer may quote, with ingest.Sentences (abbreviations, decimals,
+// initials and citation brackets do not end a sentence; no sentence ends
+// inside an inline code span). Fenced code blocks, headings, table rows,
+// very short fragments and sentences that would leave a code span open
+// are dropped; list and quote markers and bold markers are taken off, and
+// a lead-in's final ':' becomes '.'.
 func splitSentences(text string) []string {
-	text = dropFences(text)
+	fences := ingest.FencedBlocks(text)
 	var out []string
-	add := func(s string) {
-		s = strings.Join(strings.Fields(s), " ")
+	for _, sp := range ingest.Sentences(text) {
+		if inFence(sp, fences) {
+			continue
+		}
+		s := strings.Join(strings.Fields(text[sp.Start:sp.End]), " ")
 		s = strings.TrimLeft(s, "-*+> ")
 		s = strings.NewReplacer("**", "", "__", "").Replace(s)
 		if len(s) < 12 || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "|") || !closedSpans(s) {
-			return
+			continue
 		}
 		if strings.HasSuffix(s, ":") {
 			s = s[:len(s)-1] + "."
 		}
 		out = append(out, s)
 	}
-	start := 0
-	code := false // inside an inline code span
-	for i, r := range text {
-		end := -1
-		switch r {
-		case '`':
-			if i == 0 || text[i-1] != '`' {
-				code = !code // a run opens or closes a span (its length is checked in add)
-			}
-		case '.', '!', '?':
-			if next := i + 1; !code && (next == len(text) || unicode.IsSpace(rune(text[next]))) && !(r == '.' && abbreviated(text[start:next])) {
-				end = next
-			}
-		case '。', '！', '？':
-			if !code {
-				end = i + utf8.RuneLen(r)
-			}
-		case '\n':
-			line := strings.TrimLeft(text[i+1:], " \t")
-			for _, p := range []string{"\n", "- ", "* ", "+ ", "#", "|"} {
-				if strings.HasPrefix(line, p) {
-					end = i
-					code = false // a span does not cross a paragraph
-					break
-				}
-			}
-		}
-		if end > start {
-			add(text[start:end])
-			start = end
-		}
-	}
-	add(text[start:])
 	return out
 }
 
-// abbreviated reports whether s ends with an abbreviation or an initial
-// ("J."), whose full stop does not end the sentence.
-func abbreviated(s string) bool {
-	w := s[strings.LastIndexFunc(s, unicode.IsSpace)+1:]
-	w = strings.TrimLeft(w, "([\"'")
-	if abbreviations[strings.ToLower(w)] {
-		return true
-	}
-	r, n := utf8.DecodeRuneInString(w)
-	return n == len(w)-1 && unicode.IsUpper(r) // an initial
-}
-
-// dropFences removes fenced code blocks (``` or ~~~ lines and what lies
-// between them), which are no sentences to quote.
-func dropFences(text string) string {
-	if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") {
-		return text
-	}
-	var b strings.Builder
-	in := false
-	for line := range strings.Lines(text) {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			in = !in
-			b.WriteString("\n")
-			continue
-		}
-		if !in {
-			b.WriteString(line)
+// inFence reports whether sp lies within one of the fenced blocks.
+func inFence(sp ingest.Span, fences []ingest.Span) bool {
+	for _, f := range fences {
+		if sp.Start >= f.Start && sp.End <= f.End {
+			return true
 		}
 	}
-	return b.String()
+	return false
 }
 
 // closedSpans reports whether every run of backticks in s is closed by a
