@@ -48,7 +48,7 @@ func TestReadFileSparseOverLimitIsNotRead(t *testing.T) {
 	within(t, 10*time.Second, func() {
 		_, err := ReadFile(context.Background(), path, Limits{})
 		r := skipReason(t, err)
-		if r != "file too large (20.0 GB); ibid reads PDFs up to 256.0 MB and text files up to 64.0 MB: split the file" {
+		if r != "file too large (20.0 GB); ibid reads PDFs up to 256.0 MB and text files up to 64.0 MB: split the file, or raise the limit with --max-file-size" {
 			t.Errorf("reason %q", r)
 		}
 	})
