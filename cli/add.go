@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/spf13/cobra"
 )
 
@@ -68,7 +69,7 @@ func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
 		return err
 	}
 	if len(rep.Added)+len(rep.Unchanged)+len(rep.Replaced)+len(rep.Moved) == 0 {
-		return errors.New("add: nothing could be added; ibid reads PDF, Markdown (.md), text (.txt) and HTML files: check the paths and the reasons above")
+		return errors.New("add: nothing could be added; ibid reads " + ingest.SupportedList() + ": check the paths and the reasons above")
 	}
 	return nil
 }

@@ -12,8 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/ibid-dev/ibid/internal/atomicfile"
 	"github.com/ibid-dev/ibid/internal/xdg"
 )
 
@@ -66,7 +65,7 @@ func (c *Conversation) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("couldn't save conversation %s: %w", snap.ID, err)
 	}
-	if err := renameio.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("couldn't save conversation %s (check that %s is writable and the disk not full): %w", snap.ID, dir, err)
 	}
 	if err := syncDir(dir); err != nil {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag/ingest"
 )
 
 // maxFieldBytes bounds one metadata field in a passage header.
@@ -59,16 +60,21 @@ func bracketNumerals(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	fenced := false
+	var char byte
+	var n int
 	for line := range strings.Lines(s) {
-		t := strings.TrimLeft(line, " \t")
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fenced = !fenced
+		bare := strings.TrimRight(line, "\r\n")
+		switch {
+		case fenced:
+			fenced = !ingest.FenceCloses(bare, char, n)
 			b.WriteString(line)
 			continue
-		}
-		if fenced {
-			b.WriteString(line)
-			continue
+		default:
+			if c, k, ok := ingest.FenceOpen(bare); ok {
+				fenced, char, n = true, c, k
+				b.WriteString(line)
+				continue
+			}
 		}
 		numeralsInLine(&b, line)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/ingest"
 )
 
 // maxOpenBlock bounds the block still streaming: past it, the block is
@@ -52,7 +53,8 @@ type answerDoc struct {
 	// line scanner state over src[closed:]
 	lineStart int  // start of the current, incomplete line
 	inFence   bool // inside a fenced code block
-	fence     string
+	fence     byte // its fence character and run length (ingest.FenceOpen)
+	fenceLen  int
 	content   bool // the open block has a non-blank line
 
 	finished bool // the stream ended: the tail is a block too
@@ -132,12 +134,13 @@ func (d *answerDoc) scan() {
 		end := d.lineStart + i + 1
 		d.lineStart = end
 		trimmed := strings.TrimSpace(line)
-		if f := fenceOf(trimmed); f != "" && (!d.inFence || strings.HasPrefix(trimmed, d.fence)) {
-			if d.inFence {
-				d.inFence = false
-			} else {
-				d.inFence, d.fence = true, f
-			}
+		if d.inFence && ingest.FenceCloses(line, d.fence, d.fenceLen) {
+			d.inFence = false
+			d.content = true
+			continue
+		}
+		if c, n, ok := ingest.FenceOpen(line); !d.inFence && ok {
+			d.inFence, d.fence, d.fenceLen = true, c, n
 			d.content = true
 			continue
 		}
@@ -155,15 +158,6 @@ func (d *answerDoc) scan() {
 			d.closeBlock(end)
 		}
 	}
-}
-
-func fenceOf(trimmed string) string {
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(trimmed, f) {
-			return f
-		}
-	}
-	return ""
 }
 
 // closeBlock finishes the block src[closed:end].

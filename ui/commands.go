@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ibid-dev/ibid/internal/atomicfile"
 )
 
 // Messages of the slash commands' work, done in commands.
@@ -145,35 +146,17 @@ func exportCmd(b Backend, path string) tea.Cmd {
 				path = filepath.Join(home, path[2:])
 			}
 		}
-		return exportedMsg{path, WriteFileAtomic(path, []byte(b.Markdown()))}
+		return exportedMsg{path, exportFile(path, []byte(b.Markdown()))}
 	}
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so a reader never sees half a file.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// exportFile writes an export to path atomically (a reader never sees half
+// a file), creating its folder.
+func exportFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, 0o644)
 }
 
 // startAdd adds paths in a goroutine; progress arrives as messages.

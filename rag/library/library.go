@@ -193,7 +193,7 @@ func noLibrary(ctx context.Context, loc, name string) error {
 	if len(names) > 0 {
 		have = "the libraries are: " + strings.Join(names, ", ")
 	}
-	return fmt.Errorf("%w %q (%s); create it with: ibid add --library %s PATH...", store.ErrNoLibrary, name, have, name)
+	return fmt.Errorf("%w %q (%s); create it with: ibid add --library %s PATH…", store.ErrNoLibrary, name, have, name)
 }
 
 // dimension is the dimension of emb's vectors: what emb says, or, if it
@@ -221,7 +221,7 @@ func mismatch(name string, built, want store.Info) error {
 		flag = " --embed-model " + embedModel(want.Embedder)
 	}
 	return fmt.Errorf("%w: library %q was built with %s (dimension %d), not %s; %s, or rebuild it: "+
-		"ibid rm --library %s --all && ibid add --library %s%s PATH...",
+		"ibid rm --library %s --all && ibid add --library %s%s PATH…",
 		store.ErrEmbedderMismatch, name, built.Embedder, built.Dimension, want.Embedder,
 		runWith(built.Embedder), name, name, flag)
 }
@@ -284,7 +284,7 @@ func (l *Library) getLoader() *ingest.Loader {
 // the embedder that built it.
 func (l *Library) noEmbedder() error {
 	return fmt.Errorf("%w: library %q was built with %s; %s, or rebuild it: "+
-		"ibid rm --library %s --all && ibid add --library %s PATH...",
+		"ibid rm --library %s --all && ibid add --library %s PATH…",
 		store.ErrEmbedderMismatch, l.name, l.built.Embedder, runWith(l.built.Embedder), l.name, l.name)
 }
 

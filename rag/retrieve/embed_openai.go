@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 
 	"github.com/ibid-dev/ibid/rag/llm"
+	"github.com/ibid-dev/ibid/store"
 )
 
 // OpenAIEmbedderConfig configures an OpenAI-compatible embeddings endpoint.
@@ -131,24 +131,11 @@ func (e *openAIEmbedder) embedBatch(ctx context.Context, texts []string) ([][]fl
 			out[i] = make([]float32, e.dim)
 			continue
 		}
-		out[i] = normalise(v)
+		u := append([]float32(nil), v...)
+		if _, err := store.Normalize(u); err != nil {
+			return nil, fmt.Errorf("embedder %s returned a bad vector for text %d: %w", e.Name(), i, err)
+		}
+		out[i] = u
 	}
 	return out, nil
-}
-
-// normalise returns v scaled to unit length (a copy; zeros stay zeros).
-func normalise(v []float32) []float32 {
-	var sum float64
-	for _, x := range v {
-		sum += float64(x) * float64(x)
-	}
-	out := make([]float32, len(v))
-	if sum == 0 {
-		return out
-	}
-	n := float32(1 / math.Sqrt(sum))
-	for i, x := range v {
-		out[i] = x * n
-	}
-	return out
 }

@@ -299,7 +299,7 @@ func openBench(b *testing.B) {
 			for j := range q {
 				q[j] = r.Float32()*2 - 1
 			}
-			normalise(q)
+			store.Normalize(q)
 			bench.queries = append(bench.queries, q)
 		}
 	})

@@ -14,8 +14,8 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/ibid-dev/ibid/internal/atomicfile"
 	"github.com/ibid-dev/ibid/store"
-	"github.com/ibid-dev/ibid/store/internal/atomicfile"
 )
 
 // disk is a library folder's files. All fields are owned by the store's

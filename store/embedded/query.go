@@ -20,7 +20,7 @@ func (s *Store) Dense(ctx context.Context, vector []float32, k int, f store.Filt
 			store.ErrEmbedderMismatch, len(vector), s.info.Dimension, s.info.Embedder)
 	}
 	q := append([]float32(nil), vector...)
-	zero, err := normalise(q)
+	zero, err := store.Normalize(q)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't search: query %w", err)
 	}

@@ -2,38 +2,10 @@ package embedded
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 	"math"
 	"unsafe"
 )
-
-// normalise scales v in place to unit length and reports whether it is the
-// zero vector (left as it is). A vector already within 1e-7 of unit length
-// is left untouched, so that a stored vector passes chromem-go's own norm
-// check (within 1e-6) without being copied. NaN and infinities are refused.
-func normalise(v []float32) (zero bool, err error) {
-	var sum float64
-	for j, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false, fmt.Errorf("vector has %v at %d", x, j)
-		}
-		sum += float64(x) * float64(x)
-	}
-	if sum == 0 {
-		return true, nil
-	}
-	if math.IsInf(sum, 0) {
-		return false, fmt.Errorf("vector is too long to normalise")
-	}
-	if math.Abs(math.Sqrt(sum)-1) >= 1e-7 {
-		norm := math.Sqrt(sum)
-		for j := range v {
-			v[j] = float32(float64(v[j]) / norm)
-		}
-	}
-	return false, nil
-}
 
 func dot(a, b []float32) float32 {
 	var s float32

@@ -211,7 +211,7 @@ func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
 		}
 		v := e.vector(i, dim)
 		copy(v, sg.Vector)
-		zero, err := normalise(v)
+		zero, err := store.Normalize(v)
 		if err != nil {
 			return nil, fmt.Errorf("segment %s: %w", sg.ID, err)
 		}

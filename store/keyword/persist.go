@@ -7,7 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 
-	"github.com/ibid-dev/ibid/store/internal/atomicfile"
+	"github.com/ibid-dev/ibid/internal/atomicfile"
 	"github.com/ibid-dev/ibid/store/internal/wire"
 )
 
