@@ -11,9 +11,9 @@ const (
 	// not help on held-out data, so no query is embedded), Hybrid with
 	// any other.
 	Default Mode = iota
-	Hybrid              // dense and keyword, fused
-	Dense               // the store's vector similarity only
-	Lexical             // keyword (BM25) only
+	Hybrid       // dense and keyword, fused
+	Dense        // the store's vector similarity only
+	Lexical      // keyword (BM25) only
 )
 
 // For is the mode a search with emb runs: m itself, or, for Default, the
