@@ -23,7 +23,7 @@ func openAnswerer(ctx context.Context, cfg *Config) (lib *library, m *llm.Model,
 	if err := cfg.check(); err != nil {
 		return nil, nil, mode, err
 	}
-	lib, err = openLibrary(ctx, cfg, cfg.Library, writable)
+	lib, err = openExisting(ctx, cfg, cfg.Library, writable)
 	if err != nil {
 		return nil, nil, mode, err
 	}

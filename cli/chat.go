@@ -100,7 +100,11 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	if conv != nil {
 		cfg.Library = conv.Library
 	}
-	lib, err := openLibrary(ctx, cfg, cfg.Library, writable)
+	opener := openExisting // a library named with --library must exist...
+	if len(paths) > 0 {
+		opener = openLibrary // ...unless the chat starts by adding to it
+	}
+	lib, err := opener(ctx, cfg, cfg.Library, writable)
 	if err != nil {
 		return err
 	}

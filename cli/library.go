@@ -70,9 +70,22 @@ func newEmbedder(cfg *Config) (retrieve.Embedder, error) {
 	return emb, nil
 }
 
-// openLibrary opens the library called name in cfg's store, as a needs.
+// openLibrary opens the library called name in cfg's store, as a needs,
+// creating it if it does not exist (writable access).
 func openLibrary(ctx context.Context, cfg *Config, name string, a access) (*library, error) {
-	opt := libpkg.Options{Name: name, Store: cfg.Store, AnyEmbedder: a != writable}
+	return open(ctx, cfg, name, a, false)
+}
+
+// openExisting is openLibrary for a library the user named that must
+// exist: a name that is not a library is reported with the libraries
+// there are and how to create one, rather than opened empty (the default
+// library may be missing: it is where a new user starts).
+func openExisting(ctx context.Context, cfg *Config, name string, a access) (*library, error) {
+	return open(ctx, cfg, name, a, name != libpkg.DefaultName)
+}
+
+func open(ctx context.Context, cfg *Config, name string, a access, mustExist bool) (*library, error) {
+	opt := libpkg.Options{Name: name, Store: cfg.Store, AnyEmbedder: a != writable, MustExist: mustExist}
 	if a != listable {
 		var err error
 		if opt.Embedder, err = newEmbedder(cfg); err != nil {

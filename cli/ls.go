@@ -37,7 +37,7 @@ func runLs(cmd *cobra.Command, cfg *Config, rest []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("ls: unexpected %q; name a library with --library NAME", rest[0])
 	}
-	lib, err := openLibrary(cmd.Context(), cfg, cfg.Library, listable)
+	lib, err := openExisting(cmd.Context(), cfg, cfg.Library, listable)
 	if err != nil {
 		return err
 	}

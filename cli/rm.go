@@ -49,7 +49,7 @@ func runRm(cmd *cobra.Command, cfg *Config, all bool, refs []string) error {
 	}
 	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
-	lib, err := openLibrary(ctx, cfg, cfg.Library, listable)
+	lib, err := openExisting(ctx, cfg, cfg.Library, listable)
 	if err != nil {
 		return err
 	}

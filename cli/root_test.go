@@ -132,12 +132,15 @@ func TestConfigFromEnv(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(store, "from-env", "manifest.json")); err != nil {
 		t.Errorf("library not in IBID_STORE: %v", err)
 	}
-	if code, out, _ := run("ls", "--library", "other"); code != 0 || !strings.Contains(out, `library "other" is empty`) {
-		t.Errorf("--library over IBID_LIBRARY: %d %q", code, out)
+	// A library named that does not exist is reported with the ones there
+	// are and how to create it, not opened empty.
+	if code, _, errs := run("ls", "--library", "other"); code == 0 || !strings.Contains(errs, `no such library "other"`) ||
+		!strings.Contains(errs, "from-env") || !strings.Contains(errs, "ibid add --library other") {
+		t.Errorf("--library over IBID_LIBRARY: %d %q", code, errs)
 	}
 	// The process's own environment (cmdEnv's XDG_DATA_HOME) saw nothing.
-	if _, out, _ := runCmd(t, "ls", "--library", "from-env"); !strings.Contains(out, "is empty") {
-		t.Errorf("the process's data folder has the library:\n%s", out)
+	if code, _, errs := runCmd(t, "ls", "--library", "from-env"); code == 0 || !strings.Contains(errs, "there are no libraries yet") {
+		t.Errorf("the process's data folder has the library: %d %s", code, errs)
 	}
 
 	c := loadConfig(func(k string) string {

@@ -77,7 +77,7 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 func runSearch(cmd *cobra.Command, cfg *Config, query string, opt retrieve.Options, full bool) error {
 	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
-	lib, err := openLibrary(ctx, cfg, cfg.Library, searchable) // a missing library is empty, not created
+	lib, err := openExisting(ctx, cfg, cfg.Library, searchable)
 	if err != nil {
 		return err
 	}
