@@ -3,6 +3,7 @@ package rag
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 // ExtractiveNote is what every face says about an extractive answer.
@@ -68,7 +70,8 @@ func extractiveAnswer(ctx context.Context, r Retriever, question string, passage
 	if !weighted {
 		floor = answerFloorPlain
 	}
-	rel, held := relevance(terms, weights, passages)
+	qseq := keyword.Tokenize(question)
+	rel, held := relevance(terms, weights, passages, qseq)
 	if rel < floor || held < min(2, len(terms)) {
 		explain(fmt.Sprintf("declined: the best passage holds %.2f of the question's terms%s (floor %.2f); terms: %s",
 			rel, weightNote(weighted), floor, strings.Join(terms, ", ")))
@@ -85,6 +88,10 @@ func extractiveAnswer(ctx context.Context, r Retriever, question string, passage
 		for pos, s := range splitSentences(o.seg.Text) {
 			c := sentence{text: s, terms: contentTerms(s), k: o.k, rank: rank, pos: pos}
 			c.score, c.why = scoreSentence(&c, terms, weights, qset)
+			if quotes(keyword.Tokenize(s), qseq) {
+				c.score *= 0.1
+				c.why += ", down-weighted: it quotes the question itself"
+			}
 			cands = append(cands, c)
 		}
 	}
@@ -154,6 +161,22 @@ func scoreSentence(c *sentence, terms []string, weights []float64, qset map[stri
 		why += ", down-weighted: length"
 	}
 	return score, fmt.Sprintf("score %.2f: %s", score, why)
+}
+
+// quotes reports whether a sentence's terms hold the question's terms in
+// order, one after another (a tip or a list of example questions that
+// repeats the question): such a sentence asks, it does not answer. Short
+// questions (under three terms) are never taken as quoted.
+func quotes(sentence, question []string) bool {
+	if len(question) < 3 || len(question) > len(sentence) {
+		return false
+	}
+	for i := 0; i+len(question) <= len(sentence); i++ {
+		if slices.Equal(sentence[i:i+len(question)], question) {
+			return true
+		}
+	}
+	return false
 }
 
 // pick chooses, from candidates sorted best first, up to

@@ -93,6 +93,7 @@ func TestExtractiveNoEcho(t *testing.T) {
 	l := newFakeLibrary()
 	l.Add(store.Document{ID: "d4", Title: "Tips", Format: "markdown"},
 		ragtest.Seg("Ask: what happens when the model cites a source it was not given?", 0),
+		ragtest.Seg(`Questions that work well: "how are numbers assigned?", "what happens when the model cites a source it was not given?".`, 0),
 		ragtest.Seg("When the model cites a source it was not given, the id is unknown: it gets no number and is listed in the report.", 0))
 	p := NewPipeline(statsLibrary{l}, nil, PipelineOptions{})
 	evs, _ := collect(t, p, NewConversation("t"), "What happens when the model cites a source it was not given?")
@@ -100,7 +101,7 @@ func TestExtractiveNoEcho(t *testing.T) {
 	if !strings.HasPrefix(got, "When the model cites a source it was not given, the id is unknown") {
 		t.Errorf("the answer leads with a sentence that repeats the question: %q", got)
 	}
-	if strings.Contains(got, "Ask: what happens") {
+	if strings.Contains(got, "Ask: what happens") || strings.Contains(got, "Questions that work well") {
 		t.Errorf("a sentence that merely echoes the question was quoted: %q", got)
 	}
 }

@@ -139,9 +139,23 @@ func cover(terms []string, weights []float64, text map[string]bool) (share float
 // relevance is how well the best of the top passages covers the question:
 // the largest weighted share of the question's terms found in a passage
 // (its context window and its document's title).
-func relevance(terms []string, weights []float64, passages []offered) (best float64, held int) {
+//
+// Sentences that quote the question itself (a list of example questions)
+// do not count: a passage that only repeats the question does not answer it.
+func relevance(terms []string, weights []float64, passages []offered, question []string) (best float64, held int) {
 	for _, o := range passages[:min(len(passages), extractivePassages)] {
-		c, h := cover(terms, weights, termSet(o.doc.Title+"\n"+o.text))
+		text := o.text
+		if strings.Contains(text, "?") {
+			var b strings.Builder
+			for _, s := range splitSentences(text) {
+				if !quotes(keyword.Tokenize(s), question) {
+					b.WriteString(s)
+					b.WriteString("\n")
+				}
+			}
+			text = b.String()
+		}
+		c, h := cover(terms, weights, termSet(o.doc.Title+"\n"+text))
 		if c > best {
 			best, held = c, h
 		}
