@@ -1,0 +1,127 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// testLocation is the test server, from IBID_TEST_POSTGRES; without it the
+// test is skipped (.ci/postgres.sh start prints one).
+func testLocation(t testing.TB) string {
+	t.Helper()
+	loc := os.Getenv("IBID_TEST_POSTGRES")
+	if loc == "" {
+		t.Skip("IBID_TEST_POSTGRES is not set; `.ci/postgres.sh start` starts a test server and prints it")
+	}
+	return loc
+}
+
+var nameClean = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// libraryName is a name no other test uses.
+func libraryName(t testing.TB) string {
+	return fmt.Sprintf("%s-%08x", nameClean.ReplaceAllString(t.Name(), "_"), rand.Uint32())
+}
+
+// openTest creates a fresh library of dimension dim, dropped at the end.
+func openTest(t testing.TB, dim int) *Store {
+	t.Helper()
+	loc := testLocation(t)
+	name := libraryName(t)
+	s, err := Open(context.Background(), loc, store.Options{Library: name, Info: store.Info{Embedder: "test", Dimension: dim}, Create: true})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		if err := (Backend{}).Drop(context.Background(), loc, name); err != nil {
+			t.Errorf("drop: %v", err)
+		}
+	})
+	return s
+}
+
+// reopen opens the same library again with a pool of its own, as another
+// process would.
+func reopen(t testing.TB, s *Store) *Store {
+	t.Helper()
+	o, err := Open(context.Background(), testLocation(t), store.Options{Library: s.name, Info: s.info})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	t.Cleanup(func() { o.Close() })
+	return o
+}
+
+// randVec is a random vector with components in [-1, 1).
+func randVec(rng *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	for i := range v {
+		v[i] = rng.Float32()*2 - 1
+	}
+	return v
+}
+
+// makePut is a document of n segments with random vectors; every segment
+// gets text "doc {id} segment {i}" plus words.
+func makePut(rng *rand.Rand, id string, n, dim int) store.Put {
+	p := store.Put{Document: store.Document{ID: id, Path: "/papers/" + id + ".pdf", Hash: id, Title: "Title of " + id, Format: "pdf"}}
+	for i := range n {
+		p.Segments = append(p.Segments, store.Segment{
+			ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i,
+			Text:   fmt.Sprintf("document %s segment %d", id, i),
+			Vector: randVec(rng, dim),
+			Start:  i * 10, End: i*10 + 9,
+		})
+	}
+	return p
+}
+
+func mustUpdate(t testing.TB, s *Store, puts []store.Put, deletes []string) {
+	t.Helper()
+	if err := s.Update(context.Background(), puts, deletes); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+}
+
+// checkWhole fails unless every document of s has exactly its segments
+// 0..n-1, and returns the number of segments.
+func checkWhole(t testing.TB, s *Store) int {
+	t.Helper()
+	ctx := context.Background()
+	docs, err := s.Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, d := range docs {
+		segs, err := s.Segments(ctx, d.ID, 0, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(segs) != d.Segments {
+			t.Fatalf("document %s has %d segments, says %d", d.ID, len(segs), d.Segments)
+		}
+		for i, sg := range segs {
+			if sg.Index != i {
+				t.Fatalf("document %s: segment %d has index %d", d.ID, i, sg.Index)
+			}
+		}
+		total += len(segs)
+	}
+	n, err := s.Len(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != total {
+		t.Fatalf("Len = %d, documents hold %d", n, total)
+	}
+	return total
+}

@@ -1,0 +1,227 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ibid-dev/ibid/store"
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+)
+
+// bulkMin is the size from which a batch that at least doubles a library
+// is loaded without its HNSW index, which is built again at the end: one
+// build of the whole graph is several times faster than inserting into it
+// row by row. Readers of that library wait for the batch to commit.
+const bulkMin = 20000
+
+// Update implements store.Store: one transaction, holding the library's
+// writer lock; deletes, then the documents replaced by puts, then the puts
+// loaded with COPY. A crash or a lost connection at any point rolls the
+// whole batch back, so a library only ever holds whole documents.
+func (s *Store) Update(ctx context.Context, puts []store.Put, deletes []string) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if s.readOnly {
+		return store.ErrReadOnly
+	}
+	if len(puts) == 0 && len(deletes) == 0 {
+		return nil
+	}
+	b, err := s.prepare(puts)
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.write(ctx, tx, b, deletes) })
+	if err != nil {
+		return fmt.Errorf("couldn't update library %q (nothing was changed): %w", s.name, classify(err))
+	}
+	return nil
+}
+
+// batch is a validated Update: rows ready for COPY.
+type batch struct {
+	ids    []string // the documents put, once each
+	docs   [][]any
+	chunks [][]any
+}
+
+// docColumns and chunkColumns are the columns COPY fills.
+var (
+	docColumns   = []string{"collection_id", "id", "title", "path", "base_name", "structure_data"}
+	chunkColumns = []string{"collection_id", "document_id", "chunk_index", "id", "content", "index_content",
+		"vector", "parent_chunk_id", "section_key", "page_start", "page_end", "metadata"}
+)
+
+// prepare checks a batch (ids, dimensions, text PostgreSQL can hold) and
+// turns it into rows. A document put twice keeps its last version.
+func (s *Store) prepare(puts []store.Put) (*batch, error) {
+	last := make(map[string]int, len(puts))
+	for i := range puts {
+		last[puts[i].Document.ID] = i
+	}
+	b := &batch{}
+	now := time.Now().Unix()
+	for i := range puts {
+		p := &puts[i]
+		doc := p.Document
+		if doc.ID == "" {
+			return nil, fmt.Errorf("document has no ID (path %q)", doc.Path)
+		}
+		if last[doc.ID] != i {
+			continue
+		}
+		if doc.Added == 0 {
+			doc.Added = now
+		}
+		doc.Segments = len(p.Segments)
+		raw, err := json.Marshal(doc)
+		if err != nil {
+			return nil, fmt.Errorf("document %s: %w", doc.ID, err)
+		}
+		if err := storable("document "+doc.ID, doc.ID, doc.Title, doc.Path); err != nil {
+			return nil, err
+		}
+		b.ids = append(b.ids, doc.ID)
+		b.docs = append(b.docs, []any{s.coll, doc.ID, doc.Title, doc.Path, filepath.Base(doc.Path), json.RawMessage(raw)})
+		for j := range p.Segments {
+			row, err := s.chunkRow(&doc, j, &p.Segments[j])
+			if err != nil {
+				return nil, err
+			}
+			b.chunks = append(b.chunks, row)
+		}
+	}
+	return b, nil
+}
+
+// chunkRow checks segment j of doc and makes its rag_chunks row.
+func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment) ([]any, error) {
+	want := doc.ID + ":" + strconv.Itoa(j)
+	if sg.ID != want || sg.DocumentID != doc.ID || sg.Index != j {
+		return nil, fmt.Errorf("segment %d of document %s has ID %q, document %q, index %d; want %q, %q, %d",
+			j, doc.ID, sg.ID, sg.DocumentID, sg.Index, want, doc.ID, j)
+	}
+	if len(sg.Vector) != s.info.Dimension {
+		return nil, fmt.Errorf("%w: segment %s has a vector of dimension %d, library %q's is %d",
+			store.ErrEmbedderMismatch, sg.ID, len(sg.Vector), s.name, s.info.Dimension)
+	}
+	if err := storable("segment "+sg.ID, sg.Text, sg.IndexText, sg.Parent, strings.Join(sg.Section, "")); err != nil {
+		return nil, err
+	}
+	var vec any // NULL for the zero vector: never indexed, never returned
+	zero := true
+	for k, x := range sg.Vector {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("segment %s has a vector with %v at %d", sg.ID, x, k)
+		}
+		zero = zero && x == 0
+	}
+	if !zero {
+		vec = pgvector.NewVector(append([]float32(nil), sg.Vector...))
+	}
+	var parent any
+	if sg.Parent != "" {
+		parent = sg.Parent
+	}
+	meta, err := json.Marshal(metadata{Section: sg.Section, PageStart: sg.PageStart, PageEnd: sg.PageEnd, Start: sg.Start, End: sg.End})
+	if err != nil {
+		return nil, err
+	}
+	return []any{s.coll, doc.ID, j, sg.ID, sg.Text, sg.IndexText, vec, parent,
+		strings.ToLower(store.SectionPath(sg.Section)), sg.PageStart, sg.PageEnd, json.RawMessage(meta)}, nil
+}
+
+// storable refuses text PostgreSQL cannot hold in a text column: invalid
+// UTF-8 and NUL bytes.
+func storable(what string, texts ...string) error {
+	for _, t := range texts {
+		if !utf8.ValidString(t) {
+			return fmt.Errorf("%s has text that is not valid UTF-8, which PostgreSQL cannot store; convert the file to UTF-8 and add it again", what)
+		}
+		if strings.IndexByte(t, 0) >= 0 {
+			return fmt.Errorf("%s has a NUL byte in its text, which PostgreSQL cannot store; remove it from the file and add it again", what)
+		}
+	}
+	return nil
+}
+
+// write runs a batch inside tx.
+func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string) error {
+	if err := lockCollection(ctx, tx, s.coll); err != nil {
+		return err
+	}
+	if len(deletes) > 0 {
+		rows, err := tx.Query(ctx, `SELECT id FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`, s.coll, deletes)
+		if err != nil {
+			return err
+		}
+		found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		have := make(map[string]bool, len(found))
+		for _, id := range found {
+			have[id] = true
+		}
+		for _, id := range deletes {
+			if !have[id] {
+				return fmt.Errorf("can't delete document %s: %w", id, store.ErrNotFound)
+			}
+		}
+	}
+	// Deleting a document cascades to its chunks.
+	gone := append(append([]string(nil), deletes...), b.ids...)
+	if _, err := tx.Exec(ctx, `DELETE FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`, s.coll, gone); err != nil {
+		return err
+	}
+	if len(b.docs) == 0 {
+		return nil
+	}
+	bulk, err := s.bulk(ctx, tx, len(b.chunks))
+	if err != nil {
+		return err
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"rag_documents"}, docColumns, pgx.CopyFromRows(b.docs)); err != nil {
+		return fmt.Errorf("couldn't copy documents: %w", err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.chunks}, chunkColumns, pgx.CopyFromRows(b.chunks)); err != nil {
+		return fmt.Errorf("couldn't copy segments: %w", err)
+	}
+	if !bulk {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '512MB'`); err != nil {
+		return err
+	}
+	if err := s.vec.createIndex(ctx, tx, s.chunks); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `ANALYZE `+s.chunks)
+	return err
+}
+
+// bulk decides whether a batch of n segments is loaded without the HNSW
+// index (see bulkMin), and if so drops it; write builds it again.
+func (s *Store) bulk(ctx context.Context, tx pgx.Tx, n int) (bool, error) {
+	if n < bulkMin || !s.vec.indexed {
+		return false, nil
+	}
+	var have int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+s.chunks).Scan(&have); err != nil {
+		return false, err
+	}
+	if n < have {
+		return false, nil
+	}
+	_, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks))
+	return err == nil, err
+}
