@@ -100,6 +100,9 @@ func globRegexp(pattern string) (string, bool) {
 			b.WriteString(class)
 			p = rest
 		case '\\':
+			if len(p) == 1 {
+				return "", false
+			}
 			r, n := utf8.DecodeRuneInString(p[1:])
 			writeLiteral(&b, r)
 			p = p[1+n:]
@@ -114,7 +117,10 @@ func globRegexp(pattern string) (string, bool) {
 }
 
 // globClass translates a class whose '[' is already read; rest follows its
-// ']'. The pattern is known to be well formed.
+// ']'. It reports false for a malformed class, by filepath.Match's rules
+// (no range may start or end with an unquoted '-' or ']' except the ']'
+// that closes a non-empty class; the class must close), and for a class
+// that matches nothing.
 func globClass(p string) (class, rest string, ok bool) {
 	var b strings.Builder
 	negated := len(p) > 0 && p[0] == '^'
@@ -123,15 +129,20 @@ func globClass(p string) (class, rest string, ok bool) {
 	}
 	items := 0
 	for n := 0; ; n++ {
-		if p[0] == ']' && n > 0 {
+		if len(p) > 0 && p[0] == ']' && n > 0 {
 			p = p[1:]
 			break
 		}
-		var lo, hi rune
-		lo, p = classRune(p)
-		hi = lo
+		lo, rest, ok := classRune(p)
+		if !ok {
+			return "", "", false
+		}
+		p = rest
+		hi := lo
 		if p[0] == '-' {
-			hi, p = classRune(p[1:])
+			if hi, p, ok = classRune(p[1:]); !ok {
+				return "", "", false
+			}
 		}
 		if lo > hi {
 			continue // filepath.Match: matches nothing; PostgreSQL would refuse it
@@ -155,13 +166,23 @@ func globClass(p string) (class, rest string, ok bool) {
 	}
 }
 
-// classRune reads one possibly quoted character of a class.
-func classRune(p string) (rune, string) {
+// classRune reads one possibly quoted character of a class, which must be
+// followed by more of the class.
+func classRune(p string) (rune, string, bool) {
+	if len(p) == 0 || p[0] == '-' || p[0] == ']' {
+		return 0, "", false
+	}
 	if p[0] == '\\' {
 		p = p[1:]
+		if len(p) == 0 {
+			return 0, "", false
+		}
 	}
 	r, n := utf8.DecodeRuneInString(p)
-	return r, p[n:]
+	if r == utf8.RuneError && n == 1 || len(p) == n {
+		return 0, "", false
+	}
+	return r, p[n:], true
 }
 
 // writeLiteral writes r so that a regular expression matches it literally,
