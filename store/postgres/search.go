@@ -82,25 +82,30 @@ func (s *Store) Dense(ctx context.Context, vector []float32, k int, f store.Filt
 	return hits, err
 }
 
-// dense runs one dense query: through the index, or exactly (a
-// materialised candidate set that no index can order).
+// dense runs one dense query: through the index, or exactly.
 func (s *Store) dense(ctx context.Context, tx pgx.Tx, vector []float32, k int, f store.Filter, exact bool) ([]store.Hit, error) {
+	q, a := s.denseSQL(vector, k, f, exact)
+	return queryHits(ctx, tx, q, a)
+}
+
+// denseSQL is the statement of a dense query. Through the index it orders
+// by the index's expression alone with a LIMIT (what lets the planner use
+// the HNSW index); exactly, it orders a materialised candidate set, which
+// no index can.
+func (s *Store) denseSQL(vector []float32, k int, f store.Filter, exact bool) (string, args) {
 	a := args{pgvector.NewVector(vector)}
 	where := "c.vector IS NOT NULL"
 	if cond := filterSQL(f, s.coll, &a); cond != "" {
 		where += " AND " + cond
 	}
 	lim := a.add(k)
-	var q string
 	if exact {
-		q = `WITH cand AS MATERIALIZED (SELECT * FROM ` + s.chunks + ` c WHERE ` + where + `)
+		return `WITH cand AS MATERIALIZED (SELECT * FROM ` + s.chunks + ` c WHERE ` + where + `)
 			SELECT ` + segmentColumns + `, 1 - ` + s.vec.distance(1) + ` FROM cand c
-			ORDER BY ` + s.vec.distance(1) + `, c.id LIMIT ` + lim
-	} else {
-		q = `SELECT ` + segmentColumns + `, 1 - ` + s.vec.distance(1) + ` FROM ` + s.chunks + ` c
-			WHERE ` + where + ` ORDER BY ` + s.vec.distance(1) + ` LIMIT ` + lim
+			ORDER BY ` + s.vec.distance(1) + `, c.id LIMIT ` + lim, a
 	}
-	return queryHits(ctx, tx, q, a)
+	return `SELECT ` + segmentColumns + `, 1 - ` + s.vec.distance(1) + ` FROM ` + s.chunks + ` c
+			WHERE ` + where + ` ORDER BY ` + s.vec.distance(1) + ` LIMIT ` + lim, a
 }
 
 // queryHits runs a query of segmentColumns and a score, and returns its

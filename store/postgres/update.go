@@ -20,7 +20,7 @@ import (
 // is loaded without its HNSW index, which is built again at the end: one
 // build of the whole graph is several times faster than inserting into it
 // row by row. Readers of that library wait for the batch to commit.
-const bulkMin = 20000
+const bulkMin = 2000
 
 // Update implements store.Store: one transaction, holding the library's
 // writer lock; deletes, then the documents replaced by puts, then the puts
