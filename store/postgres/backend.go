@@ -157,7 +157,7 @@ func (Backend) Drop(ctx context.Context, location, library string) error {
 		if err != nil {
 			return err
 		}
-		if err := lockCollection(ctx, tx, id); err != nil {
+		if err := lockCollection(ctx, tx, id, writerWait); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+partition(id)); err != nil {

@@ -21,10 +21,10 @@ const writerWait = 60 * time.Second
 
 // lockCollection takes the transaction-scoped advisory lock of a collection:
 // writers of one library (Update, Drop) serialise on it, in this process and
-// between processes; one that waits longer than writerWait gets an error
-// wrapping store.ErrBusy.
-func lockCollection(ctx context.Context, tx pgx.Tx, id int64) error {
-	if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL lock_timeout = %d`, writerWait.Milliseconds())); err != nil {
+// between processes; one that waits longer than wait gets an error wrapping
+// store.ErrBusy.
+func lockCollection(ctx context.Context, tx pgx.Tx, id int64, wait time.Duration) error {
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL lock_timeout = %d`, max(wait.Milliseconds(), 1))); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1::int4, $2::int4)`, int32(migrationLock), int32(id)); err != nil {

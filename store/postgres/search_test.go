@@ -102,7 +102,7 @@ func TestDenseUsesIndexAndNarrowFilters(t *testing.T) {
 	t.Logf("loaded %d segments in %v", docs*per, time.Since(start))
 	q := randVec(rng, dim)
 	one := store.Filter{Documents: []string{"d042"}} // 1% of the segments
-	rare := store.Filter{Section: "rare"}           // the same 1%, which the planner cannot foresee
+	rare := store.Filter{Section: "rare"}            // the same 1%, which the planner cannot foresee
 
 	// The planner may answer a filter on a few documents exactly (it is
 	// cheap); a filter it cannot estimate goes through the index, with the

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/ibid-dev/ibid/store"
 	"github.com/jackc/pgx/v5"
@@ -34,6 +35,7 @@ type Store struct {
 	vec      vecType
 	chunks   string // the partition's table name
 	readOnly bool
+	lockWait time.Duration // how long Update waits for another writer
 	closed   atomic.Bool
 }
 
@@ -62,7 +64,7 @@ func Open(ctx context.Context, location string, opt store.Options) (*Store, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, name: name, readOnly: opt.ReadOnly}
+	s := &Store{pool: pool, name: name, readOnly: opt.ReadOnly, lockWait: writerWait}
 	if err := s.attach(ctx, opt.Info, create); err != nil {
 		pool.Close()
 		return nil, err

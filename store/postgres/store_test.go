@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/ibid-dev/ibid/store"
 )
@@ -119,7 +120,7 @@ func TestUpdateIsAtomic(t *testing.T) {
 func waitForCopy(t testing.TB, s *Store) {
 	t.Helper()
 	ctx := context.Background()
-	for range 2000 {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		var n int
 		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'copy%'||$1||'%' AND state = 'active'`, s.chunks).Scan(&n); err != nil {
 			t.Fatal(err)

@@ -156,7 +156,7 @@ func storable(what string, texts ...string) error {
 
 // write runs a batch inside tx.
 func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string) error {
-	if err := lockCollection(ctx, tx, s.coll); err != nil {
+	if err := lockCollection(ctx, tx, s.coll, s.lockWait); err != nil {
 		return err
 	}
 	if len(deletes) > 0 {
