@@ -161,3 +161,12 @@ type Store interface {
 	// Close releases the store; it must not be used afterwards.
 	Close() error
 }
+
+// Damaged is implemented by stores that open a damaged library read-only
+// instead of refusing it (the embedded store does). Damage returns nil for
+// an intact library, else an error that names what was found and says
+// what to do (run `ibid doctor --repair`); Update then returns an error
+// wrapping ErrReadOnly.
+type Damaged interface {
+	Damage() error
+}

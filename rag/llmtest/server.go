@@ -1,7 +1,7 @@
-// Package llmtest is a fake OpenAI-compatible chat server for tests: an
-// httptest server that speaks the real streaming wire protocol
-// (`data: {chat.completion.chunk}` lines, keep-alive `: ping` comments,
-// `data: [DONE]`) and plays scripted replies.
+// Package llmtest is a fake OpenAI-compatible server for tests: an
+// httptest server that speaks the real wire protocols (streaming chat as
+// `data: {chat.completion.chunk}` lines, keep-alive `: ping` comments and
+// `data: [DONE]`; /v1/embeddings; /v1/models) and plays scripted replies.
 package llmtest
 
 import (
@@ -36,11 +36,22 @@ type Reply struct {
 	// RefuseSchema answers 400 to a request that asks for a json_schema
 	// response format (like servers without structured outputs).
 	RefuseSchema bool
+	// Header is sent with the reply (e.g. Retry-After with a 429).
+	Header map[string]string
+	// Body replaces the OpenAI error body of a Status reply.
+	Body string
+	// Silent accepts the request and never answers, not even headers,
+	// until the client goes away.
+	Silent bool
 }
 
 // Request is what the server received.
 type Request struct {
+	Path           string            `json:"-"` // "/v1/chat/completions" or "/v1/embeddings"
+	Authorization  string            `json:"-"` // the Authorization header
 	Model          string            `json:"model"`
+	Input          []string          `json:"input"`      // embeddings
+	Dimensions     int               `json:"dimensions"` // embeddings
 	Messages       []json.RawMessage `json:"messages"`
 	Stream         bool              `json:"stream"`
 	ResponseFormat *struct {
@@ -48,7 +59,11 @@ type Request struct {
 	} `json:"response_format"`
 }
 
-// Server is the fake. Replies are played in order; the last one repeats.
+// Server is the fake. Replies are played in order, one per chat or
+// embeddings request; the last one repeats. An embeddings request answered
+// by a reply without a Status gets, for each input text t, the vector
+// [len(t), 1, 0, 0, …] of length Dim (default 4), listed in reverse order
+// (clients must sort by index).
 type Server struct {
 	*httptest.Server
 
@@ -64,6 +79,9 @@ type Server struct {
 	// Wrote, when not nil, is called after each chunk was written and
 	// flushed, with its index.
 	Wrote func(i int)
+	// Dim is the length of embedding vectors; 0 means 4. Set it before
+	// the first request.
+	Dim int
 }
 
 // New starts a fake server; Close it when done.
@@ -110,7 +128,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model","owned_by":"test"}]}`)
 		return
-	case "/v1/chat/completions":
+	case "/v1/chat/completions", "/v1/embeddings":
 	default:
 		http.NotFound(w, r)
 		return
@@ -120,14 +138,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	req.Path, req.Authorization = r.URL.Path, r.Header.Get("Authorization")
 	reply := s.next(req)
 	if reply.RefuseSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" {
 		reply = Reply{Status: http.StatusBadRequest}
 	}
+	if reply.Silent {
+		<-r.Context().Done()
+		s.gone()
+		return
+	}
+	for k, v := range reply.Header {
+		w.Header().Set(k, v)
+	}
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(reply.Status)
-		fmt.Fprintf(w, `{"error":{"message":"scripted status %d","type":"test","code":null}}`, reply.Status)
+		if reply.Body != "" {
+			io.WriteString(w, reply.Body)
+		} else {
+			fmt.Fprintf(w, `{"error":{"message":"scripted status %d","type":"test","code":null}}`, reply.Status)
+		}
+		return
+	}
+	if req.Path == "/v1/embeddings" {
+		s.embeddings(w, req)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -140,12 +175,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 		return true
 	}
-	gone := func() {
-		select {
-		case s.Gone <- struct{}{}:
-		default:
-		}
-	}
+	gone := s.gone
 	write(chunk("", "assistant", ""))
 	for i, c := range reply.Chunks {
 		if reply.Cut > 0 && i == reply.Cut {
@@ -183,6 +213,36 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	write(chunk("", "", "stop"))
 	write("data: [DONE]\n\n")
+}
+
+// gone tells Gone that a client went away.
+func (s *Server) gone() {
+	select {
+	case s.Gone <- struct{}{}:
+	default:
+	}
+}
+
+// embeddings answers an embeddings request (see Server).
+func (s *Server) embeddings(w http.ResponseWriter, req Request) {
+	dim := s.Dim
+	if dim <= 0 {
+		dim = 4
+	}
+	type datum struct {
+		Object    string    `json:"object"`
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	}
+	var data []datum
+	for i := len(req.Input) - 1; i >= 0; i-- {
+		v := make([]float32, dim)
+		v[0], v[1] = float32(len(req.Input[i])), 1
+		data = append(data, datum{"embedding", i, v})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model,
+		"usage": map[string]int{"prompt_tokens": 0, "total_tokens": 0}})
 }
 
 // chunk is one `data:` line of a chat.completion.chunk.

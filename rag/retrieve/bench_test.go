@@ -11,7 +11,7 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// synthText returns n synthetic segments of about words words each, drawn
+// synthText (as in store/keyword's tests) returns n synthetic segments of about words words each, drawn
 // from a Zipf distribution over a made-up vocabulary (fixed seed), so that
 // term statistics look like prose.
 func synthText(n, words int) []string {
@@ -44,22 +44,6 @@ func synthText(n, words int) []string {
 	return out
 }
 
-func BenchmarkBuildBM25(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		texts := synthText(n, 225) // ~300 tiktoken tokens, the chunker's budget
-		ids := make([]string, n)
-		for i := range ids {
-			ids[i] = fmt.Sprintf("doc%05d:%d", i/20, i%20)
-		}
-		b.Run(fmt.Sprintf("segments=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				BuildBM25(ids, texts)
-			}
-		})
-	}
-}
-
 // BenchmarkSearch measures retrieval end to end (query embedding with a
 // 768-dimensional local embedder, dense query through the store, BM25,
 // fusion, neighbours) over synthetic libraries; the goal is ≤ 200 ms at
@@ -67,7 +51,7 @@ func BenchmarkBuildBM25(b *testing.B) {
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		emb := localEmbedder{dim: 768, word: localWordWeight, trigram: localTrigramWeight}
-		st, err := store.Open("", store.Info{Embedder: emb.Name(), Dimension: emb.dim})
+		st, err := store.Open(context.Background(), "memory:", store.Options{Info: store.Info{Embedder: emb.Name(), Dimension: emb.dim}, Create: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -93,14 +77,10 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			puts = append(puts, p)
 		}
-		if err := st.PutDocuments(context.Background(), puts); err != nil {
+		if err := st.Update(context.Background(), puts, nil); err != nil {
 			b.Fatal(err)
 		}
 		puts = nil
-		ix, err := NewIndex(st, emb)
-		if err != nil {
-			b.Fatal(err)
-		}
 		// Queries: a few words from segments, as a user would type them.
 		queries := make([]string, 50)
 		for i := range queries {
@@ -112,7 +92,7 @@ func BenchmarkSearch(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
 				for b.Loop() {
-					ps, err := ix.Search(context.Background(), queries[i%len(queries)], Options{Mode: m})
+					ps, err := Search(context.Background(), st, emb, queries[i%len(queries)], Options{Mode: m})
 					if err != nil || len(ps) == 0 {
 						b.Fatal(err, len(ps))
 					}

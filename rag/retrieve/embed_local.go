@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 // LocalDimension is the local embedder's dimension.
@@ -57,7 +59,7 @@ func (e localEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 // localVector is the local embedding of one text.
 func (e localEmbedder) vector(text string) []float32 {
 	counts := map[uint64]float64{}
-	toks := Tokenize(text)
+	toks := keyword.Tokenize(text)
 	for i, t := range toks {
 		counts[fnv64("w", t)] += e.word
 		if i > 0 && e.pair > 0 {

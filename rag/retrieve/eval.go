@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ibid-dev/ibid/store"
 )
 
 // BEIR is a retrieval test collection in BEIR's format: corpus.jsonl
@@ -174,17 +176,18 @@ type Scores struct {
 	Recall float64 // Recall@depth
 }
 
-// Evaluate searches ix for every query of b in mode, depth passages deep
-// and without neighbours, and returns the mean nDCG@10 and Recall@depth.
-// The index's documents are b's (document id = BEIR _id); as in BEIR, a hit
-// whose document id equals the query's id is dropped.
-func Evaluate(ctx context.Context, ix *Index, b *BEIR, mode Mode, depth int) (Scores, error) {
+// Evaluate searches st with emb for every query of b in mode, depth
+// passages deep and without neighbours, and returns the mean nDCG@10 and
+// Recall@depth. The store's documents are b's (document id = BEIR _id, as
+// Load puts them); as in BEIR, a hit whose document id equals the query's
+// id is dropped.
+func Evaluate(ctx context.Context, st store.Store, emb Embedder, b *BEIR, mode Mode, depth int) (Scores, error) {
 	var s Scores
 	if len(b.Queries) == 0 {
 		return s, errors.New("no query has a judgment")
 	}
 	for _, q := range b.Queries {
-		ps, err := ix.Search(ctx, q.Text, Options{K: depth, Neighbours: -1, Mode: mode})
+		ps, err := Search(ctx, st, emb, q.Text, Options{K: depth, Neighbours: -1, Mode: mode})
 		if err != nil {
 			return s, err
 		}
@@ -201,3 +204,34 @@ func Evaluate(ctx context.Context, ix *Index, b *BEIR, mode Mode, depth int) (Sc
 	s.Recall /= float64(len(b.Queries))
 	return s, nil
 }
+
+// Load puts b's corpus into st, one document of one segment per BEIR
+// document (title and text as one field, document id = BEIR _id), with
+// vectors[i] for document i (nil vectors: a constant vector each, for
+// keyword-only runs in a store of dimension 1), in batches of 1,024.
+func Load(ctx context.Context, st store.Store, b *BEIR, vectors [][]float32) error {
+	const batch = 1024
+	for start := 0; start < len(b.Corpus); start += batch {
+		end := min(start+batch, len(b.Corpus))
+		puts := make([]store.Put, 0, end-start)
+		for i := start; i < end; i++ {
+			d := b.Corpus[i]
+			text := CorpusText(d)
+			v := []float32{1}
+			if vectors != nil {
+				v = vectors[i]
+			}
+			seg := store.Segment{ID: d.ID + ":0", DocumentID: d.ID, Text: text, End: len(text), Vector: v}
+			puts = append(puts, store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Format: "text", Segments: 1},
+				Segments: []store.Segment{seg}})
+		}
+		if err := st.Update(ctx, puts, nil); err != nil {
+			return fmt.Errorf("couldn't load the BEIR corpus: %w", err)
+		}
+	}
+	return nil
+}
+
+// CorpusText is the text of a BEIR document as Load indexes it: title and
+// text as one field.
+func CorpusText(d BEIRDoc) string { return d.Title + "\n" + d.Text }

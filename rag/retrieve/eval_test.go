@@ -27,7 +27,7 @@ func TestNDCGRecall(t *testing.T) {
 		if got := NDCG(tc.ranked, rel, 10); !nearTol(got, tc.ndcg, 1e-9) {
 			t.Errorf("NDCG(%v) = %v, want %v", tc.ranked, got, tc.ndcg)
 		}
-		if got := Recall(tc.ranked, rel, 100); !near(got, tc.recall) {
+		if got := Recall(tc.ranked, rel, 100); !nearTol(got, tc.recall, 1e-9) {
 			t.Errorf("Recall(%v) = %v, want %v", tc.ranked, got, tc.recall)
 		}
 	}
@@ -42,36 +42,25 @@ func TestNDCGRecall(t *testing.T) {
 
 func nearTol(a, b, tol float64) bool { return a-b < tol && b-a < tol }
 
-// indexBEIR loads a BEIR corpus into an in-memory store, one segment per
-// document, title and text as one field.
-func indexBEIR(t testing.TB, b *BEIR, emb Embedder) *Index {
+// indexBEIR loads a BEIR corpus into an in-memory store.
+func indexBEIR(t testing.TB, b *BEIR, emb Embedder) store.Store {
 	t.Helper()
-	st, err := store.Open("", store.Info{Embedder: emb.Name(), Dimension: emb.Dimension()})
-	if err != nil {
+	st := memStore(t, emb)
+	var vs [][]float32
+	if emb.Dimension() > 1 {
+		texts := make([]string, len(b.Corpus))
+		for i, d := range b.Corpus {
+			texts[i] = CorpusText(d)
+		}
+		var err error
+		if vs, err = emb.Embed(context.Background(), texts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Load(context.Background(), st, b, vs); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	texts := make([]string, len(b.Corpus))
-	for i, d := range b.Corpus {
-		texts[i] = d.Title + "\n" + d.Text
-	}
-	vs, err := emb.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	puts := make([]store.Put, len(b.Corpus))
-	for i, d := range b.Corpus {
-		puts[i] = store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Segments: 1},
-			Segments: []store.Segment{{ID: d.ID + ":0", DocumentID: d.ID, Text: texts[i], Vector: vs[i]}}}
-	}
-	if err := st.PutDocuments(context.Background(), puts); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := NewIndex(st, emb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
+	return st
 }
 
 func TestEvaluateTinyBEIR(t *testing.T) {
@@ -82,11 +71,12 @@ func TestEvaluateTinyBEIR(t *testing.T) {
 	if len(b.Corpus) != 5 || len(b.Queries) != 3 || b.Qrels["q1"]["d2"] != 2 {
 		t.Fatalf("read %d docs, %d queries (q4 has no judgment), qrels %v", len(b.Corpus), len(b.Queries), b.Qrels)
 	}
-	ix := indexBEIR(t, b, NewLocalEmbedder())
+	emb := NewLocalEmbedder()
+	st := indexBEIR(t, b, emb)
 	// BM25 ranks q1: d1 (aspirin twice, heart, attack), d2 (heart): nDCG
 	// 0.8597 (d2 has grade 2); q2: d4, d5 in some order: 1; q3: d3 only,
 	// missing d1: nDCG 1/(1 + 1/log2 3) = 0.6131, recall 0.5.
-	got, err := Evaluate(context.Background(), ix, b, Lexical, 100)
+	got, err := Evaluate(context.Background(), st, emb, b, Lexical, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +85,7 @@ func TestEvaluateTinyBEIR(t *testing.T) {
 		t.Errorf("BM25 %+v, want %+v", got, want)
 	}
 	for _, m := range []Mode{Dense, Hybrid} {
-		s, err := Evaluate(context.Background(), ix, b, m, 100)
+		s, err := Evaluate(context.Background(), st, emb, b, m, 100)
 		if err != nil || s.NDCG10 <= 0 || s.NDCG10 > 1 || s.Recall <= 0 || s.Recall > 1 {
 			t.Errorf("%v: %+v, %v", m, s, err)
 		}
@@ -124,8 +114,8 @@ func TestSciFactBM25(t *testing.T) {
 	if len(b.Corpus) != 5183 || len(b.Queries) != 300 {
 		t.Fatalf("%d docs, %d queries", len(b.Corpus), len(b.Queries))
 	}
-	ix := indexBEIR(t, b, constEmbedder{})
-	s, err := Evaluate(context.Background(), ix, b, Lexical, 100)
+	st := indexBEIR(t, b, constEmbedder{})
+	s, err := Evaluate(context.Background(), st, nil, b, Lexical, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ func TestRRF(t *testing.T) {
 		t.Fatalf("RRF = %v, want %v", got, want)
 	}
 	for i := range want {
-		if got[i].ID != want[i].ID || !near(got[i].Score, want[i].Score) {
+		if got[i].ID != want[i].ID || !nearTol(got[i].Score, want[i].Score, 1e-9) {
 			t.Errorf("RRF[%d] = %v, want %v", i, got[i], want[i])
 		}
 	}
@@ -24,7 +24,7 @@ func TestRRF(t *testing.T) {
 	}
 	// A tie in score is broken by the better single rank, then by id.
 	got = RRF(60, RankedList{[]string{"x", "y"}, 1}, RankedList{[]string{"y", "x"}, 1})
-	if got[0].ID != "x" || got[1].ID != "y" || !near(got[0].Score, got[1].Score) {
+	if got[0].ID != "x" || got[1].ID != "y" || !nearTol(got[0].Score, got[1].Score, 1e-9) {
 		t.Errorf("tie = %v", got)
 	}
 	if got := RRF(60); len(got) != 0 {
@@ -41,7 +41,7 @@ func TestConvex(t *testing.T) {
 		t.Fatalf("Convex = %v", got)
 	}
 	for i := range want {
-		if got[i].ID != want[i].ID || !near(got[i].Score, want[i].Score) {
+		if got[i].ID != want[i].ID || !nearTol(got[i].Score, want[i].Score, 1e-9) {
 			t.Errorf("Convex[%d] = %v, want %v", i, got[i], want[i])
 		}
 	}

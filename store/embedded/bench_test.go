@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/philippgille/chromem-go"
+
+	"github.com/ibid-dev/ibid/store"
 )
 
 // The benchmark library: 100,000 segments of dimension 768 with about 1,200
@@ -28,7 +30,7 @@ const (
 	benchText   = 1200
 )
 
-var benchInfo = Info{Embedder: "bench", Dimension: benchDim}
+var benchInfo = store.Info{Embedder: "bench", Dimension: benchDim}
 
 var bench struct {
 	once sync.Once
@@ -37,7 +39,7 @@ var bench struct {
 	err  error
 
 	openOnce sync.Once
-	s        *Chromem
+	s        *Store
 	raw      *chromem.Collection
 	queries  [][]float32
 }
@@ -58,7 +60,7 @@ func benchLibrary(b *testing.B) string {
 		if keep := os.Getenv("IBID_STORE_BENCH_DIR"); keep != "" {
 			// A library kept between runs, generated on the first.
 			bench.dir = keep
-			if _, ok, _ := ReadInfo(keep); ok {
+			if _, _, ok, _ := readManifest(keep); ok {
 				return
 			}
 		} else {
@@ -81,7 +83,7 @@ func benchLibrary(b *testing.B) string {
 // generate writes a library of random normalised vectors and random text,
 // fifty documents per commit.
 func generate(dir string, docs, perDoc, dim, textLen int) error {
-	s, err := Open(dir, Info{Embedder: "bench", Dimension: dim})
+	s, err := mustOpenB(dir, store.Info{Embedder: "bench", Dimension: dim})
 	if err != nil {
 		return err
 	}
@@ -90,25 +92,25 @@ func generate(dir string, docs, perDoc, dim, textLen int) error {
 	pool := textPool(r, 1<<16)
 	const batch = 50
 	for start := 0; start < docs; start += batch {
-		var puts []Put
+		var puts []store.Put
 		for d := start; d < min(start+batch, docs); d++ {
 			id := fmt.Sprintf("doc%05d", d)
-			doc := Document{ID: id, Path: "/bench/" + id + ".pdf", Hash: id, Format: "pdf", Title: "Document " + id}
-			segs := make([]Segment, perDoc)
+			doc := store.Document{ID: id, Path: "/bench/" + id + ".pdf", Hash: id, Format: "pdf", Title: "Document " + id}
+			segs := make([]store.Segment, perDoc)
 			vecs := make([]float32, perDoc*dim)
 			for j := range vecs {
 				vecs[j] = r.Float32()*2 - 1
 			}
 			for i := range segs {
 				off := r.IntN(len(pool) - textLen)
-				segs[i] = Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i,
+				segs[i] = store.Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i,
 					Text: pool[off : off+textLen], Section: []string{"Results", "Table " + strconv.Itoa(i%7)},
 					PageStart: i/3 + 1, PageEnd: i/3 + 1, Start: i * textLen, End: (i + 1) * textLen,
 					Vector: vecs[i*dim : (i+1)*dim]}
 			}
-			puts = append(puts, Put{doc, segs})
+			puts = append(puts, store.Put{Document: doc, Segments: segs})
 		}
-		if err := s.PutDocuments(context.Background(), puts); err != nil {
+		if err := s.Update(context.Background(), puts, nil); err != nil {
 			return err
 		}
 	}
@@ -168,12 +170,12 @@ func BenchmarkOpen(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := Open(dir, benchInfo)
+		s, err := mustOpenB(dir, benchInfo)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if s.Len() != benchDocs*benchPerDoc {
-			b.Fatalf("Len = %d", s.Len())
+		if n, _ := s.Len(context.Background()); n != benchDocs*benchPerDoc {
+			b.Fatalf("Len = %d", n)
 		}
 		s.Close()
 	}
@@ -225,13 +227,16 @@ func TestMeasureOpenChild(t *testing.T) {
 		cold = 1
 	}
 	start := time.Now()
-	s, err := Open(dir, Info{})
+	s, err := OpenDir(context.Background(), dir, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := make([]float32, s.Info().Dimension)
 	q[0] = 1
-	hits, err := s.Query(context.Background(), q, 10, nil)
+	hits, err := s.Dense(context.Background(), q, 10, store.Filter{})
+	if err == nil && len(hits) == 10 {
+		hits, err = s.Keyword(context.Background(), "protein cohort", 10, store.Filter{})
+	}
 	if err != nil || len(hits) != 10 {
 		t.Fatalf("query: %d hits, %v", len(hits), err)
 	}
@@ -266,7 +271,7 @@ func vmHWM(t *testing.T) int64 {
 func openBench(b *testing.B) {
 	dir := benchLibrary(b)
 	bench.openOnce.Do(func() {
-		s, err := Open(dir, benchInfo)
+		s, err := mustOpenB(dir, benchInfo)
 		if err != nil {
 			bench.err = err
 			return
@@ -294,7 +299,8 @@ func openBench(b *testing.B) {
 			for j := range q {
 				q[j] = r.Float32()*2 - 1
 			}
-			bench.queries = append(bench.queries, normalised(q))
+			normalise(q)
+			bench.queries = append(bench.queries, q)
 		}
 	})
 	if bench.err != nil {
@@ -309,7 +315,7 @@ func BenchmarkQuery(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		hits, err := bench.s.Query(ctx, bench.queries[i%len(bench.queries)], 10, nil)
+		hits, err := bench.s.Dense(ctx, bench.queries[i%len(bench.queries)], 10, store.Filter{})
 		if err != nil || len(hits) != 10 {
 			b.Fatalf("%d hits, %v", len(hits), err)
 		}
@@ -338,11 +344,11 @@ func BenchmarkChromemQuery(b *testing.B) {
 func BenchmarkQueryFiltered(b *testing.B) {
 	openBench(b)
 	ctx := context.Background()
-	filter := func(doc *Document, seg *Segment) bool { return strings.HasSuffix(doc.ID, "7") }
+	filter := store.Filter{Documents: []string{"*7.pdf"}}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		hits, err := bench.s.Query(ctx, bench.queries[i%len(bench.queries)], 10, filter)
+		hits, err := bench.s.Dense(ctx, bench.queries[i%len(bench.queries)], 10, filter)
 		if err != nil || len(hits) != 10 {
 			b.Fatalf("%d hits, %v", len(hits), err)
 		}
@@ -350,10 +356,31 @@ func BenchmarkQueryFiltered(b *testing.B) {
 	}
 }
 
+// BenchmarkKeyword is a keyword query of three words through the store.
+func BenchmarkKeyword(b *testing.B) {
+	openBench(b)
+	ctx := context.Background()
+	queries := []string{"protein cohort evidence", "treatment ratio variance", "研究 结果", "baseline measured sample"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		hits, err := bench.s.Keyword(ctx, queries[i%len(queries)], 10, store.Filter{})
+		if err != nil || len(hits) != 10 {
+			b.Fatalf("%d hits, %v", len(hits), err)
+		}
+		i++
+	}
+}
+
+// mustOpenB opens (creating) the library in dir.
+func mustOpenB(dir string, info store.Info) (*Store, error) {
+	return OpenDir(context.Background(), dir, store.Options{Info: info, Create: true})
+}
+
 // BenchmarkPutDocument adds documents of 100 segments of dimension 768, one
 // commit each.
 func BenchmarkPutDocument(b *testing.B) {
-	s, err := Open(b.TempDir(), benchInfo)
+	s, err := mustOpenB(b.TempDir(), benchInfo)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -365,15 +392,15 @@ func BenchmarkPutDocument(b *testing.B) {
 	d := 0
 	for b.Loop() {
 		id := "d" + strconv.Itoa(d)
-		segs := make([]Segment, 100)
+		segs := make([]store.Segment, 100)
 		for i := range segs {
 			v := make([]float32, benchDim)
 			for j := range v {
 				v[j] = r.Float32()*2 - 1
 			}
-			segs[i] = Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i, Text: pool[:benchText], Vector: v}
+			segs[i] = store.Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i, Text: pool[:benchText], Vector: v}
 		}
-		if err := s.PutDocument(ctx, Document{ID: id}, segs); err != nil {
+		if err := s.Update(ctx, []store.Put{{Document: store.Document{ID: id}, Segments: segs}}, nil); err != nil {
 			b.Fatal(err)
 		}
 		d++

@@ -2,11 +2,14 @@ package embedded
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/ibid-dev/ibid/store"
 )
 
 const (
@@ -19,43 +22,66 @@ const (
 	compactRecord = 16 << 20
 )
 
-// maybeCompact compacts when enough rows are dead; the caller holds wmu. A failed compaction changes nothing and is retried by a later write.
-func (s *Chromem) maybeCompact() {
+// maybeCompact compacts when enough rows are dead; the caller holds wsem.
+// A failed compaction changes nothing and is retried by a later write.
+func (s *Store) maybeCompact() {
 	d := s.disk
 	if d == nil || d.deadRows < minDeadRows || d.deadRows <= s.nsegs/2 {
 		return
 	}
-	_ = s.compactLocked()
+	unlock, err := d.lockFile(context.Background())
+	if err != nil {
+		return
+	}
+	defer unlock()
+	if s.catchUp() == nil && d.damage == nil {
+		_ = s.compactLocked()
+	}
 }
 
 // Compact rewrites the library's files with only the live documents, so
 // that replaced and deleted ones no longer take space. A crash during Compact
 // leaves the library as it was. Writes compact by themselves when enough
 // space is dead; this is for tools and tests.
-func (s *Chromem) Compact() error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.closed {
-		return ErrClosed
+func (s *Store) Compact(ctx context.Context) error {
+	if err := s.lock(ctx); err != nil {
+		return err
 	}
-	if s.disk == nil {
+	defer s.unlock()
+	if s.isClosed() {
+		return store.ErrClosed
+	}
+	d := s.disk
+	if d == nil {
 		return nil
 	}
-	return s.compactLocked()
-}
-
-// compactLocked writes generation N+1 beside N, and switches to it by
-// replacing the manifest: that rename is the commit. Until then Open reads
-// generation N and removes N+1's files as stray. The caller holds wmu (so
-// s.docs cannot change) but not mu: readers go on meanwhile.
-func (s *Chromem) compactLocked() error {
-	d := s.disk
-	unlock, err := d.begin()
+	if d.damage != nil || !d.writable() {
+		return fmt.Errorf("%w: %w", store.ErrReadOnly, s.Damage())
+	}
+	unlock, err := d.lockFile(ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	if err := s.catchUp(); err != nil {
+		return err
+	}
+	if d.damage != nil {
+		return fmt.Errorf("%w: %w", store.ErrReadOnly, d.damage)
+	}
+	return s.compactLocked()
+}
 
+// compactLocked writes generation N+1 beside N, in the current format, and
+// switches to it by replacing the manifest: that rename is the commit.
+// Until then Open reads generation N, and the next writer removes N+1's
+// files as stray. The caller holds wsem and the library's lock, and is
+// caught up (so s.docs is the library); readers go on meanwhile.
+func (s *Store) compactLocked() error {
+	d := s.disk
+	if err := d.tidyUp(); err != nil {
+		return err
+	}
 	gen := d.man.Generation + 1
 	entries := make([]*entry, 0, len(s.docs))
 	for _, e := range s.docs {
@@ -72,6 +98,7 @@ func (s *Chromem) compactLocked() error {
 	}
 	m := d.man
 	m.Generation = gen
+	m.Format = formatVersion
 	if err := writeManifest(d.dir, m); err != nil {
 		removeIfExists(d.path(logName(gen)))
 		removeIfExists(d.path(vectorName(gen)))
@@ -80,14 +107,13 @@ func (s *Chromem) compactLocked() error {
 
 	// Committed: switch to the new generation.
 	old := d.man.Generation
-	for _, f := range []*os.File{d.log, d.vec} {
-		if f != nil {
-			f.Close()
-		}
-	}
-	d.log, d.vec = nil, nil
+	d.closeFiles()
 	d.man = m
+	if fi, err := os.Stat(d.path(manifestName)); err == nil {
+		d.manSeen = fi
+	}
 	d.logEnd, d.rows, d.deadRows = logEnd, nrows, 0
+	d.noteLog()
 	s.mu.Lock()
 	for i, e := range entries {
 		e.row = rows[i]
@@ -132,7 +158,7 @@ func (d *disk) writeGeneration(gen int, entries []*entry, rows []int) (int64, in
 	)
 	for i, e := range entries {
 		rows[i] = row
-		if ops, err = appendPut(ops, &e.doc, e.segs, e.zero, row); err != nil {
+		if ops, err = appendPut(ops, &e.doc, e.segs, e.zero, row, vecSum(e.vecs)); err != nil {
 			return 0, 0, err
 		}
 		nops++

@@ -3,11 +3,11 @@ package embedded
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
-	"math"
-	"unsafe"
+
+	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/internal/wire"
 )
 
 // On-disk format of a library folder (see docs/storage.md):
@@ -15,49 +15,57 @@ import (
 //	manifest.json         format, embedder, dimension, generation N
 //	segments-N.log        append-only log of commit records
 //	vectors-N.f32         append-only little-endian float32 rows, dim per row
-//	lock                  advisory lock taken by writers
+//	bm25.idx              the saved keyword index (a cache: rebuilt when stale)
+//	lock                  the lock writers hold (flock) while they write
 //
-// A commit record is
+// A commit record of format 2 is
 //
-//	uint32 LE payload length | uint32 LE CRC-32C(payload) | payload
+//	"ibR2" | uint32 LE payload length | uint32 LE CRC-32C(payload) |
+//	uint32 LE CRC-32C(the 12 bytes before) | payload
 //
-// and its payload is uvarint(number of ops) followed by the ops. An op is
-// opPut or opDelete. A record is committed when it is complete and its CRC
-// matches; replay stops at the first record that is not, and everything from
-// there on (in the log and in the vector file) was never committed.
+// The magic and the header's own checksum let a reader that meets a damaged
+// record find the next intact one (see replay); format 1 records have only
+// the length and the payload's CRC. A record is committed when it is
+// complete and its checksums match.
 //
-// opPut:    kind | uvarint len, document JSON | uvarint first row | uvarint n |
-//           n × segment
-// segment:  flags | str text | uvarint m, m × str section |
-//           varint page start, page end, start, end
-// opDelete: kind | str document id
+// The payload is uvarint(number of ops) followed by the ops:
+//
+//	opPut:    kind | str document JSON | uvarint first row |
+//	          uint32 LE CRC-32C of the document's vector rows (format 2) |
+//	          uvarint n | n × segment
+//	segment:  flags | str text | str index text (2) | str parent (2) |
+//	          uvarint m, m × str section | varint page start, page end, start, end
+//	opDelete: kind | str document id
 //
 // where str is uvarint length followed by the bytes. A segment's ID,
 // DocumentID and Index are not stored: they follow from the document and the
 // segment's position. Its vector is row (first row + i) of the vector file.
 
 const (
-	formatVersion = 1
+	formatVersion = 2 // written; format 1 is read and rewritten on the first writable open
 	manifestName  = "manifest.json"
 	lockName      = "lock"
+	keywordName   = "bm25.idx"
 
 	opPut    byte = 1
 	opDelete byte = 2
 
 	segZeroVector byte = 1 // the segment's vector is all zeros
 
-	recordHeader  = 8
-	maxRecordSize = 1 << 30
+	recordMagic    = "ibR2"
+	recordHeader   = 16 // format 2
+	recordHeaderV1 = 8
+	maxRecordSize  = 1 << 30
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 func logName(gen int) string    { return fmt.Sprintf("segments-%06d.log", gen) }
 func vectorName(gen int) string { return fmt.Sprintf("vectors-%06d.f32", gen) }
-func manifestTmp() string       { return manifestName + ".tmp" }
 
-// manifest is the small file that names a library's embedder and the
-// generation of its data files. It is replaced atomically, never edited.
+// manifest is the small file that names a library's embedder, the format
+// of its data files and their generation. It is replaced atomically, never
+// edited.
 type manifest struct {
 	Format     int    `json:"format"`
 	Embedder   string `json:"embedder"`
@@ -65,27 +73,30 @@ type manifest struct {
 	Generation int    `json:"generation"`
 }
 
-func (m manifest) info() Info { return Info{Embedder: m.Embedder, Dimension: m.Dimension} }
+func (m manifest) info() store.Info { return store.Info{Embedder: m.Embedder, Dimension: m.Dimension} }
 
 // op is one decoded operation of a commit record.
 type op struct {
 	kind     byte
-	doc      Document  // opPut
-	firstRow int       // opPut: the first vector row in the generation's file
-	segs     []Segment // opPut: Vector nil; zero flag in zero
-	zero     []bool    // opPut: which segments have an all-zero vector
-	id       string    // opDelete
+	doc      store.Document  // opPut
+	firstRow int             // opPut: the first vector row in the generation's file
+	vecSum   uint32          // opPut: CRC-32C of the vector rows (format 2)
+	segs     []store.Segment // opPut: Vector nil; zero flag in zero
+	zero     []bool          // opPut: which segments have an all-zero vector
+	id       string          // opDelete
 }
 
-// appendPut encodes a put op for doc whose segments' vectors start at row.
-func appendPut(b []byte, doc *Document, segs []Segment, zero []bool, row int) ([]byte, error) {
+// appendPut encodes a put op for doc whose segments' vectors start at row
+// and have the checksum vecSum.
+func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool, row int, vecSum uint32) ([]byte, error) {
 	js, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't encode document %s: %w", doc.ID, err)
 	}
 	b = append(b, opPut)
-	b = appendBytes(b, js)
+	b = wire.AppendBytes(b, js)
 	b = binary.AppendUvarint(b, uint64(row))
+	b = binary.LittleEndian.AppendUint32(b, vecSum)
 	b = binary.AppendUvarint(b, uint64(len(segs)))
 	for i := range segs {
 		s := &segs[i]
@@ -94,10 +105,12 @@ func appendPut(b []byte, doc *Document, segs []Segment, zero []bool, row int) ([
 			flags |= segZeroVector
 		}
 		b = append(b, flags)
-		b = appendString(b, s.Text)
+		b = wire.AppendString(b, s.Text)
+		b = wire.AppendString(b, s.IndexText)
+		b = wire.AppendString(b, s.Parent)
 		b = binary.AppendUvarint(b, uint64(len(s.Section)))
 		for _, h := range s.Section {
-			b = appendString(b, h)
+			b = wire.AppendString(b, h)
 		}
 		b = binary.AppendVarint(b, int64(s.PageStart))
 		b = binary.AppendVarint(b, int64(s.PageEnd))
@@ -109,169 +122,97 @@ func appendPut(b []byte, doc *Document, segs []Segment, zero []bool, row int) ([
 
 func appendDelete(b []byte, id string) []byte {
 	b = append(b, opDelete)
-	return appendString(b, id)
+	return wire.AppendString(b, id)
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-func appendBytes(b []byte, s []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-// frame wraps payload into a commit record.
+// frame wraps payload into a commit record of format 2.
 func frame(payload []byte) []byte {
 	rec := make([]byte, recordHeader, recordHeader+len(payload))
-	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(rec[4:8], crc32.Checksum(payload, crcTable))
+	copy(rec, recordMagic)
+	binary.LittleEndian.PutUint32(rec[4:8], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(rec[8:12], crc32.Checksum(payload, crcTable))
+	binary.LittleEndian.PutUint32(rec[12:16], crc32.Checksum(rec[:12], crcTable))
 	return append(rec, payload...)
 }
 
-var errCorrupt = errors.New("corrupt record")
-
-// decoder reads the fields of one payload; the first error sticks.
-type decoder struct {
-	b   []byte
-	err error
+// header is a parsed record header.
+type header struct {
+	size int    // header bytes
+	n    uint32 // payload length
+	sum  uint32 // payload CRC
 }
 
-func (d *decoder) fail() {
-	if d.err == nil {
-		d.err = errCorrupt
+// parseHeader reads a record header of format at the start of b; ok is
+// false when b is too short or the header is not intact.
+func parseHeader(b []byte, format int) (h header, ok bool) {
+	if format == 1 {
+		if len(b) < recordHeaderV1 {
+			return h, false
+		}
+		h = header{recordHeaderV1, binary.LittleEndian.Uint32(b[0:4]), binary.LittleEndian.Uint32(b[4:8])}
+		return h, h.n <= maxRecordSize
 	}
-	d.b = nil
-}
-
-func (d *decoder) byte() byte {
-	if len(d.b) < 1 {
-		d.fail()
-		return 0
+	if len(b) < recordHeader || string(b[:4]) != recordMagic ||
+		crc32.Checksum(b[:12], crcTable) != binary.LittleEndian.Uint32(b[12:16]) {
+		return h, false
 	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
+	h = header{recordHeader, binary.LittleEndian.Uint32(b[4:8]), binary.LittleEndian.Uint32(b[8:12])}
+	return h, h.n <= maxRecordSize
 }
 
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) int() int {
-	v, n := binary.Varint(d.b)
-	if n <= 0 || v > math.MaxInt32 || v < math.MinInt32 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return int(v)
-}
-
-// count reads a length that must fit in what is left of the payload.
-func (d *decoder) count() int {
-	v := d.uvarint()
-	if v > uint64(len(d.b)) {
-		d.fail()
-		return 0
-	}
-	return int(v)
-}
-
-func (d *decoder) bytes() []byte {
-	n := d.count()
-	if d.err != nil {
-		return nil
-	}
-	s := d.b[:n:n]
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *decoder) string() string { return string(d.bytes()) }
-
-// decodePayload appends the ops of one committed record to ops.
-func decodePayload(p []byte, ops []op) ([]op, error) {
-	d := decoder{b: p}
-	n := d.count()
-	for i := 0; i < n && d.err == nil; i++ {
-		switch kind := d.byte(); kind {
+// decodePayload appends the ops of one committed record of format to ops.
+func decodePayload(p []byte, format int, ops []op) ([]op, error) {
+	d := wire.Decoder{B: p}
+	n := d.Count()
+	for i := 0; i < n && d.Err() == nil; i++ {
+		switch kind := d.Byte(); kind {
 		case opPut:
-			var o op
-			o.kind = opPut
-			js := d.bytes()
-			if d.err != nil {
+			o := op{kind: opPut}
+			js := d.Bytes()
+			if d.Err() != nil {
 				break
 			}
 			if err := json.Unmarshal(js, &o.doc); err != nil {
-				return ops, fmt.Errorf("%w: document: %v", errCorrupt, err)
+				return ops, fmt.Errorf("%w: document: %v", wire.ErrCorrupt, err)
 			}
-			o.firstRow = int(d.uvarint())
-			ns := d.count()
-			if d.err != nil {
+			o.firstRow = int(d.Uvarint())
+			if format >= 2 {
+				o.vecSum = d.Uint32()
+			}
+			ns := d.Count()
+			if d.Err() != nil {
 				break
 			}
-			o.segs = make([]Segment, ns)
+			o.segs = make([]store.Segment, ns)
 			o.zero = make([]bool, ns)
 			for j := range o.segs {
 				s := &o.segs[j]
-				o.zero[j] = d.byte()&segZeroVector != 0
-				s.Text = d.string()
-				if m := d.count(); m > 0 {
+				o.zero[j] = d.Byte()&segZeroVector != 0
+				s.Text = d.String()
+				if format >= 2 {
+					s.IndexText = d.String()
+					s.Parent = d.String()
+				}
+				if m := d.Count(); m > 0 {
 					s.Section = make([]string, m)
 					for k := range s.Section {
-						s.Section[k] = d.string()
+						s.Section[k] = d.String()
 					}
 				}
-				s.PageStart = d.int()
-				s.PageEnd = d.int()
-				s.Start = d.int()
-				s.End = d.int()
+				s.PageStart = d.Int()
+				s.PageEnd = d.Int()
+				s.Start = d.Int()
+				s.End = d.Int()
 			}
 			ops = append(ops, o)
 		case opDelete:
-			ops = append(ops, op{kind: opDelete, id: d.string()})
+			ops = append(ops, op{kind: opDelete, id: d.String()})
 		default:
-			d.fail()
+			d.Fail()
 		}
 	}
-	if d.err == nil && len(d.b) != 0 {
-		d.fail()
+	if d.Err() == nil && len(d.B) != 0 {
+		d.Fail()
 	}
-	return ops, d.err
-}
-
-// littleEndian reports whether float32s are laid out in memory as the vector
-// file stores them, so that rows can be read and written without copying.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// floatView is the memory of f as bytes.
-func floatView(f []float32) []byte {
-	if len(f) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), len(f)*4)
-}
-
-// floatBytes returns the bytes of f in the vector file's byte order: a view
-// of f itself on little-endian machines, a copy elsewhere.
-func floatBytes(f []float32) []byte {
-	if len(f) == 0 {
-		return nil
-	}
-	if littleEndian {
-		return floatView(f)
-	}
-	b := make([]byte, len(f)*4)
-	for i, v := range f {
-		binary.LittleEndian.PutUint32(b[i*4:], math.Float32bits(v))
-	}
-	return b
+	return ops, d.Err()
 }

@@ -13,14 +13,14 @@ func FuzzDecodePayload(f *testing.F) {
 	segs[2].Section = nil
 	zero := []bool{false, true, false}
 	p := binary.AppendUvarint(nil, 2)
-	p, _ = appendPut(p, &doc, segs, zero, 7)
+	p, _ = appendPut(p, &doc, segs, zero, 7, 99)
 	p = appendDelete(p, "gone")
 	f.Add(p)
 	f.Add([]byte{})
 	f.Add([]byte{1, 1})
 	f.Add([]byte{1, 2, 2, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ops, err := decodePayload(b, nil)
+		ops, err := decodePayload(b, formatVersion, nil)
 		if err != nil {
 			return
 		}
@@ -29,14 +29,14 @@ func FuzzDecodePayload(f *testing.F) {
 		for _, o := range ops {
 			switch o.kind {
 			case opPut:
-				if q, err = appendPut(q, &o.doc, o.segs, o.zero, o.firstRow); err != nil {
+				if q, err = appendPut(q, &o.doc, o.segs, o.zero, o.firstRow, o.vecSum); err != nil {
 					t.Fatal(err)
 				}
 			case opDelete:
 				q = appendDelete(q, o.id)
 			}
 		}
-		again, err := decodePayload(q, nil)
+		again, err := decodePayload(q, formatVersion, nil)
 		if err != nil {
 			t.Fatalf("re-encoded payload does not decode: %v", err)
 		}
@@ -47,16 +47,16 @@ func FuzzDecodePayload(f *testing.F) {
 }
 
 func TestPayloadRoundTrip(t *testing.T) {
-	doc, segs := makeDoc("rt", 3, 4, 1)
-	doc.Segments = 3
-	zero := []bool{false, true, false}
+	doc, segs := makeDoc("rt", 4, 4, 1)
+	doc.Segments = 4
+	zero := []bool{false, true, false, false}
 	p := binary.AppendUvarint(nil, 2)
-	p, err := appendPut(p, &doc, segs, zero, 7)
+	p, err := appendPut(p, &doc, segs, zero, 7, 99)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p = appendDelete(p, "gone")
-	ops, err := decodePayload(p, nil)
+	ops, err := decodePayload(p, formatVersion, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,19 +64,19 @@ func TestPayloadRoundTrip(t *testing.T) {
 		t.Fatalf("ops = %+v", ops)
 	}
 	o := ops[0]
-	if !reflect.DeepEqual(o.doc, doc) || o.firstRow != 7 || !reflect.DeepEqual(o.zero, zero) {
+	if !reflect.DeepEqual(o.doc, doc) || o.firstRow != 7 || o.vecSum != 99 || !reflect.DeepEqual(o.zero, zero) {
 		t.Fatalf("put = %+v", o)
 	}
 	for i, sg := range o.segs {
 		w := segs[i]
-		if sg.Text != w.Text || !reflect.DeepEqual(sg.Section, w.Section) || sg.PageStart != w.PageStart ||
+		if sg.Text != w.Text || sg.IndexText != w.IndexText || sg.Parent != w.Parent || !reflect.DeepEqual(sg.Section, w.Section) || sg.PageStart != w.PageStart ||
 			sg.PageEnd != w.PageEnd || sg.Start != w.Start || sg.End != w.End {
 			t.Fatalf("segment %d = %+v, want %+v", i, sg, w)
 		}
 	}
 	// Every truncation is an error, never a panic or a shorter success.
 	for n := range len(p) {
-		if _, err := decodePayload(p[:n], nil); err == nil {
+		if _, err := decodePayload(p[:n], formatVersion, nil); err == nil {
 			t.Fatalf("payload cut to %d bytes decoded", n)
 		}
 	}

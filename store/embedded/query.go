@@ -1,122 +1,59 @@
 package embedded
 
 import (
-	"cmp"
-	"container/heap"
 	"context"
 	"fmt"
-	"math"
-	"slices"
 	"strings"
+
+	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/internal/topk"
 )
 
-// Query returns the k segments most similar (cosine) to vector, best first.
-// Without a filter it asks the chromem-go collection; with one it scans the
-// vectors of the segments the filter admits, exactly (filter runs under the
-// store's read lock and must not call the store). Segments whose vector
-// is all zeros never match. A vector of another dimension is an error
-// wrapping ErrEmbedderMismatch.
-func (s *Chromem) Query(ctx context.Context, vector []float32, k int, filter Filter) ([]Hit, error) {
+// Dense returns the k segments the filter admits most similar (cosine) to
+// vector, best first, ties by segment id. Without a filter it asks the
+// chromem-go collection; with one it scans the vectors of the segments the
+// filter admits, exactly. Segments whose vector is all zeros never match. A
+// vector of another dimension is an error wrapping ErrEmbedderMismatch.
+func (s *Store) Dense(ctx context.Context, vector []float32, k int, f store.Filter) ([]store.Hit, error) {
 	if len(vector) != s.info.Dimension {
 		return nil, fmt.Errorf("%w: query vector has dimension %d, the library's is %d (built with %q)",
-			ErrEmbedderMismatch, len(vector), s.info.Dimension, s.info.Embedder)
+			store.ErrEmbedderMismatch, len(vector), s.info.Dimension, s.info.Embedder)
 	}
-	if k <= 0 || isZero(vector) {
+	q := append([]float32(nil), vector...)
+	zero, err := normalise(q)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't search: query %w", err)
+	}
+	if err := s.rlock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	if k <= 0 || zero {
 		return nil, nil // nothing is similar to the zero vector
 	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return nil, ErrClosed
-	}
-	if filter != nil {
-		return s.scan(ctx, vector, k, filter)
+	if !f.IsZero() {
+		return s.scan(ctx, q, k, f)
 	}
 	n := min(k, s.coll.Count())
 	if n == 0 {
 		return nil, nil
 	}
-	res, err := s.coll.QueryEmbedding(ctx, vector, n, nil, nil)
+	res, err := s.coll.QueryEmbedding(ctx, q, n, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't query vectors: %w", err)
 	}
-	hits := make([]Hit, 0, len(res))
+	hits := make([]store.Hit, 0, len(res))
 	for i := range res {
 		e, j, ok := s.lookup(res[i].ID)
 		if !ok {
 			return nil, fmt.Errorf("store is inconsistent: chromem returned unknown segment %s", res[i].ID)
 		}
-		hits = append(hits, Hit{Segment: e.segs[j], Similarity: res[i].Similarity})
+		hits = append(hits, store.Hit{Segment: cloneSeg(e.segs[j]), Score: float64(res[i].Similarity)})
 	}
+	// chromem-go orders by similarity only; equal ones go by id here, as
+	// the contract says.
+	sortHits(hits)
 	return hits, nil
-}
-
-// scan is the exact search over the segments filter admits; the caller
-// holds mu.
-func (s *Chromem) scan(ctx context.Context, vector []float32, k int, filter Filter) ([]Hit, error) {
-	q := normalised(vector)
-	dim := s.info.Dimension
-	h := make(hitHeap, 0, k)
-	seen := 0
-	for _, e := range s.docs {
-		for i := range e.segs {
-			if seen++; seen%4096 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			if e.zero[i] || !filter(&e.doc, &e.segs[i]) {
-				continue
-			}
-			sim := dot(q, e.vector(i, dim))
-			if len(h) < k {
-				heap.Push(&h, scored{e, i, sim})
-			} else if h.less(h[0], scored{e, i, sim}) {
-				h[0] = scored{e, i, sim}
-				heap.Fix(&h, 0)
-			}
-		}
-	}
-	slices.SortFunc(h, func(a, b scored) int { return -cmpScored(a, b) })
-	hits := make([]Hit, len(h))
-	for i, c := range h {
-		hits[i] = Hit{Segment: c.e.segs[c.i], Similarity: c.sim}
-	}
-	return hits, nil
-}
-
-func normalised(v []float32) []float32 {
-	var sum float64
-	for _, x := range v {
-		sum += float64(x) * float64(x)
-	}
-	if sum == 0 || math.Abs(math.Sqrt(sum)-1) < 1e-7 {
-		return v
-	}
-	norm := float32(math.Sqrt(sum))
-	out := make([]float32, len(v))
-	for i, x := range v {
-		out[i] = x / norm
-	}
-	return out
-}
-
-func isZero(v []float32) bool {
-	for _, x := range v {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func dot(a, b []float32) float32 {
-	var s float32
-	b = b[:len(a)]
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
 }
 
 // scored is a candidate of the exact scan.
@@ -126,26 +63,79 @@ type scored struct {
 	sim float32
 }
 
-// cmpScored orders by similarity, then (for a stable order among equals) by
-// segment ID, the smaller ID counting as better.
-func cmpScored(a, b scored) int {
-	if c := cmp.Compare(a.sim, b.sim); c != 0 {
-		return c
+// betterScored orders by similarity, then by segment ID, the smaller first.
+func betterScored(a, b scored) bool {
+	if a.sim != b.sim {
+		return a.sim > b.sim
 	}
-	return -strings.Compare(a.e.segs[a.i].ID, b.e.segs[b.i].ID)
+	return a.e.segs[a.i].ID < b.e.segs[b.i].ID
 }
 
-// hitHeap is a min-heap: the worst of the best k is at the root.
-type hitHeap []scored
+// scan is the exact search over the segments f admits; the caller holds mu.
+func (s *Store) scan(ctx context.Context, q []float32, k int, f store.Filter) ([]store.Hit, error) {
+	dim := s.info.Dimension
+	h := topk.New(k, betterScored)
+	seen := 0
+	for _, e := range s.docs {
+		if !f.MatchDocument(&e.doc) {
+			continue
+		}
+		for i := range e.segs {
+			if seen++; seen%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			if e.zero[i] || !f.Match(&e.doc, &e.segs[i]) {
+				continue
+			}
+			h.Push(scored{e, i, dot(q, e.vector(i, dim))})
+		}
+	}
+	top := h.Sorted()
+	hits := make([]store.Hit, len(top))
+	for i, c := range top {
+		hits[i] = store.Hit{Segment: cloneSeg(c.e.segs[c.i]), Score: float64(c.sim)}
+	}
+	return hits, nil
+}
 
-func (h hitHeap) less(a, b scored) bool { return cmpScored(a, b) < 0 }
-func (h hitHeap) Len() int              { return len(h) }
-func (h hitHeap) Less(i, j int) bool    { return h.less(h[i], h[j]) }
-func (h hitHeap) Swap(i, j int)         { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)           { *h = append(*h, x.(scored)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// Keyword returns up to k segments the filter admits that share a term with
+// query, best BM25 score first, ties by segment id.
+func (s *Store) Keyword(ctx context.Context, query string, k int, f store.Filter) ([]store.Hit, error) {
+	if err := s.rlock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.mu.RUnlock()
+	if k <= 0 {
+		return nil, nil
+	}
+	var admit func(string) bool
+	if !f.IsZero() {
+		admit = func(id string) bool {
+			e, i, ok := s.lookup(id)
+			return ok && f.Match(&e.doc, &e.segs[i])
+		}
+	}
+	res := s.kw.Search(query, k, admit)
+	hits := make([]store.Hit, 0, len(res))
+	for _, r := range res {
+		e, i, ok := s.lookup(r.ID)
+		if !ok {
+			return nil, fmt.Errorf("store is inconsistent: keyword index returned unknown segment %s", r.ID)
+		}
+		hits = append(hits, store.Hit{Segment: cloneSeg(e.segs[i]), Score: r.Score})
+	}
+	return hits, nil
+}
+
+// sortHits orders hits by score, then id (insertion sort: chromem's result
+// is sorted by score already, so only runs of equal scores move).
+func sortHits(h []store.Hit) {
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && (h[j].Score > h[j-1].Score ||
+			h[j].Score == h[j-1].Score && strings.Compare(h[j].Segment.ID, h[j-1].Segment.ID) < 0); j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
 }

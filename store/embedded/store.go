@@ -1,95 +1,287 @@
-// Package store persists a library's documents, segments and vectors behind
-// one small interface. The embedded default keeps its own files on disk and
-// answers dense queries through chromem-go.
+// Package embedded is ibid's default store: a library is a folder of its
+// own files (an append-only log of documents and segments, one contiguous
+// file of vectors, a saved keyword index), held in memory while open;
+// chromem-go answers unfiltered dense queries, and a BM25 index of package
+// keyword answers keyword queries. docs/storage.md describes the files,
+// the locking and what survives a crash or damage.
 //
-// The store knows nothing of loading, chunking or retrieval (those live in
-// package rag); it never imports rag or ui.
+// The package registers itself with package store for folder locations
+// (and the empty one, the XDG data folder) and for "memory:" locations.
 package embedded
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/philippgille/chromem-go"
+
+	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
-// Document is one ingested file.
-type Document struct {
-	ID       string            `json:"id"`   // derived from the content hash
-	Path     string            `json:"path"` // absolute path it was read from
-	Hash     string            `json:"hash"` // hex SHA-256 of the file's bytes
-	Title    string            `json:"title,omitempty"`
-	Author   string            `json:"author,omitempty"`
-	URL      string            `json:"url,omitempty"`
-	Date     string            `json:"date,omitempty"`
-	Format   string            `json:"format"` // "pdf", "markdown", "text", "html"
-	Pages    int               `json:"pages,omitempty"`
-	Segments int               `json:"segments"`
-	Added    int64             `json:"added"` // unix seconds
-	Meta     map[string]string `json:"meta,omitempty"`
-}
-
-// Segment is one retrievable passage of a document.
+// Store is the embedded store.Store: documents, segments, vectors and the
+// keyword index live in memory; unless the store lives in memory only,
+// every change is first committed to the library's own files (see
+// docs/storage.md; chromem-go's persistence is not used, as it names files
+// after a 4-byte hash of each id and loses segments when two collide).
 //
-// Invariant: ID == DocumentID + ":" + strconv.Itoa(Index), and Index counts
-// from 0 in reading order without gaps.
-type Segment struct {
-	ID         string    `json:"id"`
-	DocumentID string    `json:"document_id"`
-	Index      int       `json:"index"`
-	Text       string    `json:"text"`
-	Section    []string  `json:"section,omitempty"` // heading path, outermost first
-	PageStart  int       `json:"page_start,omitempty"`
-	PageEnd    int       `json:"page_end,omitempty"`
-	Start      int       `json:"start"` // byte offsets in the document's text
-	End        int       `json:"end"`
-	Vector     []float32 `json:"-"` // given to PutDocument; segments read back carry none (Chromem.Vector gives a copy)
-}
-
-// Info says which embedder built a library.
-type Info struct {
-	Embedder  string `json:"embedder"`
-	Dimension int    `json:"dimension"`
-}
-
-// Hit is a dense query result.
-type Hit struct {
-	Segment    Segment
-	Similarity float32
-}
-
-// Filter limits a query to some segments; nil admits all.
-type Filter func(doc *Document, seg *Segment) bool
-
-// ErrEmbedderMismatch is returned when a library is used with an embedder
-// other than the one that built it.
-var ErrEmbedderMismatch = errors.New("library was built with a different embedder")
-
-// Store is a library's persistence.
+// Invariants:
+//   - Every live segment with a non-zero vector is in the chromem collection
+//     under its segment ID, with that vector, normalised; segments whose
+//     vector is all zeros (or whose stored vectors failed their checksum)
+//     are stored but never returned by Dense.
+//   - The keyword index holds exactly the live segments, each under its
+//     KeywordText.
+//   - A change is visible to readers only after it is committed on disk; a
+//     failed change leaves memory and disk as they were.
+//   - Each document's vectors are one contiguous slice, row i belonging to
+//     segment i.
 //
-// Invariants: PutDocument is atomic (after a crash the store holds either
-// all of the document's segments or none of them) and never loses another
-// document's segment, at any size.
-type Store interface {
-	Info() Info
-	// PutDocument stores doc and its segments (with vectors), replacing any
-	// document of the same ID.
-	PutDocument(ctx context.Context, doc Document, segs []Segment) error
-	DeleteDocument(ctx context.Context, id string) error
-	Documents() []Document
-	Document(id string) (Document, bool)
-	Segment(id string) (Segment, bool)
-	// Segments returns a document's segments in order.
-	Segments(docID string) []Segment
-	// Each visits every segment (for building the BM25 index).
-	Each(fn func(doc *Document, seg *Segment) bool)
-	Len() int
-	Query(ctx context.Context, vector []float32, k int, filter Filter) ([]Hit, error)
-	Close() error
+// Concurrency: any number of goroutines may read while one writes; writers
+// (Update, Compact, and catching up with another process's commits) are
+// serialised by wsem, and readers wait only while a committed change is
+// linked in, never for the disk. Between processes, writers hold the
+// library's lock file (flock) from catching up to committing.
+type Store struct {
+	dir  string // "" for a store that lives only in memory
+	info store.Info
+
+	// wsem serialises writers in this process; unlike a mutex, waiting for
+	// it honours a context.
+	wsem chan struct{}
+
+	// mu guards the fields below it: readers hold it shared; writers, who
+	// also hold wsem, take it only to change them.
+	mu     sync.RWMutex
+	docs   map[string]*entry
+	nsegs  int // live segments
+	coll   *chromem.Collection
+	kw     *keyword.BM25
+	closed bool
+
+	disk *disk // nil in memory; its fields are guarded by wsem
 }
 
-// Updater is implemented by stores that can commit several changes at once
-// (Chromem does): deletes, then puts, all or nothing. Replacing a changed
-// file, whose new content hash gives it a new document ID, is
-// Update(ctx, []Put{{newDoc, segs}}, []string{oldID}).
-type Updater interface {
-	Update(ctx context.Context, puts []Put, deletes []string) error
+// entry is one live document with its segments and vectors.
+type entry struct {
+	doc   store.Document
+	segs  []store.Segment // Vector nil
+	zero  []bool          // zero[i]: segment i's vector is all zeros (or lost)
+	vecs  []float32       // len(segs) × dim, row i for segment i
+	row   int             // first row in the current generation's vector file
+	sum   uint32          // checksum of vecs as committed
+	lost  bool            // the stored vectors were damaged (zeroed, see disk.attach)
+	terms []keyword.Terms // analysed KeywordTexts, only until linked
 }
+
+func (e *entry) vector(i, dim int) []float32 { return e.vecs[i*dim : (i+1)*dim : (i+1)*dim] }
+
+// newStore returns an empty store for info.
+func newStore(dir string, info store.Info) (*Store, error) {
+	s := &Store{dir: dir, info: info, wsem: make(chan struct{}, 1), docs: map[string]*entry{}, kw: keyword.NewBM25()}
+	noEmbed := func(context.Context, string) ([]float32, error) {
+		return nil, errors.New("store: vectors must be given, the store embeds nothing")
+	}
+	c, err := chromem.NewDB().CreateCollection("segments", nil, noEmbed)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't create chromem collection: %w", err)
+	}
+	s.coll = c
+	return s, nil
+}
+
+// NewMemory returns a store that lives in memory only, for the embedder
+// info describes.
+func NewMemory(info store.Info) (*Store, error) {
+	if err := validInfo(info); err != nil {
+		return nil, err
+	}
+	return newStore("", info)
+}
+
+// lock takes the writer's place in this process, waiting with ctx.
+func (s *Store) lock(ctx context.Context) error {
+	select {
+	case s.wsem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", store.ErrBusy, ctx.Err())
+	}
+}
+
+func (s *Store) unlock() { <-s.wsem }
+
+// tryLock takes the writer's place if it is free.
+func (s *Store) tryLock() bool {
+	select {
+	case s.wsem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// addAll fills the collection with entries on all CPUs: chromem-go checks
+// each vector's norm as it adds it, the bulk of the work of opening.
+func (s *Store) addAll(entries []*entry) error {
+	workers := min(runtime.GOMAXPROCS(0), len(entries))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(entries); i += workers {
+				if err := s.addToCollection(entries[i]); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// addToCollection adds e's segments with non-zero vectors to the chromem
+// collection. The vectors are normalised already, so chromem keeps the
+// slices it is given instead of copying them.
+func (s *Store) addToCollection(e *entry) error {
+	ctx := context.Background()
+	for i := range e.segs {
+		if e.zero[i] {
+			continue
+		}
+		err := s.coll.AddDocument(ctx, chromem.Document{ID: e.segs[i].ID, Embedding: e.vector(i, s.info.Dimension)})
+		if err != nil {
+			return fmt.Errorf("couldn't index segment %s: %w", e.segs[i].ID, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) removeFromCollection(e *entry) error {
+	var ids []string
+	for i := range e.segs {
+		if !e.zero[i] {
+			ids = append(ids, e.segs[i].ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := s.coll.Delete(context.Background(), nil, nil, ids...); err != nil {
+		return fmt.Errorf("couldn't unindex document %s: %w", e.doc.ID, err)
+	}
+	return nil
+}
+
+// Info says which embedder built the library.
+func (s *Store) Info() store.Info { return s.info }
+
+// Dir is the library's folder, "" for a store in memory only.
+func (s *Store) Dir() string { return s.dir }
+
+// SetBM25 sets the keyword index's BM25 parameters (for `ibid eval`'s
+// tuning; not part of the store contract).
+func (s *Store) SetBM25(k1, b float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kw.K1, s.kw.B = k1, b
+}
+
+// Damage describes the damage found when the library was opened: nil when
+// none was; otherwise an error wrapping *DamageError that says what to do.
+// A damaged library is open read-only.
+func (s *Store) Damage() error {
+	if s.disk == nil || s.disk.damage == nil {
+		return nil
+	}
+	return s.disk.damage
+}
+
+// Close saves the keyword index if it changed and releases the library's
+// files. The store must not be used after.
+func (s *Store) Close() error {
+	s.wsem <- struct{}{}
+	defer s.unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.disk == nil {
+		return nil
+	}
+	s.saveKeywordLocked(false)
+	return s.disk.close()
+}
+
+// saveKeywordLocked writes the keyword index when it changed since it was
+// last saved (and, unless force, at most every keywordSaveEvery); the
+// caller holds wsem and mu (shared at least). A failure only costs the
+// next open a rebuild.
+func (s *Store) saveKeywordLocked(throttle bool) {
+	d := s.disk
+	if d == nil || !d.kwDirty || !d.writable() {
+		return
+	}
+	if throttle && time.Since(d.kwSaved) < keywordSaveEvery {
+		return
+	}
+	if err := s.kw.Save(d.path(keywordName)); err == nil {
+		d.kwDirty, d.kwSaved = false, time.Now()
+	}
+}
+
+// keywordSaveEvery bounds how often a busy writer saves the keyword index;
+// Close saves it too, and a stale file costs the next open only the
+// segments that changed.
+const keywordSaveEvery = 10 * time.Second
+
+// splitID splits a segment ID "doc:index" into its parts.
+func splitID(id string) (doc string, index int, ok bool) {
+	i := strings.LastIndexByte(id, ':')
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return id[:i], n, true
+}
+
+// lookup finds a live segment; the caller holds mu.
+func (s *Store) lookup(id string) (*entry, int, bool) {
+	docID, i, ok := splitID(id)
+	if !ok {
+		return nil, 0, false
+	}
+	e, ok := s.docs[docID]
+	if !ok || i >= len(e.segs) {
+		return nil, 0, false
+	}
+	return e, i, true
+}
+
+func validInfo(info store.Info) error {
+	if info.Embedder == "" || info.Dimension <= 0 {
+		return fmt.Errorf("store needs an embedder name and a positive dimension, got %q and %d", info.Embedder, info.Dimension)
+	}
+	return nil
+}
+
+func mismatch(dir string, have, want store.Info) error {
+	return fmt.Errorf("%w: the library in %s was built with %q (dimension %d), not %q (dimension %d); "+
+		"use %q again, or rebuild the library with %q (ibid rm --all, then add the documents again)",
+		store.ErrEmbedderMismatch, dir, have.Embedder, have.Dimension, want.Embedder, want.Dimension,
+		have.Embedder, want.Embedder)
+}
+
+var _ store.Store = (*Store)(nil)

@@ -5,46 +5,25 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
-// Put is one document with its segments, for PutDocuments and Update.
-type Put struct {
-	Document Document
-	Segments []Segment
-}
-
-// PutDocument stores doc and its segments (with vectors), replacing any
-// document of the same ID. It commits before it returns: after a crash the
-// library holds the whole document or, if the commit had not finished, what
-// it held before. The vectors are copied and normalised; an all-zero vector
-// is kept but such a segment never matches a query.
-func (s *Chromem) PutDocument(ctx context.Context, doc Document, segs []Segment) error {
-	return s.Update(ctx, []Put{{Document: doc, Segments: segs}}, nil)
-}
-
-// PutDocuments stores several documents in one commit: after a crash the
-// library holds all of them or none. Committing many small documents at once
-// is much faster than one by one (each commit syncs the disk twice).
-func (s *Chromem) PutDocuments(ctx context.Context, puts []Put) error {
-	return s.Update(ctx, puts, nil)
-}
-
-// DeleteDocument removes a document and its segments; a missing document
-// is an error wrapping ErrNotFound.
-func (s *Chromem) DeleteDocument(ctx context.Context, id string) error {
-	return s.Update(ctx, nil, []string{id})
-}
-
-// Update deletes the documents named in deletes, then stores puts, all in
-// one commit: after a crash the library shows all of it or none. Replacing
-// a changed file (whose new content hash gives a new document ID) is
-// Update(ctx, []Put{newDoc}, []string{oldID}). A delete of a document that
-// is not there is an error wrapping ErrNotFound, and nothing is changed.
-func (s *Chromem) Update(ctx context.Context, puts []Put, deletes []string) error {
+// Update deletes the documents named in deletes, then stores puts
+// (replacing documents of the same ID), in one commit: after an error, or a
+// crash at any moment, the library shows all of it or none. A delete of a
+// document that is not there is an error wrapping ErrNotFound, and nothing
+// is changed. Vectors are copied and normalised; NaN or infinite values
+// are refused; an all-zero vector is kept but never matches a query.
+//
+// Update waits for other writers, in this process and in others, as long
+// as ctx allows (then it returns an error wrapping ErrBusy), and honours
+// ctx until its commit point.
+func (s *Store) Update(ctx context.Context, puts []store.Put, deletes []string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -53,56 +32,114 @@ func (s *Chromem) Update(ctx context.Context, puts []Put, deletes []string) erro
 	}
 	dim := s.info.Dimension
 	entries := make([]*entry, len(puts))
+	var a keyword.Analyser
 	for i := range puts {
-		e, err := prepare(&puts[i], dim)
+		e, err := prepare(&puts[i], dim, &a)
 		if err != nil {
 			return err
 		}
 		entries[i] = e
-	}
-
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.closed {
-		return ErrClosed
-	}
-	for _, id := range deletes {
-		if _, ok := s.docs[id]; !ok { // only writers change docs, and we are the writer
-			return fmt.Errorf("%w: %s", ErrNotFound, id)
-		}
-	}
-	if d := s.disk; d != nil {
-		payload := binary.AppendUvarint(nil, uint64(len(deletes)+len(entries)))
-		for _, id := range deletes {
-			payload = appendDelete(payload, id)
-		}
-		vecs := make([][]float32, 0, len(entries))
-		row := d.rows
-		var err error
-		for _, e := range entries {
-			e.row = row
-			payload, err = appendPut(payload, &e.doc, e.segs, e.zero, row)
-			if err != nil {
+		if i%16 == 15 {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
-			vecs = append(vecs, e.vecs)
-			row += len(e.segs)
-		}
-		if err := d.commit(payload, vecs); err != nil {
-			return fmt.Errorf("couldn't update library: %w", err)
 		}
 	}
 
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.unlock()
+	if s.isClosed() {
+		return store.ErrClosed
+	}
+	if d := s.disk; d != nil {
+		if err := s.writeLocked(ctx, d, entries, deletes); err != nil {
+			return err
+		}
+	} else if err := s.checkDeletes(deletes); err != nil {
+		return err
+	}
 	if err := s.link(deletes, entries); err != nil {
 		return err
 	}
-	s.maybeCompact()
+	if s.disk != nil {
+		s.maybeCompact()
+		s.mu.RLock()
+		s.saveKeywordLocked(true)
+		s.mu.RUnlock()
+	}
+	return nil
+}
+
+func (s *Store) isClosed() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.closed
+}
+
+// checkDeletes refuses deletes of documents the library does not hold; the
+// caller holds wsem (so docs cannot change).
+func (s *Store) checkDeletes(deletes []string) error {
+	for _, id := range deletes {
+		if _, ok := s.docs[id]; !ok {
+			return fmt.Errorf("couldn't delete document %s: %w", id, store.ErrNotFound)
+		}
+	}
+	return nil
+}
+
+// writeLocked commits a batch to disk: it takes the library's lock,
+// catches up with other processes' commits, checks the deletes against the
+// result, and appends the batch. The caller holds wsem.
+func (s *Store) writeLocked(ctx context.Context, d *disk, entries []*entry, deletes []string) error {
+	if d.damage != nil {
+		return fmt.Errorf("%w: %w", store.ErrReadOnly, d.damage)
+	}
+	if !d.writable() {
+		return fmt.Errorf("%w: library in %s", store.ErrReadOnly, d.dir)
+	}
+	unlock, err := d.lockFile(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := s.catchUp(); err != nil {
+		return err
+	}
+	if d.damage != nil {
+		return fmt.Errorf("%w: %w", store.ErrReadOnly, d.damage)
+	}
+	if err := s.prepareFiles(d); err != nil {
+		return err
+	}
+	if err := s.checkDeletes(deletes); err != nil {
+		return err
+	}
+	payload := binary.AppendUvarint(nil, uint64(len(deletes)+len(entries)))
+	for _, id := range deletes {
+		payload = appendDelete(payload, id)
+	}
+	vecs := make([][]float32, 0, len(entries))
+	row := d.rows
+	for _, e := range entries {
+		e.row = row
+		payload, err = appendPut(payload, &e.doc, e.segs, e.zero, row, e.sum)
+		if err != nil {
+			return err
+		}
+		vecs = append(vecs, e.vecs)
+		row += len(e.segs)
+	}
+	if err := d.commit(ctx, payload, vecs); err != nil {
+		return fmt.Errorf("couldn't update library: %w", err)
+	}
 	return nil
 }
 
 // link makes a committed update visible: deletes first, then puts, which
-// replace documents of the same IDs. The caller holds wmu.
-func (s *Chromem) link(deletes []string, entries []*entry) error {
+// replace documents of the same IDs. The caller holds wsem.
+func (s *Store) link(deletes []string, entries []*entry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
@@ -118,26 +155,36 @@ func (s *Chromem) link(deletes []string, entries []*entry) error {
 		}
 		s.docs[e.doc.ID] = e
 		s.nsegs += len(e.segs)
+		for i := range e.segs {
+			s.kw.AddTerms(e.segs[i].ID, e.terms[i])
+		}
+		e.terms = nil
 		errs = append(errs, s.addToCollection(e))
+	}
+	if s.disk != nil {
+		s.disk.kwDirty = true
 	}
 	return errors.Join(errs...)
 }
 
-// unlink takes a replaced or deleted document out of the collection and
-// the counts; the caller holds wmu and mu.
-func (s *Chromem) unlink(old *entry) error {
+// unlink takes a replaced or deleted document out of the collection, the
+// keyword index and the counts; the caller holds wsem and mu.
+func (s *Store) unlink(old *entry) error {
 	s.nsegs -= len(old.segs)
 	if s.disk != nil {
 		s.disk.deadRows += len(old.segs)
+	}
+	for i := range old.segs {
+		s.kw.Remove(old.segs[i].ID)
 	}
 	return s.removeFromCollection(old)
 }
 
 // prepare validates a put and turns it into an entry that shares nothing
 // with the caller: ids checked, vectors copied into one block and
-// normalised.
-func prepare(p *Put, dim int) (*entry, error) {
-	doc := p.Document
+// normalised, keyword texts analysed.
+func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
+	doc := cloneDoc(p.Document)
 	if doc.ID == "" {
 		return nil, fmt.Errorf("document has no ID (path %q)", doc.Path)
 	}
@@ -146,10 +193,11 @@ func prepare(p *Put, dim int) (*entry, error) {
 	}
 	doc.Segments = len(p.Segments)
 	e := &entry{
-		doc:  doc,
-		segs: make([]Segment, len(p.Segments)),
-		zero: make([]bool, len(p.Segments)),
-		vecs: make([]float32, len(p.Segments)*dim),
+		doc:   doc,
+		segs:  make([]store.Segment, len(p.Segments)),
+		zero:  make([]bool, len(p.Segments)),
+		vecs:  make([]float32, len(p.Segments)*dim),
+		terms: make([]keyword.Terms, len(p.Segments)),
 	}
 	for i, sg := range p.Segments {
 		want := doc.ID + ":" + strconv.Itoa(i)
@@ -159,28 +207,20 @@ func prepare(p *Put, dim int) (*entry, error) {
 		}
 		if len(sg.Vector) != dim {
 			return nil, fmt.Errorf("%w: segment %s has a vector of dimension %d, the library's is %d",
-				ErrEmbedderMismatch, sg.ID, len(sg.Vector), dim)
+				store.ErrEmbedderMismatch, sg.ID, len(sg.Vector), dim)
 		}
 		v := e.vector(i, dim)
-		var sum float64
-		for j, x := range sg.Vector {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("segment %s has a vector with %v at %d", sg.ID, x, j)
-			}
-			v[j] = x
-			sum += float64(x) * float64(x)
+		copy(v, sg.Vector)
+		zero, err := normalise(v)
+		if err != nil {
+			return nil, fmt.Errorf("segment %s: %w", sg.ID, err)
 		}
-		if sum == 0 {
-			e.zero[i] = true
-		} else if math.Abs(math.Sqrt(sum)-1) >= 1e-7 {
-			norm := float32(math.Sqrt(sum))
-			for j := range v {
-				v[j] /= norm
-			}
-		}
+		e.zero[i] = zero
+		e.terms[i] = a.Terms(sg.KeywordText())
 		sg.Vector = nil
 		sg.Section = slices.Clone(sg.Section)
 		e.segs[i] = sg
 	}
+	e.sum = vecSum(e.vecs)
 	return e, nil
 }

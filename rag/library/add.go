@@ -1,0 +1,284 @@
+package library
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// AddProgress is where an Add is. Counts are cumulative over the run.
+type AddProgress struct {
+	// Stage is one of "waiting" (for another process adding to the
+	// library), "load" (reading File), "embed", "store" (committing),
+	// "skip" (File was skipped), "file" (File is done) and "done".
+	Stage      string
+	File       string
+	FilesDone  int // files done (added, unchanged, replaced or skipped)
+	FilesTotal int // files found
+	Segments   int // segments of the documents loaded so far
+	Embedded   int // segments embedded so far
+	ToEmbed    int // segments loaded so far that need embedding
+	// With Stage "file": Status is "new", "changed", "unchanged" or "moved
+	// from PATH", and FileSegments the file's segments; with Stage "skip",
+	// Status is the reason.
+	Status       string
+	FileSegments int
+}
+
+// AddReport is what an Add did. Every file found is in exactly one list
+// (Moved counts files whose content was in the library under a path that
+// no longer exists: the document now has the new path).
+type AddReport struct {
+	Added, Unchanged, Replaced, Moved []store.Document
+	Skipped                           []*ingest.SkipError
+}
+
+// Commit batching: small documents are committed together (each commit
+// syncs the disk twice), but never more than these at once, and at least
+// every flushEvery, so that an interrupted add keeps what it has done.
+const (
+	embedBatch   = 64
+	flushDocs    = 32
+	flushSegs    = 1024
+	flushEvery   = 2 * time.Second
+	flushLimitMB = 64 // vectors held before a commit
+)
+
+// queued is a loaded, embedded document waiting for its commit.
+type queued struct {
+	doc  store.Document
+	segs []store.Segment
+	old  string // id of the document this one replaces ("" if none)
+	move bool   // same id as a document at a path that is gone
+}
+
+// adder is the state of one Add run.
+type adder struct {
+	l        *Library
+	ctx      context.Context
+	progress func(AddProgress)
+	rep      *AddReport
+	p        AddProgress
+	loader   *ingest.Loader
+
+	byPath    map[string]string // absolute path → document id, in the store
+	pending   []queued
+	pendSegs  int
+	lastFlush time.Time
+}
+
+// Add reads the files, folders (recursively) and globs in paths into the
+// library, file by file: a new file is added; a file already in the library
+// with the same content at the same path is left alone (Unchanged); a file
+// whose content changed replaces its old document (Replaced); content that
+// is in the library under another path that still exists is skipped as
+// "same content as PATH", and under a path that is gone, the document takes
+// the new path (Moved). Bad input never stops the run: each file that
+// cannot be read is in Skipped with its reason.
+//
+// progress, if not nil, is called from Add's goroutine as it goes.
+//
+// Cancelling ctx stops the run after committing the documents that were
+// whole; Add then returns the report so far and ctx's error. At every
+// moment, even if the process is killed, the library holds whole documents
+// only. An error that would fail every file (the embedder cannot be
+// reached, the disk is full) stops the run with the report so far.
+func (l *Library) Add(ctx context.Context, paths []string, progress func(AddProgress)) (*AddReport, error) {
+	rep := &AddReport{}
+	if l.emb == nil {
+		return rep, l.noEmbedder()
+	}
+	if progress == nil {
+		progress = func(AddProgress) {}
+	}
+	files, skipped := ingest.Expand(paths)
+	rep.Skipped = append(rep.Skipped, skipped...)
+	a := &adder{l: l, ctx: ctx, progress: progress, rep: rep}
+	a.p.FilesTotal = len(files) + len(skipped)
+	for _, s := range skipped {
+		a.p.FilesDone++
+		a.p.Status = s.Reason
+		a.report("skip", s.Path)
+	}
+	if len(files) == 0 {
+		return rep, nil
+	}
+
+	ctx, cancel := l.bind(ctx) // Close cancels the run
+	defer cancel()
+	a.ctx = ctx
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+
+	if err := a.indexPaths(); err != nil {
+		return rep, err
+	}
+	a.lastFlush = time.Now()
+	a.loader = l.getLoader()
+	// Files are read and loaded one ahead, while the one before is
+	// embedded; the reader stops when Add returns.
+	rctx, stop := context.WithCancel(ctx)
+	next := a.reader(rctx, files)
+	defer func() {
+		stop()
+		for range next { // until the reader is gone: it uses the loader
+		}
+	}()
+	var runErr error
+	for _, f := range files {
+		if runErr = ctx.Err(); runErr != nil {
+			break
+		}
+		a.report("load", f)
+		r, ok := <-next
+		if !ok {
+			runErr = ctx.Err()
+			break
+		}
+		if runErr = a.file(r); runErr != nil {
+			break
+		}
+	}
+	// Whole documents loaded before a cancel are kept.
+	if err := a.flush(); err != nil && runErr == nil {
+		runErr = err
+	}
+	a.report("done", "")
+	return rep, runErr
+}
+
+func (a *adder) report(stage, file string) {
+	a.p.Stage, a.p.File = stage, file
+	a.progress(a.p)
+}
+
+func (a *adder) skip(path, reason string) {
+	a.rep.Skipped = append(a.rep.Skipped, &ingest.SkipError{Path: path, Reason: reason})
+	a.p.FilesDone++
+	a.p.Status, a.p.FileSegments = reason, 0
+	a.report("skip", path)
+}
+
+// indexPaths maps the store's documents by path.
+func (a *adder) indexPaths() error {
+	docs, err := a.l.st.Documents(context.WithoutCancel(a.ctx))
+	if err != nil {
+		return fmt.Errorf("couldn't read library %q: %w", a.l.name, err)
+	}
+	a.byPath = make(map[string]string, len(docs))
+	for _, d := range docs {
+		a.byPath[d.Path] = d.ID
+	}
+	return nil
+}
+
+// file adds one file the reader read. It returns an error only for what
+// stops the run.
+func (a *adder) file(r fileRead) error {
+	switch {
+	case r.err != nil:
+		return r.err
+	case r.skip != "":
+		a.skip(r.path, r.skip)
+		return nil
+	case a.known(r.path, r.abs, r.id):
+		return nil
+	}
+	if r.ld == nil { // its content was in the library when read, but is not now
+		ld, reason, err := a.load(a.ctx, r.abs, r.data)
+		switch {
+		case err != nil:
+			return err
+		case reason != "":
+			a.skip(r.path, reason)
+			return nil
+		}
+		r.ld = ld
+	}
+	doc, segs := r.ld.Document, r.ld.Segments
+	doc.Path = r.abs
+	doc.Segments = len(segs)
+	if doc.Added == 0 {
+		doc.Added = time.Now().Unix()
+	}
+	a.p.Segments += len(segs)
+	a.p.ToEmbed += len(segs)
+	if err := a.embed(r.path, segs); err != nil {
+		return err
+	}
+	if err := a.ctx.Err(); err != nil {
+		return err // cancelled: the document in progress is dropped
+	}
+	old := a.oldAt(r.abs, doc.ID)
+	a.pending = append(a.pending, queued{doc: doc, segs: segs, old: old})
+	a.pendSegs += len(segs)
+	a.p.FilesDone++
+	a.p.Status, a.p.FileSegments = "new", len(segs)
+	if old != "" {
+		a.p.Status = "changed"
+	}
+	a.report("file", r.path)
+	if len(a.pending) >= flushDocs || a.pendSegs >= flushSegs ||
+		a.pendSegs*a.l.built.Dimension*4 >= flushLimitMB<<20 || time.Since(a.lastFlush) >= flushEvery {
+		return a.flush()
+	}
+	return nil
+}
+
+// oldAt is the id of the document at path abs, other than id.
+func (a *adder) oldAt(abs, id string) string {
+	if old, ok := a.byPath[abs]; ok && old != id {
+		return old
+	}
+	return ""
+}
+
+// known settles a file whose content (id) is in the library or pending
+// already, and reports whether it did.
+func (a *adder) known(path, abs, id string) bool {
+	for _, p := range a.pending {
+		if p.doc.ID == id {
+			a.skip(path, "same content as "+p.doc.Path)
+			return true
+		}
+	}
+	doc, err := a.l.st.Document(a.ctx, id)
+	if err != nil {
+		return false // not there (or unreadable: then loading it again is right)
+	}
+	switch {
+	case doc.Path == abs:
+		a.rep.Unchanged = append(a.rep.Unchanged, doc)
+		a.p.FilesDone++
+		a.p.Status, a.p.FileSegments = "unchanged", doc.Segments
+		a.report("file", path)
+		return true
+	case exists(doc.Path):
+		a.skip(path, "same content as "+doc.Path)
+		return true
+	}
+	// Moved: the document takes the new path, with its stored segments and
+	// vectors.
+	segs, err := a.l.st.Segments(a.ctx, id, 0, -1)
+	if err != nil {
+		return false // load it again
+	}
+	vecs, err := a.l.st.Vectors(a.ctx, id)
+	if err != nil || len(vecs) != len(segs) {
+		return false // cannot happen in a whole document; load it again
+	}
+	for i := range segs {
+		segs[i].Vector = vecs[i]
+	}
+	from := doc.Path
+	doc.Path = abs
+	a.pending = append(a.pending, queued{doc: doc, segs: segs, old: a.oldAt(abs, id), move: true})
+	a.pendSegs += len(segs)
+	a.p.FilesDone++
+	a.p.Status, a.p.FileSegments = "moved from "+from, len(segs)
+	a.report("file", path)
+	return true
+}

@@ -1,0 +1,98 @@
+package library
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/ibid-dev/ibid/rag/ingest"
+)
+
+// fileRead is a file read, hashed and, unless the library holds its
+// content already, loaded.
+type fileRead struct {
+	path, abs, id string
+	data          []byte         // the file's bytes, when not loaded
+	ld            *ingest.Loaded // nil: not loaded
+	skip          string         // the reason the file is skipped, if it is
+	err           error          // what stops the run (ctx's error)
+}
+
+// reader reads files in a goroutine of its own, one ahead of the caller,
+// and sends each on the returned channel, which it closes when done or
+// when ctx is.
+func (a *adder) reader(ctx context.Context, files []string) <-chan fileRead {
+	ch := make(chan fileRead)
+	go func() {
+		defer close(ch)
+		for _, f := range files {
+			r := a.read(ctx, f)
+			select {
+			case ch <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// read reads and hashes one file and, if its content is not in the
+// library, loads it. It runs in the reader's goroutine: it only reads the
+// store.
+func (a *adder) read(ctx context.Context, path string) fileRead {
+	r := fileRead{path: path}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		r.skip = "unreadable path: " + err.Error()
+		return r
+	}
+	r.abs = abs
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		r.skip = "unreadable: " + cause(err)
+		return r
+	}
+	r.id = ingest.DocumentID(ingest.HashBytes(b))
+	if _, err := a.l.st.Document(ctx, r.id); err == nil {
+		r.data = b // probably unchanged; the caller decides
+		return r
+	}
+	r.ld, r.skip, r.err = a.load(ctx, abs, b)
+	return r
+}
+
+// load loads a file's bytes; a file that cannot be used gets a reason to
+// skip it; err is only ctx's error.
+func (a *adder) load(ctx context.Context, abs string, b []byte) (*ingest.Loaded, string, error) {
+	ld, err := a.loader.LoadBytes(ctx, abs, b)
+	switch {
+	case err == nil && len(ld.Segments) == 0:
+		return nil, "no text to index", nil
+	case err == nil:
+		return ld, "", nil
+	case ctx.Err() != nil:
+		return nil, "", ctx.Err()
+	}
+	var se *ingest.SkipError
+	if errors.As(err, &se) {
+		return nil, se.Reason, nil
+	}
+	return nil, err.Error(), nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// cause is an error's last part, without the path that the report shows
+// beside it.
+func cause(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,492 @@
+package library
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ibid-dev/ibid/internal/xdg"
+	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
+)
+
+var libNotes = map[string]string{
+	"plants.md": `---
+title: How plants eat light
+author: A. Botanist
+---
+# Photosynthesis
+
+Chlorophyll in the chloroplasts absorbs red and blue light. The light
+reactions split water and release oxygen; the Calvin cycle fixes carbon
+dioxide into sugar.
+
+## Stomata
+
+Leaves open their stomata to take in carbon dioxide and close them to keep
+water when the air is dry.
+`,
+	"ships.txt": `Clipper ships of the nineteenth century carried tea from China to London.
+
+Their sharp hulls and tall masts made them the fastest sailing vessels of their age,
+until steamships and the Suez Canal ended the tea races.
+`,
+	"sub/volcano.md": `# Volcanoes
+
+Magma rises through the crust and erupts as lava, ash and volcanic gas.
+Basaltic lava flows far; rhyolitic magma is viscous and explodes.
+`,
+}
+
+func TestLibraryLifecycle(t *testing.T) {
+	tmp := libTestEnv(t)
+	docs := filepath.Join(tmp, "docs")
+	libWrite(t, docs, libNotes)
+	ctx := context.Background()
+
+	l := libOpen(t, Options{})
+	if l.Name() != "default" || l.Location() != "" {
+		t.Fatalf("library %q at %q, want default at the default location", l.Name(), l.Location())
+	}
+	var stages []string
+	rep, err := l.Add(ctx, []string{docs}, func(p AddProgress) { stages = append(stages, p.Stage) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := libCounts(rep); got != "3/0/0/0/0" {
+		t.Fatalf("first add: %s, want 3 added; %+v", got, rep.Skipped)
+	}
+	for _, s := range []string{"load", "embed", "store", "file", "done"} {
+		if !slices.Contains(stages, s) {
+			t.Errorf("no %q progress in %v", s, stages)
+		}
+	}
+	libCheckWhole(t, l)
+	if n := len(mustDocs(t, l)); n != 3 {
+		t.Fatalf("%d documents, want 3", n)
+	}
+	if _, err := os.Stat(filepath.Join(libDir("default"), "bm25.idx")); err != nil {
+		t.Errorf("no saved BM25 index after an add: %v", err)
+	}
+	before := mustLen(t, l)
+
+	// Unchanged: nothing happens.
+	rep = libAdd(t, l, docs)
+	if got := libCounts(rep); got != "0/3/0/0/0" {
+		t.Fatalf("re-add: %s, want 3 unchanged", got)
+	}
+	if mustLen(t, l) != before {
+		t.Fatalf("re-add changed the library: %d segments, was %d", mustLen(t, l), before)
+	}
+
+	// Changed: replaced.
+	ships := filepath.Join(docs, "ships.txt")
+	old, ok := libDocAt(t, l, ships)
+	if !ok {
+		t.Fatal("ships.txt not in the library")
+	}
+	libWrite(t, docs, map[string]string{"ships.txt": libNotes["ships.txt"] + "\nThe Cutty Sark survives in Greenwich.\n"})
+	rep = libAdd(t, l, docs)
+	if got := libCounts(rep); got != "0/2/1/0/0" {
+		t.Fatalf("add after change: %s, want 2 unchanged, 1 replaced", got)
+	}
+	if rep.Replaced[0].Path != ships || rep.Replaced[0].ID == old.ID {
+		t.Fatalf("replaced %+v, want a new document for %s", rep.Replaced[0], ships)
+	}
+	if _, err := l.Document(context.Background(), old.ID); err == nil || len(mustSegs(t, l, old.ID)) != 0 {
+		t.Fatalf("old version %s still in the library", old.ID)
+	}
+	libCheckWhole(t, l)
+	if n := len(mustDocs(t, l)); n != 3 {
+		t.Fatalf("%d documents after replace, want 3", n)
+	}
+
+	// Same content under another path: skipped, saying where it is.
+	libWrite(t, docs, map[string]string{"copy/plants-copy.md": libNotes["plants.md"]})
+	rep = libAdd(t, l, filepath.Join(docs, "copy"))
+	if got := libCounts(rep); got != "0/0/0/0/1" || !strings.Contains(rep.Skipped[0].Reason, "same content as "+filepath.Join(docs, "plants.md")) {
+		t.Fatalf("duplicate: %s %+v", got, rep.Skipped)
+	}
+
+	// Moved: the document takes the new path, keeping its id.
+	vol, _ := libDocAt(t, l, filepath.Join(docs, "sub", "volcano.md"))
+	moved := filepath.Join(docs, "volcano-moved.md")
+	if err := os.Rename(filepath.Join(docs, "sub", "volcano.md"), moved); err != nil {
+		t.Fatal(err)
+	}
+	rep = libAdd(t, l, moved)
+	if got := libCounts(rep); got != "0/0/0/1/0" || rep.Moved[0].ID != vol.ID || rep.Moved[0].Path != moved {
+		t.Fatalf("moved: %s %+v", got, rep.Moved)
+	}
+	libCheckWhole(t, l)
+
+	// Everything survives a reopen.
+	want := mustDocs(t, l)
+	l.Close()
+	l = libOpen(t, Options{})
+	if got := mustDocs(t, l); !slices.EqualFunc(got, want, func(a, b store.Document) bool { return a.ID == b.ID && a.Path == b.Path }) {
+		t.Fatalf("after reopen: %+v, want %+v", got, want)
+	}
+	libCheckWhole(t, l)
+
+	// Remove by path, then by id prefix.
+	removed, err := l.Remove(ctx, moved)
+	if err != nil || len(removed) != 1 || removed[0].ID != vol.ID {
+		t.Fatalf("Remove(path) = %+v, %v", removed, err)
+	}
+	plants, _ := libDocAt(t, l, filepath.Join(docs, "plants.md"))
+	removed, err = l.Remove(ctx, plants.ID[:8])
+	if err != nil || len(removed) != 1 || removed[0].ID != plants.ID {
+		t.Fatalf("Remove(prefix) = %+v, %v", removed, err)
+	}
+	if _, err := l.Remove(ctx, "no-such-document"); err == nil || !strings.Contains(err.Error(), "ibid ls") {
+		t.Fatalf("Remove(unknown) = %v, want an error that points to ibid ls", err)
+	}
+	if n := len(mustDocs(t, l)); n != 1 {
+		t.Fatalf("%d documents left, want 1", n)
+	}
+	libCheckWhole(t, l)
+	l.Close()
+	l = libOpen(t, Options{})
+	if n := len(mustDocs(t, l)); n != 1 {
+		t.Fatalf("%d documents after reopen, want 1", n)
+	}
+}
+
+func libDocAt(t *testing.T, l *Library, path string) (store.Document, bool) {
+	for _, d := range mustDocs(t, l) {
+		if d.Path == path {
+			return d, true
+		}
+	}
+	return store.Document{}, false
+}
+
+func TestLibrarySearch(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	l := libOpen(t, Options{Name: "search"})
+	libAdd(t, l, tmp)
+	for _, tc := range []struct{ query, file, text string }{
+		{"how does chlorophyll absorb light", "plants.md", "Chlorophyll"},
+		{"tea races clipper ships", "ships.txt", "Clipper"},
+		{"lava and magma eruptions", "volcano.md", "Magma"},
+	} {
+		ps, err := l.Search(context.Background(), tc.query, retrieve.Options{K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) == 0 {
+			t.Fatalf("%q: no passages", tc.query)
+		}
+		top := ps[0]
+		if filepath.Base(top.Document.Path) != tc.file || !strings.Contains(top.Segment.Text, tc.text) {
+			t.Errorf("%q: top passage %s %q, want %s", tc.query, top.Document.Path, top.Segment.Text, tc.file)
+		}
+		seg, doc, err := l.Segment(context.Background(), top.Segment.ID)
+		if err != nil || seg.Text != top.Segment.Text || doc.ID != top.Document.ID {
+			t.Errorf("Segment(%s) = %v %v %v", top.Segment.ID, seg, doc, err)
+		}
+	}
+}
+
+func TestLibraryBadInputs(t *testing.T) {
+	tmp := libTestEnv(t)
+	dir := filepath.Join(tmp, "in")
+	libWrite(t, dir, map[string]string{
+		"good.md":     "# Good\n\nA perfectly fine note about tide pools and anemones.\n",
+		"empty.txt":   "",
+		"binary.bin":  "\x00\x01\x02\x03\xff\xfe binary",
+		"latin1.txt":  "caf\xe9 cr\xe8me br\xfbl\xe9e\n",
+		"corrupt.pdf": "%PDF-1.7\nthis is not really a pdf\n",
+		"blank.md":    "---\ntitle: nothing\n---\n\n   \n",
+	})
+	l := libOpen(t, Options{})
+	rep := libAdd(t, l, dir, filepath.Join(tmp, "no-such-file.md"))
+	if len(rep.Added) != 1 || filepath.Base(rep.Added[0].Path) != "good.md" {
+		t.Fatalf("added %+v, want good.md only", rep.Added)
+	}
+	skipped := map[string]string{}
+	for _, s := range rep.Skipped {
+		skipped[filepath.Base(s.Path)] = s.Reason
+		if s.Reason == "" || strings.Contains(s.Reason, "\n") {
+			t.Errorf("%s: reason %q is not one line", s.Path, s.Reason)
+		}
+	}
+	for _, name := range []string{"empty.txt", "binary.bin", "latin1.txt", "corrupt.pdf", "blank.md", "no-such-file.md"} {
+		if _, ok := skipped[name]; !ok {
+			t.Errorf("%s not reported as skipped; skipped: %v", name, skipped)
+		}
+	}
+	t.Logf("reasons: %v", skipped)
+	libCheckWhole(t, l)
+}
+
+func TestLibraryEmbedderMismatch(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	fake := &fakeEmbedder{name: "fake-a", dim: 16}
+	l := libOpen(t, Options{Name: "fake", Embedder: fake})
+	libAdd(t, l, tmp)
+	n := len(mustDocs(t, l))
+	l.Close()
+
+	// The default (local) embedder is refused, with how to go on.
+	_, err := Open(context.Background(), Options{Name: "fake"})
+	if !errors.Is(err, store.ErrEmbedderMismatch) {
+		t.Fatalf("open with the local embedder: %v, want ErrEmbedderMismatch", err)
+	}
+	for _, want := range []string{`"fake"`, "fake-a", "--embed-model fake-a", "ibid rm --library fake --all && ibid add --library fake"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	// Another remote embedder too.
+	_, err = Open(context.Background(), Options{Name: "fake", Embedder: &fakeEmbedder{name: "fake-b", dim: 16}})
+	if !errors.Is(err, store.ErrEmbedderMismatch) || !strings.Contains(err.Error(), "--embed-model fake-b PATH") {
+		t.Fatalf("open with fake-b: %v", err)
+	}
+
+	// Listing needs no embedder; adding and searching then say which one.
+	l = libOpen(t, Options{Name: "fake", AnyEmbedder: true})
+	if len(mustDocs(t, l)) != n || l.EmbedderName() != "fake-a" {
+		t.Fatalf("AnyEmbedder: %d documents by %s, want %d by fake-a", len(mustDocs(t, l)), l.EmbedderName(), n)
+	}
+	if _, err := l.Search(context.Background(), "light", retrieve.Options{K: 1}); !errors.Is(err, store.ErrEmbedderMismatch) || !strings.Contains(err.Error(), "--embed-model fake-a") {
+		t.Fatalf("Search without the embedder: %v", err)
+	}
+	l.Close()
+
+	// Rebuilding: delete the library, then build it with the local embedder.
+	if err := Delete(context.Background(), Options{Name: "fake"}); err != nil {
+		t.Fatal(err)
+	}
+	l = libOpen(t, Options{Name: "fake"})
+	if mustLen(t, l) != 0 || l.EmbedderName() != retrieve.NewLocalEmbedder().Name() {
+		t.Fatalf("rebuilt library: %d segments by %s", mustLen(t, l), l.EmbedderName())
+	}
+	if got := libCounts(libAdd(t, l, tmp)); got != "3/0/0/0/0" {
+		t.Fatalf("rebuild add: %s", got)
+	}
+}
+
+func TestLibraryAnyEmbedderMissing(t *testing.T) {
+	libTestEnv(t)
+	l := libOpen(t, Options{Name: "nothing", AnyEmbedder: true})
+	if mustLen(t, l) != 0 || !l.InMemory() {
+		t.Fatalf("missing library opened as %d segments at %q", mustLen(t, l), l.Location())
+	}
+	if _, err := os.Stat(libDir("nothing")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("listing created the library folder: %v", err)
+	}
+}
+
+func TestLibraryNames(t *testing.T) {
+	libTestEnv(t)
+	for _, bad := range []string{"../x", "a/b", ".", "..", `a\b`} {
+		if _, err := Open(context.Background(), Options{Name: bad}); err == nil {
+			t.Errorf("library name %q accepted", bad)
+		}
+	}
+}
+
+func TestLibraryEmbedderFailureStops(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	fake := &fakeEmbedder{name: "fake-a", dim: 16}
+	l := libOpen(t, Options{Embedder: fake})
+	fake.fail = errors.New("connection refused")
+	rep, err := l.Add(context.Background(), []string{tmp}, nil)
+	if err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("Add with a failing embedder: %v", err)
+	}
+	if len(rep.Added) != 0 || mustLen(t, l) != 0 {
+		t.Fatalf("added %d documents, %d segments with a failing embedder", len(rep.Added), mustLen(t, l))
+	}
+}
+
+// TestLibraryTwoWriters has two handles on one library (as two processes
+// would): the second writes after the first changed the library, so it must
+// reload and keep both documents.
+func TestLibraryTwoWriters(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	a := libOpen(t, Options{Name: "shared"})
+	b := libOpen(t, Options{Name: "shared"})
+	libAdd(t, a, filepath.Join(tmp, "plants.md"))
+	rep := libAdd(t, b, filepath.Join(tmp, "ships.txt"), filepath.Join(tmp, "plants.md"))
+	if got := libCounts(rep); got != "1/1/0/0/0" {
+		t.Fatalf("second writer: %s, want 1 added, 1 unchanged", got)
+	}
+	if n := len(mustDocs(t, b)); n != 2 {
+		t.Fatalf("second writer sees %d documents, want 2", n)
+	}
+	removed, err := a.Remove(context.Background(), filepath.Join(tmp, "ships.txt"))
+	if err != nil || len(removed) != 1 {
+		t.Fatalf("first writer removing the second's document: %v %v", removed, err)
+	}
+	c := libOpen(t, Options{Name: "shared"})
+	if n := len(mustDocs(t, c)); n != 1 {
+		t.Fatalf("%d documents, want 1", n)
+	}
+	libCheckWhole(t, c)
+}
+
+func TestLibraryInMemory(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	l := libOpen(t, Options{InMemory: true})
+	libAdd(t, l, tmp)
+	if len(mustDocs(t, l)) != 3 || !l.InMemory() {
+		t.Fatalf("in memory: %d documents at %q", len(mustDocs(t, l)), l.Location())
+	}
+	if _, err := os.Stat(xdg.DataDir()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("in-memory library wrote to %s: %v", xdg.DataDir(), err)
+	}
+}
+
+func TestLibraryPDFs(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "data", "pdf")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no shared PDFs: %v", err)
+	}
+	libTestEnv(t)
+	l := libOpen(t, Options{})
+	rep := libAdd(t, l, dir)
+	if len(rep.Added) < 3 {
+		t.Fatalf("added %d PDFs, want at least 3; skipped %+v", len(rep.Added), rep.Skipped)
+	}
+	for _, s := range rep.Skipped {
+		t.Logf("skipped %s: %s", s.Path, s.Reason)
+	}
+	libCheckWhole(t, l)
+	ps, err := l.Search(context.Background(), "citation recall and precision of generated answers", retrieve.Options{K: 5})
+	if err != nil || len(ps) == 0 {
+		t.Fatalf("search: %v, %d passages", err, len(ps))
+	}
+	if !strings.Contains(ps[0].Document.Path, "alce") || ps[0].Segment.PageStart == 0 {
+		t.Errorf("top passage from %s page %d, want the ALCE paper with a page", ps[0].Document.Path, ps[0].Segment.PageStart)
+	}
+	if got := libCounts(libAdd(t, l, dir)); !strings.HasPrefix(got, "0/"+strconv.Itoa(len(rep.Added))+"/0/0/") {
+		t.Errorf("re-adding the PDFs: %s", got)
+	}
+}
+
+func TestLibraryDocumentText(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	l := libOpen(t, Options{})
+	libAdd(t, l, tmp)
+	doc, _ := libDocAt(t, l, filepath.Join(tmp, "plants.md"))
+	text, exact, err := l.DocumentText(context.Background(), doc.ID)
+	if err != nil || !exact || !libTextFits(text, mustSegs(t, l, doc.ID)) {
+		t.Fatalf("DocumentText: exact %v, %v, fits %v", exact, err, libTextFits(text, mustSegs(t, l, doc.ID)))
+	}
+	// The file changed: rebuilt from the segments, which still fit.
+	libWrite(t, tmp, map[string]string{"plants.md": "changed"})
+	rebuilt, exact, err := l.DocumentText(context.Background(), doc.ID)
+	if err != nil || exact || !libTextFits(rebuilt, mustSegs(t, l, doc.ID)) || len(rebuilt) > len(text) {
+		t.Fatalf("rebuilt text: exact %v, %v, %d bytes of %d", exact, err, len(rebuilt), len(text))
+	}
+}
+
+// TestLibraryConcurrentAdders: two handles on one library (as two
+// processes would have) adding at once both succeed, and the library ends
+// with every document whole, once.
+func TestLibraryConcurrentAdders(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	libWrite(t, tmp, map[string]string{"more/new.md": "# New\n\nA note about lighthouses.\n"})
+	a := libOpen(t, Options{Name: "shared"})
+	b := libOpen(t, Options{Name: "shared"})
+	var wg sync.WaitGroup
+	for _, l := range []*Library{a, b} {
+		wg.Go(func() {
+			if _, err := l.Add(context.Background(), []string{tmp}, nil); err != nil {
+				t.Errorf("concurrent Add: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	libCheckWhole(t, a)
+	if n := len(mustDocs(t, b)); n != 4 {
+		t.Fatalf("%d documents after two concurrent adds of 4 files, want 4", n)
+	}
+}
+
+// TestLibrarySeesOtherWriters: a library open in one process (the chat)
+// sees, at its next search, documents another process added or removed.
+func TestLibrarySeesOtherWriters(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	chat := libOpen(t, Options{Name: "shared"})
+	libAdd(t, chat, filepath.Join(tmp, "plants.md"))
+	other := libOpen(t, Options{Name: "shared"}) // as another process would
+	libAdd(t, other, filepath.Join(tmp, "ships.txt"))
+
+	ps, err := chat.Search(context.Background(), "clipper ships tea", retrieve.Options{K: 1})
+	if err != nil || len(ps) == 0 || filepath.Base(ps[0].Document.Path) != "ships.txt" {
+		t.Fatalf("chat does not see the other's document: %v %v", ps, err)
+	}
+	if _, err := other.Remove(context.Background(), filepath.Join(tmp, "ships.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(mustDocs(t, chat)); n != 1 {
+		t.Fatalf("chat sees %d documents after the other removed one, want 1", n)
+	}
+	if err := Delete(context.Background(), Options{Name: "shared"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(mustDocs(t, chat)); n != 1 { // gone: the old view stays, nothing is created
+		t.Fatalf("chat sees %d documents after the library was deleted", n)
+	}
+	if _, err := os.Stat(libDir("shared")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("refreshing recreated a deleted library: %v", err)
+	}
+}
+
+// TestLibraryCloseCancelsAdd: closing a library while an Add runs (the
+// chat quitting during /add) cancels the add within a second, and the
+// library keeps whole documents only.
+func TestLibraryCloseCancelsAdd(t *testing.T) {
+	tmp := libTestEnv(t)
+	docs := filepath.Join(tmp, "docs")
+	libManyNotes(t, docs, 60)
+	started := make(chan struct{})
+	var once sync.Once
+	slow := &fakeEmbedder{name: "slow", dim: 8, hook: func() {
+		once.Do(func() { close(started) })
+		time.Sleep(50 * time.Millisecond)
+	}}
+	l, err := Open(context.Background(), Options{Name: "closing", Embedder: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := make(chan error, 1)
+	go func() {
+		_, err := l.Add(context.Background(), []string{docs}, nil)
+		added <- err
+	}()
+	<-started
+	begin := time.Now()
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if d := time.Since(begin); d > time.Second {
+		t.Fatalf("Close took %v while an add ran, want under a second", d)
+	}
+	if err := <-added; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the add ended with %v, want context.Canceled", err)
+	}
+	l = libOpen(t, Options{Name: "closing", Embedder: slow})
+	libCheckWhole(t, l)
+	if n := len(mustDocs(t, l)); n >= 60 {
+		t.Fatalf("%d documents: the add was not cut short", n)
+	}
+}

@@ -1,0 +1,61 @@
+package library
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// Len is the number of segments in the library.
+func (l *Library) Len(ctx context.Context) (int, error) {
+	return l.st.Len(ctx)
+}
+
+// Documents lists the library's documents, sorted by path.
+func (l *Library) Documents(ctx context.Context) ([]store.Document, error) {
+	docs, err := l.st.Documents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list library %q: %w", l.name, err)
+	}
+	slices.SortFunc(docs, func(a, b store.Document) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return docs, nil
+}
+
+// Document returns the document with this id, or an error wrapping
+// store.ErrNotFound.
+func (l *Library) Document(ctx context.Context, id string) (store.Document, error) {
+	return l.st.Document(ctx, id)
+}
+
+// Segment returns the segment with this id ("{document_id}:{index}") and
+// its document, or an error wrapping store.ErrNotFound.
+func (l *Library) Segment(ctx context.Context, id string) (store.Segment, store.Document, error) {
+	return l.st.Segment(ctx, id)
+}
+
+// Segments returns a document's segments in reading order.
+func (l *Library) Segments(ctx context.Context, docID string) ([]store.Segment, error) {
+	return l.st.Segments(ctx, docID, 0, -1)
+}
+
+// Search returns the passages retrieval hands the model for query: dense
+// and keyword hits fused, each with its neighbouring segments.
+func (l *Library) Search(ctx context.Context, query string, opt retrieve.Options) ([]retrieve.Passage, error) {
+	if l.emb == nil {
+		return nil, l.noEmbedder()
+	}
+	ps, err := retrieve.Search(ctx, l.st, l.emb, query, opt)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't search library %q: %w", l.name, err)
+	}
+	return ps, nil
+}

@@ -1,0 +1,274 @@
+package embedded
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// disk is a library folder's files. All fields are owned by the store's
+// writer (Store.wsem).
+//
+// Invariant: the log holds at least logEnd committed bytes and the vector
+// file at least rows committed rows, all applied to the store's memory;
+// anything beyond is either another process's commit not yet caught up
+// with (seen by catchUp) or uncommitted, removed by the next writer.
+type disk struct {
+	dir      string
+	man      manifest
+	readOnly bool         // opened read-only, or the folder cannot be written
+	flk      *flock.Flock // the library's lock file
+	log, vec *os.File     // opened by a writer, for the current generation
+	logEnd   int64
+	rows     int // committed rows in the vector file
+	deadRows int // rows of replaced or deleted documents
+	damage   *DamageError
+
+	manSeen fs.FileInfo // the manifest as last read
+	logSize int64       // the log's size and time when last looked at
+	logTime time.Time
+	tidy    bool // this generation's stray files and uncommitted tails are gone
+
+	kwDirty bool // the keyword index changed since saved
+	kwSaved time.Time
+}
+
+func (d *disk) path(name string) string { return filepath.Join(d.dir, name) }
+
+func (d *disk) writable() bool { return !d.readOnly }
+
+// readManifest reads dir's manifest; ok is false when there is none.
+func readManifest(dir string) (m manifest, fi fs.FileInfo, ok bool, err error) {
+	path := filepath.Join(dir, manifestName)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return manifest{}, nil, false, nil
+	}
+	if err != nil {
+		return manifest{}, nil, false, fmt.Errorf("couldn't read library manifest: %w", err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return manifest{}, nil, false, fmt.Errorf("couldn't read library manifest: %w", err)
+	}
+	if err := json.NewDecoder(f).Decode(&m); err != nil {
+		return manifest{}, nil, false, fmt.Errorf("library manifest %s is damaged (%v); run `ibid doctor --repair`", path, err)
+	}
+	if m.Format != 1 && m.Format != formatVersion {
+		return manifest{}, nil, false, fmt.Errorf("library in %s has format %d; this ibid reads formats 1 and %d: use a newer ibid", dir, m.Format, formatVersion)
+	}
+	if err := validInfo(m.info()); err != nil || m.Generation < 1 {
+		return manifest{}, nil, false, fmt.Errorf("library manifest %s is damaged; run `ibid doctor --repair`", path)
+	}
+	return m, fi, true, nil
+}
+
+// writeManifest replaces dir's manifest atomically and durably.
+func writeManifest(dir string, m manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(filepath.Join(dir, manifestName), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("couldn't write library manifest: %w", err)
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a folder's entries (created, renamed files) durable; on
+// Windows, where folders cannot be synced, it does nothing.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("couldn't sync library folder: %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("couldn't sync library folder: %w", err)
+	}
+	return nil
+}
+
+// lockWait is how often a writer retries a lock another process holds.
+const lockWait = 20 * time.Millisecond
+
+// lockFile takes the library's lock for one write, waiting for other
+// processes as long as ctx allows; the returned func releases it.
+func (d *disk) lockFile(ctx context.Context) (func(), error) {
+	return lockLibrary(ctx, d.flk, d.dir)
+}
+
+func lockLibrary(ctx context.Context, flk *flock.Flock, dir string) (func(), error) {
+	ok, err := flk.TryLock()
+	if err == nil && !ok {
+		ok, err = flk.TryLockContext(ctx, lockWait)
+		if !ok && err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("%w (another process is writing to the library in %s): %w", store.ErrBusy, dir, ctx.Err())
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("couldn't lock library in %s: %w", dir, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w (the library in %s)", store.ErrBusy, dir)
+	}
+	return func() { flk.Unlock() }, nil
+}
+
+// openFiles opens the current generation's files for writing.
+func (d *disk) openFiles() error {
+	if d.log != nil {
+		return nil
+	}
+	var err error
+	if d.vec, err = os.OpenFile(d.path(vectorName(d.man.Generation)), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+		return fmt.Errorf("couldn't open library vectors: %w", err)
+	}
+	if d.log, err = os.OpenFile(d.path(logName(d.man.Generation)), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+		d.vec.Close()
+		d.vec = nil
+		return fmt.Errorf("couldn't open library log: %w", err)
+	}
+	return syncDir(d.dir)
+}
+
+// closeFiles closes the write handles (before a generation switch).
+func (d *disk) closeFiles() {
+	for _, f := range []*os.File{d.log, d.vec} {
+		if f != nil {
+			f.Close()
+		}
+	}
+	d.log, d.vec = nil, nil
+}
+
+// tidyUp removes what an interrupted writer left: other generations' files,
+// temporary files, and the uncommitted tails of the log and vector file.
+// The caller holds the library's lock and is caught up.
+func (d *disk) tidyUp() error {
+	if d.tidy {
+		return nil
+	}
+	names, err := os.ReadDir(d.dir)
+	if err != nil {
+		return fmt.Errorf("couldn't read library folder: %w", err)
+	}
+	keep := map[string]bool{logName(d.man.Generation): true, vectorName(d.man.Generation): true}
+	for _, de := range names {
+		name := de.Name()
+		ours := strings.HasSuffix(name, ".tmp") ||
+			(strings.HasPrefix(name, ".") && (strings.Contains(name, manifestName) || strings.Contains(name, keywordName))) ||
+			(strings.HasPrefix(name, "segments-") && strings.HasSuffix(name, ".log")) ||
+			(strings.HasPrefix(name, "vectors-") && strings.HasSuffix(name, ".f32"))
+		if ours && !keep[name] {
+			if err := removeIfExists(d.path(name)); err != nil {
+				return fmt.Errorf("couldn't remove uncommitted %s: %w", name, err)
+			}
+		}
+	}
+	if err := truncateTo(d.path(logName(d.man.Generation)), d.logEnd); err != nil {
+		return fmt.Errorf("couldn't drop uncommitted log tail: %w", err)
+	}
+	if err := truncateTo(d.path(vectorName(d.man.Generation)), int64(d.rows)*int64(d.man.Dimension)*4); err != nil {
+		return fmt.Errorf("couldn't drop uncommitted vectors: %w", err)
+	}
+	d.tidy = true
+	return nil
+}
+
+// commit appends vecs (whole rows, starting at row d.rows) to the vector
+// file and then the record holding payload to the log, syncing each. The
+// record is the commit: until it is whole on disk, none of it counts. ctx
+// is honoured until the record is written.
+func (d *disk) commit(ctx context.Context, payload []byte, vecs [][]float32) error {
+	if err := d.openFiles(); err != nil {
+		return err
+	}
+	dim := d.man.Dimension
+	off := int64(d.rows) * int64(dim) * 4
+	rows := 0
+	for _, v := range vecs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := d.vec.WriteAt(floatBytes(v), off); err != nil {
+			return fmt.Errorf("couldn't write vectors: %w", err)
+		}
+		off += int64(len(v)) * 4
+		rows += len(v) / dim
+	}
+	if rows > 0 {
+		if err := d.vec.Sync(); err != nil {
+			return fmt.Errorf("couldn't sync vectors: %w", err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	rec := frame(payload)
+	if _, err := d.log.WriteAt(rec, d.logEnd); err != nil {
+		d.log.Truncate(d.logEnd)
+		return fmt.Errorf("couldn't write library log: %w", err)
+	}
+	if err := d.log.Sync(); err != nil {
+		d.log.Truncate(d.logEnd)
+		return fmt.Errorf("couldn't sync library log: %w", err)
+	}
+	d.logEnd += int64(len(rec))
+	d.rows += rows
+	d.noteLog()
+	return nil
+}
+
+// noteLog remembers the log's size and time, so that catchUp can tell a
+// change by another process from our own.
+func (d *disk) noteLog() {
+	if fi, err := os.Stat(d.path(logName(d.man.Generation))); err == nil {
+		d.logSize, d.logTime = fi.Size(), fi.ModTime()
+	} else {
+		d.logSize, d.logTime = 0, time.Time{}
+	}
+}
+
+func (d *disk) close() error {
+	d.closeFiles()
+	return nil
+}
+
+// truncateTo shortens an existing file to size; a missing file is fine.
+func truncateTo(path string, size int64) error {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if st.Size() <= size {
+		return nil
+	}
+	return os.Truncate(path, size)
+}
+
+// removeIfExists removes path, ignoring its absence.
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,302 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// damageLibrary writes n documents of 3 segments, one commit each, and
+// closes the library (which saves its keyword index).
+func damageLibrary(t testing.TB, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	s := mustOpen(t, dir, testInfo)
+	for d := range n {
+		put(t, s, fmt.Sprintf("d%03d", d), 3, 1)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func sizes(t testing.TB, dir string) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	for _, name := range []string{manifestName, logName(1), vectorName(1)} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			out[name] = fi.Size()
+		}
+	}
+	return out
+}
+
+// intactDocs returns the ids of the documents of s that are whole and
+// intact (text and vectors as written), failing on any document that is
+// present but not whole, and on any NaN returned.
+func intactDocs(t testing.TB, s *Store) (intact, lostVectors []string) {
+	t.Helper()
+	ctx := context.Background()
+	docs, err := s.Documents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		_, want := makeDoc(d.ID, 3, testInfo.Dimension, 1)
+		segs, err := s.Segments(ctx, d.ID, 0, -1)
+		if err != nil || len(segs) != 3 {
+			t.Fatalf("document %s: %d segments, %v", d.ID, len(segs), err)
+		}
+		for i := range segs {
+			if segs[i].Text != want[i].Text {
+				t.Fatalf("segment %s has text %q", segs[i].ID, segs[i].Text)
+			}
+		}
+		vecs, err := s.Vectors(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := true
+		for i, v := range vecs {
+			for _, x := range v {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					t.Fatalf("document %s: NaN loaded", d.ID)
+				}
+			}
+			ok = ok && close32(v, want[i].Vector)
+		}
+		if ok {
+			intact = append(intact, d.ID)
+		} else {
+			lostVectors = append(lostVectors, d.ID)
+			// A document whose vectors were lost is never a dense hit.
+			hits, err := s.Dense(ctx, want[0].Vector, 1000, store.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if h.Segment.DocumentID == d.ID {
+					t.Fatalf("document %s with damaged vectors returned by Dense", d.ID)
+				}
+			}
+		}
+	}
+	return intact, lostVectors
+}
+
+// TestDamageMidLog flips a byte at 1% of a 300-document log: the damage is
+// reported (file, offset, what to do), the library opens read-only with
+// every other document, nothing is truncated, and Repair rebuilds it with
+// the damaged files kept aside.
+func TestDamageMidLog(t *testing.T) {
+	const n = 300
+	dir := damageLibrary(t, n)
+	logPath := filepath.Join(dir, logName(1))
+	at := fileSize(t, logPath) / 100
+	flipByte(t, logPath, at)
+	before := sizes(t, dir)
+
+	s := mustOpen(t, dir, testInfo)
+	err := s.Damage()
+	if err == nil {
+		t.Fatal("a flipped byte in the middle of the log was not reported")
+	}
+	for _, want := range []string{logName(1), "ibid doctor --repair", "read-only"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("damage report %q does not say %q", err, want)
+		}
+	}
+	var de *DamageError
+	if !errors.As(err, &de) || len(de.Problems) != 1 || de.Problems[0].Offset > at || de.Problems[0].Offset+de.Problems[0].Length <= at {
+		t.Fatalf("damage report %+v does not locate byte %d", de, at)
+	}
+	intact, lost := intactDocs(t, s)
+	if len(intact) != n-1 || len(lost) != 0 {
+		t.Fatalf("%d documents intact, %d with lost vectors; want %d and 0", len(intact), len(lost), n-1)
+	}
+	wantErr(t, s.Update(context.Background(), []store.Put{putOf("new", 1, 1)}, nil), store.ErrReadOnly)
+	s.Close()
+	if after := sizes(t, dir); !mapsEqual(before, after) {
+		t.Fatalf("opening a damaged library changed its files: %v → %v", before, after)
+	}
+
+	rep, err := Check(dir)
+	if err != nil || rep.OK() || rep.Documents != n-1 {
+		t.Fatalf("Check = %+v, %v", rep, err)
+	}
+	rep, err = Repair(dir)
+	if err != nil || rep.MovedTo == "" {
+		t.Fatalf("Repair = %+v, %v", rep, err)
+	}
+	if got := fileSize(t, filepath.Join(rep.MovedTo, logName(1))); got != before[logName(1)] {
+		t.Fatalf("the damaged log kept aside has %d bytes, want %d", got, before[logName(1)])
+	}
+	s = mustOpen(t, dir, testInfo)
+	if err := s.Damage(); err != nil {
+		t.Fatalf("after Repair: %v", err)
+	}
+	if intact, _ := intactDocs(t, s); len(intact) != n-1 {
+		t.Fatalf("after Repair: %d documents, want %d", len(intact), n-1)
+	}
+	put(t, s, "new", 2, 1)
+	s.Close()
+	s = mustOpen(t, dir, testInfo)
+	defer s.Close()
+	checkDoc(t, s, "new", 2, 1)
+	if rep, err := Check(dir); err != nil || !rep.OK() || rep.Documents != n {
+		t.Fatalf("Check after Repair and a write = %+v, %v", rep, err)
+	}
+}
+
+// TestDamageAttacks damages each file of a library each way and checks what
+// every case must keep: Open never panics, never truncates, never returns a
+// half document or a NaN; damage it cannot explain by a crash is reported
+// and makes the library read-only; a cache (the keyword index) or the lock
+// file is simply rebuilt.
+func TestDamageAttacks(t *testing.T) {
+	const n = 30
+	base := damageLibrary(t, n)
+	all := func() []string {
+		var ids []string
+		for d := range n {
+			ids = append(ids, fmt.Sprintf("d%03d", d))
+		}
+		return ids
+	}()
+	type attack struct {
+		name string
+		do   func(t testing.TB, path string)
+	}
+	flipAt := func(frac float64) func(t testing.TB, path string) {
+		return func(t testing.TB, path string) {
+			if size := fileSize(t, path); size > 0 { // the lock file is empty
+				flipByte(t, path, int64(float64(size)*frac))
+			}
+		}
+	}
+	attacks := []attack{
+		{"truncate to 0", func(t testing.TB, p string) { os.Truncate(p, 0) }},
+		{"truncate to half", func(t testing.TB, p string) { os.Truncate(p, fileSize(t, p)/2) }},
+		{"append garbage", func(t testing.TB, p string) { appendFile(t, p, []byte("\x07garbage\x00\xff after the end")) }},
+		{"flip at 1%", flipAt(0.01)},
+		{"flip at 10%", flipAt(0.10)},
+		{"flip at 50%", flipAt(0.50)},
+		{"delete", func(t testing.TB, p string) { os.Remove(p) }},
+	}
+	files := []string{logName(1), vectorName(1), manifestName, keywordName, lockName}
+	for _, file := range files {
+		for _, a := range attacks {
+			t.Run(file+"/"+a.name, func(t *testing.T) {
+				dir := copyDir(t, base)
+				a.do(t, filepath.Join(dir, file))
+				before := sizes(t, dir)
+				s, err := OpenDir(context.Background(), dir, store.Options{Info: testInfo})
+				if err != nil {
+					// Only the manifest may make a library unreadable, and
+					// the message says what happened.
+					if file != manifestName {
+						t.Fatalf("Open: %v", err)
+					}
+					if a.name == "delete" {
+						wantErr(t, err, store.ErrNoLibrary)
+						_, err = OpenDir(context.Background(), dir, store.Options{Info: testInfo, Create: true})
+						if err == nil || !strings.Contains(err.Error(), "lost its manifest.json") {
+							t.Fatalf("re-creating over a library without its manifest: %v", err)
+						}
+					}
+					if after := sizes(t, dir); !mapsEqual(before, after) {
+						t.Fatalf("a refused Open changed the files: %v → %v", before, after)
+					}
+					return
+				}
+				defer s.Close()
+				intact, lost := intactDocs(t, s)
+				damage := s.Damage()
+				switch {
+				case file == keywordName || file == lockName ||
+					(file == manifestName && a.name == "append garbage"):
+					if damage != nil || !slices.Equal(intact, all) {
+						t.Fatalf("%d intact, damage %v; want all %d, none", len(intact), damage, n)
+					}
+					hits, err := s.Keyword(context.Background(), "segment 2 of d017", 1, store.Filter{})
+					if err != nil || len(hits) != 1 || hits[0].Segment.ID != "d017:2" {
+						t.Fatalf("keyword search after the attack: %v, %v", hits, err)
+					}
+					put(t, s, "new", 1, 1)
+				case file == logName(1) && (a.name == "truncate to 0" || a.name == "truncate to half" || a.name == "append garbage"):
+					// Indistinguishable from a crash: a prefix of the
+					// commits, each whole.
+					if damage != nil || !slices.Equal(intact, all[:len(intact)]) || len(lost) != 0 {
+						t.Fatalf("intact %v, lost %v, damage %v; want a prefix", intact, lost, damage)
+					}
+					if a.name == "append garbage" && len(intact) != n {
+						t.Fatalf("garbage after the log lost documents: %d", len(intact))
+					}
+				case file == vectorName(1) && a.name == "append garbage":
+					if damage != nil || !slices.Equal(intact, all) {
+						t.Fatalf("%d intact, damage %v", len(intact), damage)
+					}
+				default:
+					// Damage: reported, read-only, and only the documents
+					// it touched are missing or without vectors.
+					if damage == nil {
+						t.Fatalf("not reported; %d intact, %d lost", len(intact), len(lost))
+					}
+					if !strings.Contains(damage.Error(), "ibid doctor --repair") {
+						t.Fatalf("report does not say what to do: %v", damage)
+					}
+					wantErr(t, s.Update(context.Background(), []store.Put{putOf("new", 1, 1)}, nil), store.ErrReadOnly)
+					if strings.HasPrefix(a.name, "flip") && len(intact) < n-1 {
+						t.Fatalf("one flipped byte cost %d documents (lost vectors: %v)", n-len(intact), lost)
+					}
+					if file == vectorName(1) && len(intact)+len(lost) != n {
+						t.Fatalf("vector damage lost documents' texts: %d intact, %d lost vectors", len(intact), len(lost))
+					}
+				}
+				s.Close()
+				after := sizes(t, dir)
+				if damage != nil && !mapsEqual(before, after) {
+					t.Fatalf("a damaged library's files changed: %v → %v", before, after)
+				}
+				if damage != nil {
+					// And Repair makes it whole and writable, keeping the
+					// damaged files aside.
+					rep, err := Repair(dir)
+					if err != nil || rep.MovedTo == "" {
+						t.Fatalf("Repair = %+v, %v", rep, err)
+					}
+					s := mustOpen(t, dir, testInfo)
+					defer s.Close()
+					if err := s.Damage(); err != nil {
+						t.Fatalf("after Repair: %v", err)
+					}
+					if got, _ := intactDocs(t, s); len(got) != rep.Documents {
+						t.Fatalf("after Repair %d documents, report says %d", len(got), rep.Documents)
+					}
+					put(t, s, "new", 1, 1)
+				}
+			})
+		}
+	}
+}
+
+func mapsEqual(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,326 @@
+package embedded
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// replay reads the committed records of the log from byte from to its end
+// and applies them to live (a nil entry marks a deletion, for catching
+// up). A damaged stretch followed by intact records is damage: it is
+// reported in d.damage and skipped, and replay goes on with the next intact
+// record. A bad stretch with no intact record after it is an uncommitted
+// tail: replay stops before it. It returns the offset past the last intact
+// record and the number of vector rows the applied puts reach.
+func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, rowsEnd int, err error) {
+	name := logName(d.man.Generation)
+	f, err := os.Open(d.path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return from, rows, nil
+	}
+	if err != nil {
+		return from, rows, fmt.Errorf("couldn't open library log: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return from, rows, fmt.Errorf("couldn't read library log: %w", err)
+	}
+	size := st.Size()
+	format := d.man.Format
+	hsize := recordHeader
+	if format == 1 {
+		hsize = recordHeaderV1
+	}
+	var (
+		off     = from
+		r       = bufio.NewReaderSize(io.NewSectionReader(f, off, size-off), 1<<20)
+		hdr     = make([]byte, hsize)
+		payload []byte
+		ops     []op
+	)
+	end, rowsEnd = from, rows
+	for off < size {
+		bad := func() bool {
+			if _, err := io.ReadFull(r, hdr); err != nil {
+				return true
+			}
+			h, ok := parseHeader(hdr, format)
+			if !ok || off+int64(hsize)+int64(h.n) > size {
+				return true
+			}
+			if cap(payload) < int(h.n) {
+				payload = make([]byte, h.n)
+			}
+			payload = payload[:h.n]
+			if _, err := io.ReadFull(r, payload); err != nil || crc32.Checksum(payload, crcTable) != h.sum {
+				return true
+			}
+			return false
+		}()
+		if bad {
+			next, found := d.resync(f, off, size, format)
+			if !found {
+				return end, rowsEnd, nil // an uncommitted tail
+			}
+			d.addDamage(Problem{File: name, Offset: off, Length: next - off,
+				What: fmt.Sprintf("%d bytes fail their checksum and were skipped (the documents committed there are lost)", next-off)})
+			off = next
+			r.Reset(io.NewSectionReader(f, off, size-off))
+			continue
+		}
+		var derr error
+		ops, derr = decodePayload(payload, format, ops[:0])
+		recEnd := off + int64(hsize) + int64(len(payload))
+		if derr != nil {
+			// The checksum matched, so this is not a torn write.
+			d.addDamage(Problem{File: name, Offset: off, Length: recEnd - off,
+				What: fmt.Sprintf("a record does not decode (%v) and was skipped", derr)})
+		}
+		for i := range ops {
+			rowsEnd = d.apply(name, off, &ops[i], rowsEnd, live)
+		}
+		off = recEnd
+		end = off
+	}
+	return end, rowsEnd, nil
+}
+
+// resync looks for the next intact record after a bad one at off; found is
+// false when none follows (the bad stretch is an uncommitted tail).
+func (d *disk) resync(f *os.File, off, size int64, format int) (next int64, found bool) {
+	if format == 1 {
+		// Format 1 has no magic to find a record by. A bad record that
+		// does not reach the end of the file is damage, but what follows
+		// cannot be trusted: stop here, and say so unless it is the tail.
+		var hdr [recordHeaderV1]byte
+		if _, err := f.ReadAt(hdr[:], off); err == nil {
+			if h, ok := parseHeader(hdr[:], 1); ok && off+recordHeaderV1+int64(h.n) < size {
+				d.addDamage(Problem{File: logName(d.man.Generation), Offset: off, Length: size - off,
+					What: "a record fails its checksum; the records after it (old format) were not read"})
+			}
+		}
+		return 0, false
+	}
+	const chunk = 1 << 20
+	buf := make([]byte, chunk+recordHeader)
+	for pos := off + 1; pos < size; pos += chunk {
+		n, _ := f.ReadAt(buf, pos)
+		b := buf[:n]
+		for i := 0; ; {
+			j := bytes.Index(b[i:], []byte(recordMagic))
+			if j < 0 || i+j >= chunk {
+				break
+			}
+			at := pos + int64(i+j)
+			if intactAt(f, at, size) {
+				return at, true
+			}
+			i += j + 1
+		}
+	}
+	return 0, false
+}
+
+// intactAt reports whether a whole format-2 record with matching checksums
+// starts at off.
+func intactAt(f *os.File, off, size int64) bool {
+	var hdr [recordHeader]byte
+	if _, err := f.ReadAt(hdr[:], off); err != nil {
+		return false
+	}
+	h, ok := parseHeader(hdr[:], 2)
+	if !ok || off+recordHeader+int64(h.n) > size {
+		return false
+	}
+	p := make([]byte, h.n)
+	if _, err := f.ReadAt(p, off+recordHeader); err != nil {
+		return false
+	}
+	return crc32.Checksum(p, crcTable) == h.sum
+}
+
+// apply replays one committed op of the record at off into live and
+// returns the rows the vector file must hold.
+func (d *disk) apply(name string, off int64, o *op, rows int, live map[string]*entry) int {
+	switch o.kind {
+	case opDelete:
+		live[o.id] = nil
+	case opPut:
+		if o.firstRow != rows && (d.damage == nil || o.firstRow < rows) {
+			d.addDamage(Problem{File: name, Offset: off,
+				What: fmt.Sprintf("document %s starts at vector row %d, expected %d", o.doc.ID, o.firstRow, rows)})
+		}
+		e := &entry{doc: o.doc, segs: o.segs, zero: o.zero, row: o.firstRow, sum: o.vecSum}
+		e.doc.Segments = len(e.segs)
+		for i := range e.segs {
+			s := &e.segs[i]
+			s.DocumentID = e.doc.ID
+			s.Index = i
+			s.ID = e.doc.ID + ":" + strconv.Itoa(i)
+		}
+		live[e.doc.ID] = e
+		rows = max(rows, o.firstRow+len(e.segs))
+	}
+	return rows
+}
+
+// readRows reads vector rows [from, to) of the current generation's file
+// into one block; rows the file does not hold are left zero and counted in
+// missing.
+func (d *disk) readRows(from, to int) (block []float32, missing int, err error) {
+	dim := d.man.Dimension
+	block = make([]float32, (to-from)*dim)
+	if to <= from {
+		return block, 0, nil
+	}
+	f, err := os.Open(d.path(vectorName(d.man.Generation)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return block, to - from, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("couldn't read library vectors: %w", err)
+	}
+	defer f.Close()
+	n, err := f.ReadAt(floatView(block), int64(from)*int64(dim)*4)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, 0, fmt.Errorf("couldn't read library vectors: %w", err)
+	}
+	have := n / 4 / dim
+	clear(block[have*dim:])
+	fromFileOrder(block[:have*dim])
+	return block, (to - from) - have, nil
+}
+
+// attach gives each put entry of live its vectors from block (which starts
+// at row base) and checks them: vectors the file does not hold, that fail
+// their checksum (format 2) or hold NaN (format 1) are damage; such a
+// document keeps its text but its vectors are zeroed and never match.
+func (d *disk) attach(live map[string]*entry, block []float32, base, haveRows int) {
+	dim := d.man.Dimension
+	name := vectorName(d.man.Generation)
+	for _, e := range live {
+		if e == nil {
+			continue
+		}
+		lo, hi := (e.row-base)*dim, (e.row-base+len(e.segs))*dim
+		e.vecs = block[lo:hi:hi]
+		var what string
+		switch {
+		case e.row+len(e.segs) > haveRows:
+			what = "is shorter than the log says"
+		case d.man.Format >= 2 && vecSum(e.vecs) != e.sum:
+			what = "fails its checksum"
+		case d.man.Format == 1 && hasNaN(e.vecs):
+			what = "holds values that are not numbers"
+		default:
+			continue
+		}
+		d.addDamage(Problem{File: name, Offset: int64(e.row) * int64(dim) * 4, Length: int64(len(e.vecs)) * 4,
+			What: fmt.Sprintf("the vectors of document %s (%s) %s; its segments are kept but dense search skips them", e.doc.ID, e.doc.Path, what)})
+		clear(e.vecs)
+		e.lost = true
+		for i := range e.zero {
+			e.zero[i] = true
+		}
+	}
+}
+
+func hasNaN(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadAll replays the whole current generation and returns its live
+// entries, ordered by row, with their vectors. Rows of replaced or deleted
+// documents are squeezed out of the block in place.
+func (d *disk) loadAll() ([]*entry, error) {
+	if _, err := os.Stat(d.path(logName(d.man.Generation))); errors.Is(err, fs.ErrNotExist) {
+		if gens := generations(d.dir); len(gens) > 0 {
+			d.addDamage(Problem{File: manifestName, Offset: -1, What: fmt.Sprintf(
+				"it names generation %d, whose files are missing, but the folder holds generation %d", d.man.Generation, gens[len(gens)-1])})
+		}
+	}
+	if _, err := os.Stat(d.path(logName(d.man.Generation))); errors.Is(err, fs.ErrNotExist) {
+		if fi, err := os.Stat(d.path(vectorName(d.man.Generation))); err == nil && fi.Size() > 0 {
+			d.addDamage(Problem{File: logName(d.man.Generation), Offset: -1,
+				What: fmt.Sprintf("the log is missing, but %s holds %d bytes of vectors", vectorName(d.man.Generation), fi.Size())})
+		}
+	}
+	live := map[string]*entry{}
+	end, rows, err := d.replay(0, 0, live)
+	if err != nil {
+		return nil, err
+	}
+	block, missing, err := d.readRows(0, rows)
+	if err != nil {
+		return nil, err
+	}
+	d.logEnd, d.rows = end, rows
+	d.attach(live, block, 0, rows-missing)
+	entries := make([]*entry, 0, len(live))
+	for _, e := range live {
+		if e != nil {
+			entries = append(entries, e)
+		}
+	}
+	slices.SortFunc(entries, func(a, b *entry) int { return a.row - b.row })
+	dim := d.man.Dimension
+	at := 0 // next free row of the block; never past the entry being moved
+	for _, e := range entries {
+		size := len(e.segs) * dim
+		if e.row != at {
+			copy(block[at*dim:at*dim+size], e.vecs)
+		}
+		e.vecs = block[at*dim : at*dim+size : at*dim+size]
+		at += len(e.segs)
+	}
+	d.deadRows = rows - at
+	return entries, nil
+}
+
+// catchUpEntries replays what was committed after d.logEnd (by another
+// process) and returns the changes: an entry per document put, nil per
+// document deleted.
+func (d *disk) catchUpEntries() (map[string]*entry, error) {
+	delta := map[string]*entry{}
+	end, rows, err := d.replay(d.logEnd, d.rows, delta)
+	if err != nil {
+		return nil, err
+	}
+	block, missing, err := d.readRows(d.rows, rows)
+	if err != nil {
+		return nil, err
+	}
+	d.attach(delta, block, d.rows, rows-missing)
+	d.logEnd, d.rows = end, rows
+	return delta, nil
+}
+
+// entriesOf lists the non-nil entries of a delta.
+func entriesOf(m map[string]*entry) []*entry {
+	out := make([]*entry, 0, len(m))
+	for _, e := range m {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+var _ = store.ErrNotFound

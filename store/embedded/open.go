@@ -1,0 +1,256 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/gofrs/flock"
+
+	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/keyword"
+)
+
+// OpenDir opens the library in the folder dir itself (not a folder of
+// libraries): for tests and `ibid eval`. Options are those of store.Open;
+// Library is ignored.
+//
+// A library whose files are damaged (see DamageError) opens read-only:
+// Damage says what was found, and Update refuses with an error wrapping
+// store.ErrReadOnly. Open never truncates or removes anything; the first
+// write removes what an interrupted writer left uncommitted.
+func OpenDir(ctx context.Context, dir string, opt store.Options) (*Store, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m, fi, ok, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if !opt.Create || opt.ReadOnly {
+			return nil, fmt.Errorf("%w in %s; add documents to create it (ibid add FILE)", store.ErrNoLibrary, dir)
+		}
+		if m, fi, err = create(ctx, dir, opt.Info); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Info != (store.Info{}) && m.info() != opt.Info {
+		return nil, mismatch(dir, m.info(), opt.Info)
+	}
+	d := &disk{dir: dir, man: m, manSeen: fi, readOnly: opt.ReadOnly, flk: flock.New(filepath.Join(dir, lockName))}
+	if !d.readOnly {
+		// A folder we cannot write to opens read-only.
+		f, err := os.OpenFile(d.path(lockName), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			d.readOnly = true
+		} else {
+			f.Close()
+		}
+	}
+	s, err := newStore(dir, m.info())
+	if err != nil {
+		return nil, err
+	}
+	s.disk = d
+	if err := s.loadLocked(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// create makes a new library in dir under its lock (another process may
+// be creating it at the same moment; the first one wins).
+func create(ctx context.Context, dir string, info store.Info) (manifest, fs.FileInfo, error) {
+	if err := validInfo(info); err != nil {
+		return manifest{}, nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return manifest{}, nil, fmt.Errorf("couldn't create library folder: %w", err)
+	}
+	flk := flock.New(filepath.Join(dir, lockName))
+	defer flk.Close()
+	unlock, err := lockLibrary(ctx, flk, dir)
+	if err != nil {
+		return manifest{}, nil, err
+	}
+	defer unlock()
+	m, fi, ok, err := readManifest(dir)
+	if err != nil || ok {
+		return m, fi, err
+	}
+	if gens := generations(dir); len(gens) > 0 {
+		return manifest{}, nil, fmt.Errorf("the folder %s holds a library's files but has lost its %s, which names the library's embedder; "+
+			"restore it from a backup, or move the folder away and add the documents again (nothing was changed)", dir, manifestName)
+	}
+	m = manifest{Format: formatVersion, Embedder: info.Embedder, Dimension: info.Dimension, Generation: 1}
+	if err := writeManifest(dir, m); err != nil {
+		return manifest{}, nil, err
+	}
+	m, fi, _, err = readManifest(dir)
+	return m, fi, err
+}
+
+// loadLocked (re)loads everything from the current generation: documents,
+// vectors, the collection and the keyword index. The caller holds wsem or
+// is the only user of s.
+func (s *Store) loadLocked() error {
+	d := s.disk
+	d.damage = nil
+	d.noteLog()
+	entries, err := d.loadAll()
+	if err != nil {
+		return err
+	}
+	docs := make(map[string]*entry, len(entries))
+	nsegs := 0
+	ids := make([]string, 0, len(entries))
+	texts := make([]string, 0, len(entries))
+	for _, e := range entries {
+		docs[e.doc.ID] = e
+		nsegs += len(e.segs)
+		for i := range e.segs {
+			ids = append(ids, e.segs[i].ID)
+			texts = append(texts, e.segs[i].KeywordText())
+		}
+	}
+	fresh, err := newStore(s.dir, s.info)
+	if err != nil {
+		return err
+	}
+	fresh.docs = docs
+	if err := fresh.addAll(entries); err != nil {
+		return err
+	}
+	kw, err := keyword.Load(d.path(keywordName))
+	if err != nil || !kw.Reconcile(ids, texts) {
+		kw = keyword.Build(ids, texts)
+		d.kwDirty = true
+	}
+	s.mu.Lock()
+	kw.K1, kw.B = s.kw.K1, s.kw.B
+	s.docs, s.nsegs, s.coll, s.kw = docs, nsegs, fresh.coll, kw
+	s.mu.Unlock()
+	d.tidy = false
+	return nil
+}
+
+// refresh brings a reader's view up to date with what another process
+// committed, unless a writer of this process is at work (it catches up
+// itself). Its cost when nothing changed is two stats.
+func (s *Store) refresh() {
+	if s.disk == nil || !s.tryLock() {
+		return
+	}
+	defer s.unlock()
+	if s.isClosed() {
+		return
+	}
+	_ = s.catchUp() // on failure the old view stays, and the next read tries again
+}
+
+// catchUp applies what another process committed since this one last
+// looked: new records of the log, or, after a compaction (a new
+// generation), everything. The caller holds wsem.
+func (s *Store) catchUp() error {
+	d := s.disk
+	mfi, err := os.Stat(d.path(manifestName))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: the library in %s was removed", store.ErrNoLibrary, d.dir)
+		}
+		return fmt.Errorf("couldn't read library manifest: %w", err)
+	}
+	if !os.SameFile(mfi, d.manSeen) || !mfi.ModTime().Equal(d.manSeen.ModTime()) || mfi.Size() != d.manSeen.Size() {
+		m, fi, ok, err := readManifest(d.dir)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: the library in %s was removed", store.ErrNoLibrary, d.dir)
+		}
+		if m.info() != s.info {
+			return mismatch(d.dir, m.info(), s.info)
+		}
+		d.manSeen = fi
+		if m != d.man {
+			d.closeFiles()
+			d.man = m
+			return s.loadLocked()
+		}
+	}
+	lfi, err := os.Stat(d.path(logName(d.man.Generation)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if d.logEnd == 0 {
+			return nil
+		}
+		return s.loadLocked() // replaced under us; the manifest will say by what
+	case err != nil:
+		return fmt.Errorf("couldn't read library log: %w", err)
+	case lfi.Size() == d.logSize && lfi.ModTime().Equal(d.logTime):
+		return nil
+	case lfi.Size() < d.logEnd:
+		return s.loadLocked() // cut by a repair
+	}
+	d.logSize, d.logTime = lfi.Size(), lfi.ModTime()
+	if lfi.Size() == d.logEnd {
+		return nil
+	}
+	delta, err := d.catchUpEntries()
+	if err != nil {
+		return err
+	}
+	if len(delta) == 0 {
+		return nil
+	}
+	var deletes []string
+	for id, e := range delta {
+		if e == nil {
+			deletes = append(deletes, id)
+		}
+	}
+	entries := entriesOf(delta)
+	var a keyword.Analyser
+	for _, e := range entries {
+		e.terms = make([]keyword.Terms, len(e.segs))
+		for i := range e.segs {
+			e.terms[i] = a.Terms(e.segs[i].KeywordText())
+		}
+	}
+	return s.link(deletes, entries)
+}
+
+// prepareFiles readies the files for a write, under the library's lock
+// and caught up: it removes what interrupted writers left and rewrites a
+// library of format 1 in the current format.
+func (s *Store) prepareFiles(d *disk) error {
+	if err := d.tidyUp(); err != nil {
+		return err
+	}
+	if d.man.Format != formatVersion {
+		if err := s.compactLocked(); err != nil {
+			return fmt.Errorf("couldn't convert the library to format %d: %w", formatVersion, err)
+		}
+	}
+	return nil
+}
+
+// generations lists the generations whose log is in dir, in increasing
+// order.
+func generations(dir string) []int {
+	names, _ := filepath.Glob(filepath.Join(dir, "segments-*.log"))
+	var out []int
+	for _, n := range names {
+		var g int
+		if _, err := fmt.Sscanf(filepath.Base(n), "segments-%06d.log", &g); err == nil && g > 0 {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

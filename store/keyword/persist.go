@@ -1,0 +1,176 @@
+package keyword
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/ibid-dev/ibid/store/internal/wire"
+)
+
+// bm25Magic starts a saved BM25 index; the last byte is the format version.
+const bm25Magic = "ibid-bm25\x01"
+
+// Save writes the index's live postings to path atomically and durably
+// (a synced temporary file renamed over the old one), so that Load can
+// start from it instead of analysing every text again.
+func (x *BM25) Save(path string) error {
+	b := x.appendBinary(make([]byte, 0, 1<<20))
+	if err := renameio.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("couldn't save the keyword index: %w", err)
+	}
+	return nil
+}
+
+// appendBinary appends the live part of the index in the saved format:
+// magic; live slots (id, length, text checksum); terms with their postings
+// (slot deltas and frequencies, varints); CRC-32C of all that.
+func (x *BM25) appendBinary(b []byte) []byte {
+	b = append(b, bm25Magic...)
+	renum := make([]int32, len(x.slots))
+	b = binary.AppendUvarint(b, uint64(x.live))
+	n := int32(0)
+	for i, s := range x.slots {
+		if s.dead {
+			renum[i] = -1
+			continue
+		}
+		renum[i] = n
+		n++
+		b = wire.AppendString(b, s.seg)
+		b = binary.AppendUvarint(b, uint64(s.length))
+		b = binary.LittleEndian.AppendUint32(b, s.sum)
+	}
+	terms := make([]string, len(x.postings))
+	live := 0
+	for t, id := range x.dict {
+		terms[id] = t
+	}
+	for _, ps := range x.postings {
+		for _, p := range ps {
+			if renum[p.slot] >= 0 {
+				live++
+				break
+			}
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(live))
+	for id, ps := range x.postings {
+		count := 0
+		for _, p := range ps {
+			if renum[p.slot] >= 0 {
+				count++
+			}
+		}
+		if count == 0 {
+			continue
+		}
+		b = wire.AppendString(b, terms[id])
+		b = binary.AppendUvarint(b, uint64(count))
+		prev := int32(0)
+		for _, p := range ps {
+			if s := renum[p.slot]; s >= 0 {
+				b = binary.AppendUvarint(b, uint64(s-prev))
+				b = binary.AppendUvarint(b, uint64(p.tf))
+				prev = s
+			}
+		}
+	}
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// errCorrupt is returned for a saved index that does not decode.
+var errCorrupt = errors.New("saved BM25 index is corrupt")
+
+// Load reads a BM25 index saved by Save, with the default parameters. A
+// file that does not decode, or whose checksum does not match, is an error
+// wrapping errCorrupt: the caller rebuilds the index from its texts.
+func Load(path string) (*BM25, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return decodeBM25(b)
+}
+
+// decodeBM25 decodes a saved index.
+func decodeBM25(b []byte) (*BM25, error) {
+	if len(b) < len(bm25Magic)+4 || string(b[:len(bm25Magic)]) != bm25Magic {
+		return nil, errCorrupt
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return nil, errCorrupt
+	}
+	d := wire.Decoder{B: body[len(bm25Magic):]}
+	x := NewBM25()
+	nslots := d.Count()
+	x.slots = make([]slot, 0, nslots)
+	for i := 0; i < nslots && d.Err() == nil; i++ {
+		s := slot{seg: d.String(), length: int32(d.Uvarint()), sum: d.Uint32()}
+		x.bySeg[s.seg] = int32(i)
+		x.slots = append(x.slots, s)
+		x.totalLen += int64(s.length)
+	}
+	x.live = len(x.slots)
+	nterms := d.Count()
+	x.postings = make([][]posting, 0, nterms)
+	x.dict = make(map[string]int32, nterms)
+	for t := 0; t < nterms && d.Err() == nil; t++ {
+		term := d.String()
+		n := d.Count()
+		ps := make([]posting, n)
+		s := int32(0)
+		for j := range ps {
+			s += int32(d.Uvarint())
+			ps[j] = posting{s, int32(d.Uvarint())}
+			if s < 0 || int(s) >= len(x.slots) {
+				return nil, errCorrupt
+			}
+		}
+		x.dict[term] = int32(t)
+		x.postings = append(x.postings, ps)
+	}
+	if d.Err() != nil || len(d.B) != 0 || len(x.slots) != nslots || len(x.postings) != nterms {
+		return nil, errCorrupt
+	}
+	return x, nil
+}
+
+// Reconcile brings a loaded index in step with the segments it should hold
+// (ids and texts, parallel): segments the store no longer has are removed,
+// new or changed ones analysed. It reports false, leaving the work to a
+// full build, when more than half of the segments would need analysing.
+func (x *BM25) Reconcile(ids, texts []string) bool {
+	keep := make(map[string]bool, len(ids))
+	var addIDs, addTexts []string
+	for i, id := range ids {
+		if s, ok := x.bySeg[id]; ok && x.slots[s].sum == textSum(texts[i]) {
+			keep[id] = true
+			continue
+		}
+		addIDs = append(addIDs, id)
+		addTexts = append(addTexts, texts[i])
+	}
+	if len(addIDs) > len(ids)/2 && len(addIDs) > 1000 {
+		return false
+	}
+	var stale []string
+	for _, s := range x.slots {
+		if !s.dead && !keep[s.seg] {
+			stale = append(stale, s.seg)
+		}
+	}
+	for _, id := range stale {
+		x.Remove(id)
+	}
+	var a analyser
+	for i, id := range addIDs {
+		x.addTerms(id, textSum(addTexts[i]), a.termFreqs(addTexts[i]))
+	}
+	return true
+}

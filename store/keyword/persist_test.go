@@ -1,0 +1,191 @@
+package keyword
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sameResults fails unless a and b give the same results for queries.
+func sameResults(t *testing.T, a, b *BM25, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		x := a.Search(q, 100, nil)
+		y := b.Search(q, 100, nil)
+		if len(x) != len(y) {
+			t.Fatalf("%q: %v vs %v", q, x, y)
+		}
+		for i := range x {
+			if x[i].ID != y[i].ID || x[i].Score-y[i].Score > 1e-12 || y[i].Score-x[i].Score > 1e-12 {
+				t.Fatalf("%q: %v vs %v", q, x, y)
+			}
+		}
+	}
+}
+
+var persistTexts = map[string]string{
+	"a:0": "Random effects across hospitals",
+	"a:1": "Protein folding halves folding times",
+	"a:2": "Patients were randomised",
+	"b:0": "機械学習による翻訳",
+	"b:1": "plain words and more words",
+	"c:0": "graph neural networks for molecules",
+	"c:1": "patients and hospitals",
+}
+
+func idsTexts(m map[string]string) (ids, texts []string) {
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		texts = append(texts, m[id])
+	}
+	return ids, texts
+}
+
+func TestSaveLoadReconcile(t *testing.T) {
+	queries := []string{"random effects hospitals", "folding", "patients", "機械学習", "plain words", "unicorn"}
+	ids, texts := idsTexts(persistTexts)
+	x := Build(ids, texts)
+	x.Remove("c:1") // the saved file must skip dead slots
+	path := filepath.Join(t.TempDir(), "bm25.idx")
+	if err := x.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResults(t, x, loaded, queries...)
+	if loaded.Len() != 6 || len(loaded.slots) != 6 {
+		t.Errorf("loaded %d live of %d slots, want 6 of 6", loaded.Len(), len(loaded.slots))
+	}
+
+	// The texts change behind the saved file: one goes, one comes back,
+	// one keeps its id but not its text.
+	now := map[string]string{}
+	for k, v := range persistTexts {
+		now[k] = v
+	}
+	delete(now, "b:1")
+	now["a:2"] = "Results: unicorn sightings doubled."
+	ids, texts = idsTexts(now)
+	if !loaded.Reconcile(ids, texts) {
+		t.Fatal("Reconcile gave up on a small change")
+	}
+	sameResults(t, Build(ids, texts), loaded, queries...)
+
+	// A corrupt or foreign file is refused.
+	b, _ := os.ReadFile(path)
+	for _, bad := range [][]byte{b[:len(b)/2], append(slices.Clone(b[:len(b)-1]), b[len(b)-1]^1), []byte("hello"), nil} {
+		os.WriteFile(path, bad, 0o644)
+		if _, err := Load(path); err == nil {
+			t.Errorf("Load accepted a corrupt file of %d bytes", len(bad))
+		}
+	}
+}
+
+// FuzzLoad checks that no input makes the loader panic or accept a file
+// whose checksum does not match.
+func FuzzLoad(f *testing.F) {
+	x := NewBM25()
+	x.Add("a:0", "graph neural networks")
+	x.Add("b:0", "機械学習")
+	f.Add(x.appendBinary(nil))
+	f.Add([]byte(bm25Magic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x, err := decodeBM25(data)
+		if err == nil && crc32.Checksum(data[:len(data)-4], castagnoli) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+			t.Fatalf("accepted a bad checksum")
+		}
+		if err == nil {
+			x.Search("graph", 10, nil) // must not panic
+		}
+	})
+}
+
+// synthText returns n synthetic segments of about words words each, drawn
+// from a Zipf distribution over a made-up vocabulary (fixed seed), so that
+// term statistics look like prose.
+func synthText(n, words int) []string {
+	r := rand.New(rand.NewPCG(1, 2))
+	syll := []string{"ka", "to", "mi", "ren", "sa", "lo", "vi", "del", "ne", "pra", "tion", "ing", "ed", "al", "cy", "mer", "qu", "is"}
+	vocab := make([]string, 60000)
+	for i := range vocab {
+		var b strings.Builder
+		for range 2 + r.IntN(3) {
+			b.WriteString(syll[r.IntN(len(syll))])
+		}
+		vocab[i] = b.String()
+	}
+	z := rand.NewZipf(r, 1.07, 2, uint64(len(vocab)-1))
+	out := make([]string, n)
+	var b strings.Builder
+	for i := range out {
+		b.Reset()
+		for j := range words {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(vocab[z.Uint64()])
+			if j%17 == 16 {
+				b.WriteByte('.')
+			}
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		texts := synthText(n, 225) // ~300 tiktoken tokens, the chunker's budget
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("doc%05d:%d", i/20, i%20)
+		}
+		b.Run(fmt.Sprintf("segments=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Build(ids, texts)
+			}
+		})
+	}
+}
+
+// BenchmarkLoad compares building the index from 100,000 texts with
+// loading the saved one and reconciling it with the same texts.
+func BenchmarkLoad(b *testing.B) {
+	const n = 100_000
+	texts := synthText(n, 225)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("doc%05d:%d", i/20, i%20)
+	}
+	path := filepath.Join(b.TempDir(), "bm25.idx")
+	if err := Build(ids, texts).Save(path); err != nil {
+		b.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	b.Logf("%.1f MB for %d segments", float64(fi.Size())/1e6, n)
+	b.Run("build", func(b *testing.B) {
+		for b.Loop() {
+			Build(ids, texts)
+		}
+	})
+	b.Run("load", func(b *testing.B) {
+		for b.Loop() {
+			x, err := Load(path)
+			if err != nil || !x.Reconcile(ids, texts) || x.Len() != n {
+				b.Fatal(err)
+			}
+		}
+	})
+}
