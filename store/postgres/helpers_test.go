@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"regexp"
@@ -124,4 +125,30 @@ func checkWhole(t testing.TB, s *Store) int {
 		t.Fatalf("Len = %d, documents hold %d", n, total)
 	}
 	return total
+}
+
+// normalised is v scaled to length 1.
+func normalised(v []float32) []float32 {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / math.Sqrt(sum))
+	}
+	return out
+}
+
+// near reports whether a and b are equal to float32 precision.
+func near(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(float64(a[i]-b[i])) > 1e-6 {
+			return false
+		}
+	}
+	return true
 }

@@ -16,7 +16,7 @@ import (
 
 // freshDatabase creates an empty database with pgvector available and
 // returns its location; it is dropped at the end.
-func freshDatabase(t *testing.T) string {
+func freshDatabase(t testing.TB) string {
 	t.Helper()
 	loc := testLocation(t)
 	ctx := context.Background()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/keyword"
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 )
@@ -134,34 +135,57 @@ func queryHits(ctx context.Context, q querier, sql string, a args) ([]store.Hit,
 	return hits, nil
 }
 
-// tsQuery is a text search query matching any of the words of $n: the
-// words are parsed as the keywords column was ('simple': lower case, no
-// stemming), then joined with OR.
-func tsQuery(n string) string {
-	return `replace(plainto_tsquery('simple', ` + n + `)::text, ' & ', ' | ')::tsquery`
+// queryTerms analyses a query as the chunks were analysed: its distinct
+// terms and how often each occurs (a repeated term counts again, as in the
+// embedded store's BM25).
+func queryTerms(query string) ([]string, []int32) {
+	// What PostgreSQL cannot hold cannot be in a chunk either.
+	query = strings.ToValidUTF8(strings.ReplaceAll(query, "\x00", " "), " ")
+	terms, freqs, _ := termFreqs(query)
+	return terms, freqs
 }
 
-// Keyword implements store.Store: segments holding any of the query's
-// words, ranked by ts_rank_cd (cover density; normalised by length) over
-// the keywords column's GIN index.
+// bm25SQL is a CTE list ending in "scored (id, score)": the BM25 scores
+// (Lucene's idf, k1 and b of store/keyword) of the chunks of table holding
+// any of the terms in argument tn (with query frequencies in fn) and
+// admitted by the condition cond, best lim first. N and the average
+// length come from the collection's row; each term's document frequency
+// is counted through the GIN index on terms.
+func bm25SQL(coll int64, table, tn, fn, cond, lim string) string {
+	k1, b := fmt.Sprint(keyword.DefaultK1), fmt.Sprint(keyword.DefaultB)
+	return `stats AS (
+		SELECT chunk_count::float8 AS n, greatest(term_total::float8 / greatest(chunk_count, 1), 1) AS avglen
+		FROM rag_collections WHERE id = ` + fmt.Sprint(coll) + `),
+	q AS (
+		SELECT t.term, ln(1 + (stats.n - d.df + 0.5) / (d.df + 0.5)) * t.qtf * (` + k1 + ` + 1) AS w
+		FROM unnest(` + tn + `::text[], ` + fn + `::int[]) AS t(term, qtf) CROSS JOIN stats
+		CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM ` + table + ` c WHERE c.terms @> ARRAY[t.term]) d
+		WHERE d.df > 0),
+	scored AS (
+		SELECT c.id, sum(q.w * f.tf / (f.tf + ` + k1 + ` * (1 - ` + b + `) + ` + k1 + ` * ` + b + ` * c.term_count / stats.avglen)) AS score
+		FROM ` + table + ` c CROSS JOIN stats CROSS JOIN q
+		CROSS JOIN LATERAL (SELECT c.term_freqs[array_position(c.terms, q.term)]::float8 AS tf) f
+		WHERE c.terms && ` + tn + `::text[] AND f.tf IS NOT NULL` + cond + `
+		GROUP BY c.id ORDER BY score DESC, c.id LIMIT ` + lim + `)`
+}
+
+// Keyword implements store.Store: Okapi BM25 over the terms ibid's
+// analyser finds (stemmed English, no stopwords, CJK bigrams), as the
+// embedded store scores them, computed by the database.
 func (s *Store) Keyword(ctx context.Context, query string, k int, f store.Filter) ([]store.Hit, error) {
-	if k <= 0 || strings.TrimSpace(query) == "" {
+	terms, freqs := queryTerms(query)
+	if k <= 0 || len(terms) == 0 {
 		return nil, nil
-	}
-	if err := storable("query", query); err != nil {
-		return nil, err
 	}
 	var hits []store.Hit
 	err := s.read(ctx, "search", func(ctx context.Context) error {
-		a := args{query}
-		where := "c.keywords @@ q.q"
-		if cond := filterSQL(f, s.coll, &a); cond != "" {
-			where += " AND " + cond
+		a := args{terms, freqs}
+		cond := filterSQL(f, s.coll, &a)
+		if cond != "" {
+			cond = " AND " + cond
 		}
-		sql := `WITH q AS (SELECT ` + tsQuery("$1") + ` AS q)
-			SELECT ` + segmentColumns + `, ts_rank_cd(c.keywords, q.q, 1) AS score
-			FROM ` + s.chunks + ` c, q WHERE ` + where + `
-			ORDER BY score DESC, c.id LIMIT ` + a.add(k)
+		sql := `WITH ` + bm25SQL(s.coll, s.chunks, "$1", "$2", cond, a.add(k)) + `
+			SELECT ` + segmentColumns + `, scored.score FROM scored JOIN ` + s.chunks + ` c USING (id)`
 		var err error
 		hits, err = queryHits(ctx, s.pool, sql, a)
 		return err
@@ -179,14 +203,12 @@ func (s *Store) Hybrid(ctx context.Context, query string, vector []float32, k in
 	if err != nil || k <= 0 {
 		return nil, err
 	}
-	if err := storable("query", query); err != nil {
-		return nil, err
-	}
 	depth := fuseDepth(k)
+	terms, freqs := queryTerms(query)
 	var hits []store.Hit
 	err = s.read(ctx, "search", func(ctx context.Context) error {
 		return s.searchTx(ctx, depth, func(tx pgx.Tx) error {
-			a := args{pgvector.NewVector(vector), query}
+			a := args{pgvector.NewVector(vector), terms, freqs}
 			cond := filterSQL(f, s.coll, &a)
 			if cond != "" {
 				cond = " AND " + cond
@@ -196,17 +218,13 @@ func (s *Store) Hybrid(ctx context.Context, query string, vector []float32, k in
 			if zero {
 				denseOn = "false"
 			}
-			sql := `WITH q AS (SELECT ` + tsQuery("$2") + ` AS q),
+			sql := `WITH ` + bm25SQL(s.coll, s.chunks, "$2", "$3", cond, dn) + `,
+			kw AS (SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r FROM scored),
 			dense AS (
 				SELECT id, row_number() OVER (ORDER BY dist, id) AS r
 				FROM (SELECT c.id, ` + s.vec.distance(1) + ` AS dist FROM ` + s.chunks + ` c
 					WHERE ` + denseOn + ` AND c.vector IS NOT NULL` + cond + `
 					ORDER BY ` + s.vec.distance(1) + ` LIMIT ` + dn + `) d
-			),
-			kw AS (
-				SELECT c.id, row_number() OVER (ORDER BY ts_rank_cd(c.keywords, q.q, 1) DESC, c.id) AS r
-				FROM ` + s.chunks + ` c, q WHERE c.keywords @@ q.q` + cond + `
-				ORDER BY ts_rank_cd(c.keywords, q.q, 1) DESC, c.id LIMIT ` + dn + `
 			),
 			fused AS (
 				SELECT id, coalesce(1.0 / (` + fmt.Sprint(rrfK) + ` + dense.r), 0) + coalesce(1.0 / (` + fmt.Sprint(rrfK) + ` + kw.r), 0) AS score

@@ -36,6 +36,7 @@ type Store struct {
 	chunks   string // the partition's table name
 	readOnly bool
 	lockWait time.Duration // how long Update waits for another writer
+	indexMin int           // vector components from which the library has an HNSW index
 	closed   atomic.Bool
 }
 
@@ -64,7 +65,7 @@ func Open(ctx context.Context, location string, opt store.Options) (*Store, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, name: name, readOnly: opt.ReadOnly, lockWait: writerWait}
+	s := &Store{pool: pool, name: name, readOnly: opt.ReadOnly, lockWait: writerWait, indexMin: defaultIndexMin}
 	if err := s.attach(ctx, opt.Info, create); err != nil {
 		pool.Close()
 		return nil, err
@@ -118,7 +119,7 @@ func (s *Store) create(ctx context.Context, want store.Info) error {
 		if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF rag_chunks FOR VALUES IN (%d)`, p, s.coll)); err != nil {
 			return err
 		}
-		return newVecType(want.Dimension).createIndex(ctx, tx, p)
+		return nil // the HNSW index comes with the data (see planIndex)
 	})
 }
 

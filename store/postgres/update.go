@@ -6,21 +6,32 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/keyword"
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 )
 
-// bulkMin is the size from which a batch that at least doubles a library
-// is loaded without its HNSW index, which is built again at the end: one
-// build of the whole graph is several times faster than inserting into it
-// row by row. Readers of that library wait for the batch to commit.
-const bulkMin = 2000
+// When the HNSW index is built (see Store.planIndex):
+//   - defaultIndexMin: a library gets its index once it holds this many
+//     vector components (segments × dimension; 5,000,000 is 6,500
+//     segments of dimension 768). Below it an exact scan answers as fast,
+//     and writes are not slowed by index upkeep.
+//   - bulkMin: a batch of at least this many segments that at least doubles
+//     an indexed library is loaded without the index, which is then built
+//     again: one build of the whole graph is several times faster than
+//     inserting into it row by row. Readers of that library wait for the
+//     batch to commit.
+const (
+	defaultIndexMin = 5_000_000
+	bulkMin         = 2000
+)
 
 // Update implements store.Store: one transaction, holding the library's
 // writer lock; deletes, then the documents replaced by puts, then the puts
@@ -52,13 +63,14 @@ type batch struct {
 	ids    []string // the documents put, once each
 	docs   [][]any
 	chunks [][]any
+	terms  int64 // the sum of the chunks' term counts
 }
 
 // docColumns and chunkColumns are the columns COPY fills.
 var (
 	docColumns   = []string{"collection_id", "id", "title", "path", "base_name", "structure_data"}
 	chunkColumns = []string{"collection_id", "document_id", "chunk_index", "id", "content", "index_content",
-		"vector", "parent_chunk_id", "section_key", "page_start", "page_end", "metadata"}
+		"vector", "parent_chunk_id", "section_key", "page_start", "page_end", "metadata", "terms", "term_freqs", "term_count"}
 )
 
 // prepare checks a batch (ids, dimensions, text PostgreSQL can hold) and
@@ -98,6 +110,7 @@ func (s *Store) prepare(puts []store.Put) (*batch, error) {
 				return nil, err
 			}
 			b.chunks = append(b.chunks, row)
+			b.terms += int64(row[len(row)-1].(int))
 		}
 	}
 	return b, nil
@@ -118,16 +131,23 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment) ([]any, 
 		return nil, err
 	}
 	var vec any // NULL for the zero vector: never indexed, never returned
-	zero := true
+	var sum float64
 	for k, x := range sg.Vector {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 			return nil, fmt.Errorf("segment %s has a vector with %v at %d", sg.ID, x, k)
 		}
-		zero = zero && x == 0
+		sum += float64(x) * float64(x)
 	}
-	if !zero {
-		vec = pgvector.NewVector(append([]float32(nil), sg.Vector...))
+	if sum != 0 { // stored normalised, as the embedded store keeps them
+		v := append([]float32(nil), sg.Vector...)
+		if norm := math.Sqrt(sum); math.Abs(norm-1) >= 1e-7 {
+			for k := range v {
+				v[k] = float32(float64(v[k]) / norm)
+			}
+		}
+		vec = pgvector.NewVector(v)
 	}
+	terms, freqs, n := termFreqs(sg.KeywordText())
 	var parent any
 	if sg.Parent != "" {
 		parent = sg.Parent
@@ -137,7 +157,29 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment) ([]any, 
 		return nil, err
 	}
 	return []any{s.coll, doc.ID, j, sg.ID, sg.Text, sg.IndexText, vec, parent,
-		strings.ToLower(store.SectionPath(sg.Section)), sg.PageStart, sg.PageEnd, json.RawMessage(meta)}, nil
+		strings.ToLower(store.SectionPath(sg.Section)), sg.PageStart, sg.PageEnd, json.RawMessage(meta),
+		terms, freqs, n}, nil
+}
+
+// termFreqs analyses text as every backend does (keyword.Tokenize) and
+// returns its distinct terms, sorted, their frequencies, and the number of
+// terms.
+func termFreqs(text string) ([]string, []int32, int) {
+	toks := keyword.Tokenize(text)
+	tf := make(map[string]int32, len(toks))
+	for _, t := range toks {
+		tf[t]++
+	}
+	terms := make([]string, 0, len(tf))
+	for t := range tf {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	freqs := make([]int32, len(terms))
+	for i, t := range terms {
+		freqs[i] = tf[t]
+	}
+	return terms, freqs, len(toks)
 }
 
 // storable refuses text PostgreSQL cannot hold in a text column: invalid
@@ -178,15 +220,26 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 			}
 		}
 	}
-	// Deleting a document cascades to its chunks.
+	// Deleting a document cascades to its chunks; the keyword statistics
+	// follow.
 	gone := append(append([]string(nil), deletes...), b.ids...)
+	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET
+		(chunk_count, term_total) = (SELECT chunk_count - count(*), term_total - coalesce(sum(term_count), 0)
+			FROM `+s.chunks+` WHERE document_id = ANY($2))
+		WHERE id = $1`, s.coll, gone); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `DELETE FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`, s.coll, gone); err != nil {
 		return err
 	}
 	if len(b.docs) == 0 {
 		return nil
 	}
-	bulk, err := s.bulk(ctx, tx, len(b.chunks))
+	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET chunk_count = chunk_count + $2, term_total = term_total + $3 WHERE id = $1`,
+		s.coll, len(b.chunks), b.terms); err != nil {
+		return err
+	}
+	build, err := s.planIndex(ctx, tx, len(b.chunks))
 	if err != nil {
 		return err
 	}
@@ -196,7 +249,7 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.chunks}, chunkColumns, pgx.CopyFromRows(b.chunks)); err != nil {
 		return fmt.Errorf("couldn't copy segments: %w", err)
 	}
-	if !bulk {
+	if !build {
 		return nil
 	}
 	if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '512MB'`); err != nil {
@@ -209,19 +262,27 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	return err
 }
 
-// bulk decides whether a batch of n segments is loaded without the HNSW
-// index (see bulkMin), and if so drops it; write builds it again.
-func (s *Store) bulk(ctx context.Context, tx pgx.Tx, n int) (bool, error) {
-	if n < bulkMin || !s.vec.indexed {
+// planIndex decides, before a batch of n segments is copied, whether the
+// HNSW index is to be built after it: when the library has none and will
+// be big enough for one, or when the batch is big enough to rebuild it
+// (in which case it drops it now).
+func (s *Store) planIndex(ctx context.Context, tx pgx.Tx, n int) (bool, error) {
+	if !s.vec.indexed {
 		return false, nil
 	}
 	var have int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+s.chunks).Scan(&have); err != nil {
+	var exists bool
+	err := tx.QueryRow(ctx, `SELECT chunk_count, to_regclass($2) IS NOT NULL FROM rag_collections WHERE id = $1`,
+		s.coll, indexName(s.chunks)).Scan(&have, &exists)
+	if err != nil {
 		return false, err
 	}
-	if n < have {
+	if !exists {
+		return (have+n)*s.info.Dimension >= s.indexMin, nil
+	}
+	if n < bulkMin || n < have {
 		return false, nil
 	}
-	_, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks))
+	_, err = tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks))
 	return err == nil, err
 }

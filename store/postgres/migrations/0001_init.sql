@@ -12,6 +12,9 @@ CREATE TABLE rag_collections (
 	name       text        NOT NULL UNIQUE,
 	embedder   text        NOT NULL,
 	dimension  integer     NOT NULL CHECK (dimension > 0),
+	-- keyword statistics (BM25's N and average length), kept by each write
+	chunk_count bigint     NOT NULL DEFAULT 0,
+	term_total  bigint     NOT NULL DEFAULT 0,
 	created_at timestamptz NOT NULL DEFAULT now()
 );
 
@@ -39,9 +42,12 @@ CREATE TABLE rag_chunks (
 	page_start      integer     NOT NULL DEFAULT 0,
 	page_end        integer     NOT NULL DEFAULT 0,
 	metadata        jsonb       NOT NULL, -- section path, page range, byte offsets
-	keywords        tsvector    GENERATED ALWAYS AS (
-		to_tsvector('simple'::regconfig, CASE WHEN index_content <> '' THEN index_content ELSE content END)
-	) STORED,
+	-- keyword search: the terms of index_content (or content when it is
+	-- empty) as ibid's analyser (store/keyword) gives them, distinct and
+	-- sorted, with their frequencies and the number of terms
+	terms           text[]      NOT NULL,
+	term_freqs      integer[]   NOT NULL,
+	term_count      integer     NOT NULL,
 	created_at      timestamptz NOT NULL DEFAULT now(),
 	PRIMARY KEY (document_id, chunk_index, collection_id),
 	FOREIGN KEY (collection_id, document_id) REFERENCES rag_documents (collection_id, id) ON DELETE CASCADE,
@@ -49,4 +55,4 @@ CREATE TABLE rag_chunks (
 ) PARTITION BY LIST (collection_id);
 
 CREATE INDEX rag_chunks_id ON rag_chunks (id);
-CREATE INDEX rag_chunks_keywords ON rag_chunks USING gin (keywords);
+CREATE INDEX rag_chunks_terms ON rag_chunks USING gin (terms);
