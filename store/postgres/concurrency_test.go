@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/store"
-	"github.com/jackc/pgx/v5"
 )
 
 // TestConcurrentWriters has writers in two "processes" (stores with pools of
@@ -145,50 +144,4 @@ func TestCrashMidCopy(t *testing.T) {
 	}
 	// The library is writable again at once: the lock died with the child.
 	mustUpdate(t, s, nil, []string{"old"})
-}
-
-// TestNoSegmentLost stores 200,000 segments in one batch and finds every
-// one of them. Most vectors are zero (kept out of the HNSW index), so the
-// test measures the load, not the index build.
-func TestNoSegmentLost(t *testing.T) {
-	if testing.Short() {
-		t.Skip("200,000 segments")
-	}
-	s := openTest(t, 4)
-	ctx := context.Background()
-	rng := rand.New(rand.NewPCG(22, 23))
-	var puts []store.Put
-	for i := range 2000 {
-		p := makePut(rng, fmt.Sprintf("n%04d", i), 100, 4)
-		for j := 1; j < len(p.Segments); j++ {
-			p.Segments[j].Vector = make([]float32, 4)
-		}
-		puts = append(puts, p)
-	}
-	start := time.Now()
-	mustUpdate(t, s, puts, nil)
-	t.Logf("200,000 segments stored in %v", time.Since(start))
-	if n, err := s.Len(ctx); err != nil || n != 200000 {
-		t.Fatalf("Len = %d, %v", n, err)
-	}
-	var perDoc []int
-	rows, err := s.pool.Query(ctx, `SELECT count(*) FILTER (WHERE chunk_index < 100) FROM `+s.chunks+` GROUP BY document_id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if perDoc, err = pgx.CollectRows(rows, pgx.RowTo[int]); err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range perDoc {
-		if n != 100 {
-			t.Fatalf("a document has %d of its 100 segments", n)
-		}
-	}
-	if len(perDoc) != 2000 {
-		t.Fatalf("%d documents hold segments, want 2000", len(perDoc))
-	}
-	sg, _, err := s.Segment(ctx, "n1999:99")
-	if err != nil || sg.Text != "document n1999 segment 99" {
-		t.Fatalf("last segment: %+v, %v", sg, err)
-	}
 }

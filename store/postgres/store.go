@@ -119,8 +119,21 @@ func (s *Store) create(ctx context.Context, want store.Info) error {
 		if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF rag_chunks FOR VALUES IN (%d)`, p, s.coll)); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ALTER COLUMN vector SET STORAGE %s`, p, vectorStorage(want.Dimension))); err != nil {
+			return err
+		}
 		return nil // the HNSW index comes with the data (see planIndex)
 	})
+}
+
+// vectorStorage is how a partition stores its vectors: in the row when they
+// fit comfortably in a page (no TOAST table to write and read, no attempt
+// to compress floats), out of line without compression when they do not.
+func vectorStorage(dim int) string {
+	if dim <= 1024 {
+		return "PLAIN"
+	}
+	return "EXTERNAL"
 }
 
 // partition names the table holding a collection's chunks.

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -74,7 +77,8 @@ var (
 )
 
 // prepare checks a batch (ids, dimensions, text PostgreSQL can hold) and
-// turns it into rows. A document put twice keeps its last version.
+// turns it into rows, analysing the segments' keyword texts on every core.
+// A document put twice keeps its last version.
 func (s *Store) prepare(puts []store.Put) (*batch, error) {
 	last := make(map[string]int, len(puts))
 	for i := range puts {
@@ -82,6 +86,10 @@ func (s *Store) prepare(puts []store.Put) (*batch, error) {
 	}
 	b := &batch{}
 	now := time.Now().Unix()
+	var keep []int    // indexes of the puts written
+	var offsets []int // where each kept put's chunk rows start
+	docs := []store.Document{}
+	total := 0
 	for i := range puts {
 		p := &puts[i]
 		doc := p.Document
@@ -104,14 +112,38 @@ func (s *Store) prepare(puts []store.Put) (*batch, error) {
 		}
 		b.ids = append(b.ids, doc.ID)
 		b.docs = append(b.docs, []any{s.coll, doc.ID, doc.Title, doc.Path, filepath.Base(doc.Path), json.RawMessage(raw)})
-		for j := range p.Segments {
-			row, err := s.chunkRow(&doc, j, &p.Segments[j])
-			if err != nil {
-				return nil, err
+		keep = append(keep, i)
+		offsets = append(offsets, total)
+		docs = append(docs, doc)
+		total += len(p.Segments)
+	}
+	b.chunks = make([][]any, total)
+	errs := make([]error, len(keep))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(keep)) {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(keep); k = int(next.Add(1) - 1) {
+				p := &puts[keep[k]]
+				for j := range p.Segments {
+					row, err := s.chunkRow(&docs[k], j, &p.Segments[j])
+					if err != nil {
+						errs[k] = err
+						break
+					}
+					b.chunks[offsets[k]+j] = row
+				}
 			}
-			b.chunks = append(b.chunks, row)
-			b.terms += int64(row[len(row)-1].(int))
+		})
+	}
+	wg.Wait()
+	for _, err := range errs { // the first bad document's error, as a sequential pass would give
+		if err != nil {
+			return nil, err
 		}
+	}
+	for _, row := range b.chunks {
+		b.terms += int64(row[len(row)-1].(int))
 	}
 	return b, nil
 }
