@@ -55,7 +55,9 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 	fi
 	apt-get update -qq
-	command -v dpkg-source >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev >/dev/null
+	if ! command -v dpkg-source >/dev/null || ! command -v gcc >/dev/null || ! command -v make >/dev/null; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev build-essential >/dev/null
+	fi
 	local build
 	build=$(mktemp -d /tmp/ibid-pgvector.XXXXXX)
 	(cd "$build" && apt-get source -qq pgvector >/dev/null 2>&1 || (cd "$build" && apt-get source pgvector))

@@ -109,8 +109,7 @@ func (Backend) Libraries(ctx context.Context, location string) ([]store.LibraryI
 	}
 	rows, err := conn.Query(ctx, `
 		SELECT c.name, c.embedder, c.dimension,
-			(SELECT count(*) FROM rag_documents d WHERE d.collection_id = c.id),
-			(SELECT count(*) FROM rag_chunks k WHERE k.collection_id = c.id)
+			(SELECT count(*) FROM rag_documents d WHERE d.collection_id = c.id), c.chunk_count
 		FROM rag_collections c ORDER BY c.name`)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't list the libraries: %w", err)
@@ -148,10 +147,11 @@ func (Backend) Drop(ctx context.Context, location, library string) error {
 	if err := checkVersion(v); err != nil {
 		return err
 	}
+	var id int64
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		var id int64
 		err := tx.QueryRow(ctx, `SELECT id FROM rag_collections WHERE name = $1`, library).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
+			id = 0
 			return nil
 		}
 		if err != nil {
@@ -160,14 +160,46 @@ func (Backend) Drop(ctx context.Context, location, library string) error {
 		if err := lockCollection(ctx, tx, id, writerWait); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+partition(id)); err != nil {
+		// TRUNCATE locks the library's partition only; the collection's
+		// row takes its documents with it.
+		if _, err := tx.Exec(ctx, `TRUNCATE `+partition(id)); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM rag_collections WHERE id = $1`, id) // cascades to rag_documents
+		_, err = tx.Exec(ctx, `DELETE FROM rag_collections WHERE id = $1`, id)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("couldn't drop library %q: %w", library, classify(err))
 	}
+	if id != 0 {
+		dropLeftovers(ctx, conn)
+	}
 	return nil
+}
+
+// dropLeftovers removes the empty partitions of dropped libraries. Dropping
+// a partition needs a moment when no one reads any library, so it waits
+// briefly and otherwise leaves the (empty, unreachable) table for a later
+// Drop, which removes every such leftover.
+func dropLeftovers(ctx context.Context, conn *pgx.Conn) {
+	rows, err := conn.Query(ctx, `SELECT c.relname FROM pg_inherits i
+		JOIN pg_class c ON c.oid = i.inhrelid
+		WHERE i.inhparent = 'rag_chunks'::regclass AND c.relname ~ '^rag_chunks_c[0-9]+$'
+		AND NOT EXISTS (SELECT 1 FROM rag_collections r WHERE 'rag_chunks_c' || r.id = c.relname)`)
+	if err != nil {
+		return
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return
+	}
+	for _, name := range names {
+		_ = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = 2000`); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+pgx.Identifier{name}.Sanitize())
+			return err
+		})
+	}
 }

@@ -140,6 +140,16 @@ func TestLibrariesAndDrop(t *testing.T) {
 	if err != nil || len(libs) != 1 || libs[0] != (store.LibraryInfo{Name: "b", Info: info, Documents: 2, Segments: 5}) {
 		t.Fatalf("after drop: %+v, %v", libs, err)
 	}
+	conn, err := pgx.Connect(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var parts, docs int
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM pg_inherits WHERE inhparent = 'rag_chunks'::regclass),
+		(SELECT count(*) FROM rag_documents)`).Scan(&parts, &docs); err != nil || parts != 1 || docs != 2 {
+		t.Fatalf("after drop: %d partitions and %d documents left (%v), want 1 and 2", parts, docs, err)
+	}
 	if _, err := Open(ctx, loc, store.Options{Library: "a", Info: info}); !errors.Is(err, store.ErrNoLibrary) {
 		t.Fatalf("dropped library opens: %v", err)
 	}

@@ -203,39 +203,47 @@ func (s *Store) Hybrid(ctx context.Context, query string, vector []float32, k in
 	if err != nil || k <= 0 {
 		return nil, err
 	}
-	depth := fuseDepth(k)
-	terms, freqs := queryTerms(query)
 	var hits []store.Hit
 	err = s.read(ctx, "search", func(ctx context.Context) error {
-		return s.searchTx(ctx, depth, func(tx pgx.Tx) error {
-			a := args{pgvector.NewVector(vector), terms, freqs}
-			cond := filterSQL(f, s.coll, &a)
-			if cond != "" {
-				cond = " AND " + cond
-			}
-			dn, kn := a.add(depth), a.add(k)
-			denseOn := "true"
-			if zero {
-				denseOn = "false"
-			}
-			sql := `WITH ` + bm25SQL(s.coll, s.chunks, "$2", "$3", cond, dn) + `,
-			kw AS (SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r FROM scored),
-			dense AS (
-				SELECT id, row_number() OVER (ORDER BY dist, id) AS r
-				FROM (SELECT c.id, ` + s.vec.distance(1) + ` AS dist FROM ` + s.chunks + ` c
-					WHERE ` + denseOn + ` AND c.vector IS NOT NULL` + cond + `
-					ORDER BY ` + s.vec.distance(1) + ` LIMIT ` + dn + `) d
-			),
-			fused AS (
-				SELECT id, coalesce(1.0 / (` + fmt.Sprint(rrfK) + ` + dense.r), 0) + coalesce(1.0 / (` + fmt.Sprint(rrfK) + ` + kw.r), 0) AS score
-				FROM dense FULL JOIN kw USING (id)
-				ORDER BY score DESC, id LIMIT ` + kn + `
-			)
-			SELECT ` + segmentColumns + `, fused.score::float8 FROM fused JOIN ` + s.chunks + ` c USING (id)`
+		return s.searchTx(ctx, fuseDepth(k), func(tx pgx.Tx) error {
+			sql, a := s.hybridSQL(query, vector, zero, k, f)
 			var err error
 			hits, err = queryHits(ctx, tx, sql, a)
 			return err
 		})
 	})
 	return hits, err
+}
+
+// hybridSQL is the statement of a hybrid query: the keyword CTEs of
+// bm25SQL, the dense candidates in the form the HNSW index answers, and
+// their fusion.
+func (s *Store) hybridSQL(query string, vector []float32, zero bool, k int, f store.Filter) (string, args) {
+	depth := fuseDepth(k)
+	terms, freqs := queryTerms(query)
+	a := args{pgvector.NewVector(vector), terms, freqs}
+	cond := filterSQL(f, s.coll, &a)
+	if cond != "" {
+		cond = " AND " + cond
+	}
+	dn, kn := a.add(depth), a.add(k)
+	denseOn := "true"
+	if zero {
+		denseOn = "false"
+	}
+	rrf := fmt.Sprint(rrfK)
+	return `WITH ` + bm25SQL(s.coll, s.chunks, "$2", "$3", cond, dn) + `,
+	kw AS (SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r FROM scored),
+	dense AS (
+		SELECT id, row_number() OVER (ORDER BY dist, id) AS r
+		FROM (SELECT c.id, ` + s.vec.distance(1) + ` AS dist FROM ` + s.chunks + ` c
+			WHERE ` + denseOn + ` AND c.vector IS NOT NULL` + cond + `
+			ORDER BY ` + s.vec.distance(1) + ` LIMIT ` + dn + `) d
+	),
+	fused AS (
+		SELECT id, coalesce(1.0 / (` + rrf + ` + dense.r), 0) + coalesce(1.0 / (` + rrf + ` + kw.r), 0) AS score
+		FROM dense FULL JOIN kw USING (id)
+		ORDER BY score DESC, id LIMIT ` + kn + `
+	)
+	SELECT ` + segmentColumns + `, fused.score::float8 FROM fused JOIN ` + s.chunks + ` c USING (id)`, a
 }

@@ -114,6 +114,10 @@ func TestDenseUsesIndexAndNarrowFilters(t *testing.T) {
 			t.Errorf("filter %+v: the plan does not use %s:\n%s", f, indexName(s.chunks), plan)
 		}
 	}
+	hsql, ha := s.hybridSQL("document segment", q, false, 10, store.Filter{})
+	if plan := explain(t, s, fuseDepth(10), hsql, ha); !strings.Contains(plan, indexName(s.chunks)) || !strings.Contains(plan, "rag_chunks_c") {
+		t.Errorf("the hybrid plan does not use %s:\n%s", indexName(s.chunks), plan)
+	}
 	recall := 0
 	for range 20 {
 		q := randVec(rng, dim)

@@ -115,12 +115,18 @@ func (s *Store) create(ctx context.Context, want store.Info) error {
 		if err != nil {
 			return err
 		}
+		// A table made alone and then attached: ATTACH PARTITION takes a
+		// lock that lets other libraries' readers and writers go on, where
+		// CREATE TABLE … PARTITION OF would stop them all for a moment.
 		p := partition(s.coll)
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF rag_chunks FOR VALUES IN (%d)`, p, s.coll)); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE %s ALTER COLUMN vector SET STORAGE %s`, p, vectorStorage(want.Dimension))); err != nil {
-			return err
+		for _, q := range []string{
+			fmt.Sprintf(`CREATE TABLE %s (LIKE rag_chunks INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)`, p),
+			fmt.Sprintf(`ALTER TABLE %s ALTER COLUMN vector SET STORAGE %s`, p, vectorStorage(want.Dimension)),
+			fmt.Sprintf(`ALTER TABLE rag_chunks ATTACH PARTITION %s FOR VALUES IN (%d)`, p, s.coll),
+		} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return err
+			}
 		}
 		return nil // the HNSW index comes with the data (see planIndex)
 	})
