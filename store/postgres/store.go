@@ -123,6 +123,7 @@ func (s *Store) create(ctx context.Context, want store.Info) error {
 			fmt.Sprintf(`CREATE TABLE %s (LIKE rag_chunks INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)`, p),
 			fmt.Sprintf(`ALTER TABLE %s ALTER COLUMN vector SET STORAGE %s`, p, vectorStorage(want.Dimension)),
 			fmt.Sprintf(`ALTER TABLE rag_chunks ATTACH PARTITION %s FOR VALUES IN (%d)`, p, s.coll),
+			fmt.Sprintf(`CREATE INDEX %s ON %s USING gin (terms)`, termsIndexName(p), p),
 		} {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
@@ -132,15 +133,11 @@ func (s *Store) create(ctx context.Context, want store.Info) error {
 	})
 }
 
-// vectorStorage is how a partition stores its vectors: in the row when they
-// fit comfortably in a page (no TOAST table to write and read, no attempt
-// to compress floats), out of line without compression when they do not.
-func vectorStorage(dim int) string {
-	if dim <= 1024 {
-		return "PLAIN"
-	}
-	return "EXTERNAL"
-}
+// vectorStorage is how a partition stores its vectors: out of line
+// (TOAST) without compression, which floats do not repay. Rows stay narrow,
+// so keyword search and neighbour reads touch few pages; HNSW search never
+// reads them (the index holds its own copy), only the exact fallback does.
+func vectorStorage(int) string { return "EXTERNAL" }
 
 // partition names the table holding a collection's chunks.
 func partition(coll int64) string { return "rag_chunks_c" + strconv.FormatInt(coll, 10) }

@@ -21,16 +21,16 @@ import (
 	"github.com/pgvector/pgvector-go"
 )
 
-// When the HNSW index is built (see Store.planIndex):
-//   - defaultIndexMin: a library gets its index once it holds this many
-//     vector components (segments × dimension; 5,000,000 is 6,500
+// When indexes are built (see Store.planIndexes):
+//   - defaultIndexMin: a library gets its HNSW index once it holds this
+//     many vector components (segments × dimension; 5,000,000 is 6,500
 //     segments of dimension 768). Below it an exact scan answers as fast,
 //     and writes are not slowed by index upkeep.
 //   - bulkMin: a batch of at least this many segments that at least doubles
-//     an indexed library is loaded without the index, which is then built
-//     again: one build of the whole graph is several times faster than
-//     inserting into it row by row. Readers of that library wait for the
-//     batch to commit.
+//     a library is loaded without its indexes (HNSW and GIN), which are then
+//     built again in the same transaction: one build is several times
+//     faster than inserting row by row. Readers of that library wait for
+//     the batch to commit.
 const (
 	defaultIndexMin = 5_000_000
 	bulkMin         = 2000
@@ -252,13 +252,16 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 			}
 		}
 	}
-	// Deleting a document cascades to its chunks; the keyword statistics
-	// follow.
+	// Deleted and replaced documents go with their chunks; the keyword
+	// statistics follow.
 	gone := append(append([]string(nil), deletes...), b.ids...)
 	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET
 		(chunk_count, term_total) = (SELECT chunk_count - count(*), term_total - coalesce(sum(term_count), 0)
 			FROM `+s.chunks+` WHERE document_id = ANY($2))
 		WHERE id = $1`, s.coll, gone); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM `+s.chunks+` WHERE document_id = ANY($1)`, gone); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`, s.coll, gone); err != nil {
@@ -271,7 +274,7 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 		s.coll, len(b.chunks), b.terms); err != nil {
 		return err
 	}
-	build, err := s.planIndex(ctx, tx, len(b.chunks))
+	plan, err := s.planIndexes(ctx, tx, len(b.chunks))
 	if err != nil {
 		return err
 	}
@@ -281,40 +284,44 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.chunks}, chunkColumns, pgx.CopyFromRows(b.chunks)); err != nil {
 		return fmt.Errorf("couldn't copy segments: %w", err)
 	}
-	if !build {
+	if !plan.hnsw && !plan.terms {
 		return nil
 	}
 	if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '512MB'`); err != nil {
 		return err
 	}
-	if err := s.vec.createIndex(ctx, tx, s.chunks); err != nil {
-		return err
+	if plan.terms {
+		if err := createTermsIndex(ctx, tx, s.chunks); err != nil {
+			return err
+		}
+	}
+	if plan.hnsw {
+		if err := s.vec.createIndex(ctx, tx, s.chunks); err != nil {
+			return err
+		}
 	}
 	_, err = tx.Exec(ctx, `ANALYZE `+s.chunks)
 	return err
 }
 
-// planIndex decides, before a batch of n segments is copied, whether the
-// HNSW index is to be built after it: when the library has none and will
-// be big enough for one, or when the batch is big enough to rebuild it
-// (in which case it drops it now).
-func (s *Store) planIndex(ctx context.Context, tx pgx.Tx, n int) (bool, error) {
-	if !s.vec.indexed {
-		return false, nil
-	}
+// indexPlan says which indexes a batch builds after its COPY.
+type indexPlan struct{ hnsw, terms bool }
+
+// planIndexes decides, before a batch of n segments is copied, which
+// indexes to build after it: the HNSW index when the library has none and
+// will be big enough for one; both when the batch is big enough to rebuild
+// them (they are dropped now).
+func (s *Store) planIndexes(ctx context.Context, tx pgx.Tx, n int) (indexPlan, error) {
 	var have int
 	var exists bool
 	err := tx.QueryRow(ctx, `SELECT chunk_count, to_regclass($2) IS NOT NULL FROM rag_collections WHERE id = $1`,
 		s.coll, indexName(s.chunks)).Scan(&have, &exists)
 	if err != nil {
-		return false, err
+		return indexPlan{}, err
 	}
-	if !exists {
-		return (have+n)*s.info.Dimension >= s.indexMin, nil
+	if n >= bulkMin && n >= have {
+		_, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks)+`, `+termsIndexName(s.chunks))
+		return indexPlan{hnsw: s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin), terms: true}, err
 	}
-	if n < bulkMin || n < have {
-		return false, nil
-	}
-	_, err = tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks))
-	return err == nil, err
+	return indexPlan{hnsw: s.vec.indexed && !exists && (have+n)*s.info.Dimension >= s.indexMin}, nil
 }

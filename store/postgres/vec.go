@@ -64,3 +64,15 @@ func (v vecType) createIndex(ctx context.Context, tx pgx.Tx, table string) error
 	}
 	return nil
 }
+
+// termsIndexName is the name of a partition's GIN index on terms.
+func termsIndexName(table string) string { return table + "_terms" }
+
+// createTermsIndex builds the GIN index keyword search finds terms with.
+func createTermsIndex(ctx context.Context, tx pgx.Tx, table string) error {
+	_, err := tx.Exec(ctx, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING gin (terms)`, termsIndexName(table), table))
+	if err != nil {
+		return fmt.Errorf("couldn't build the keyword index: %w", err)
+	}
+	return nil
+}

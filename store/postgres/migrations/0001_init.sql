@@ -49,10 +49,14 @@ CREATE TABLE rag_chunks (
 	term_freqs      integer[]   NOT NULL,
 	term_count      integer     NOT NULL,
 	created_at      timestamptz NOT NULL DEFAULT now(),
+	-- No foreign key to rag_documents: ibid writes and deletes a document's
+	-- chunks with the document, in one transaction, and a per-row check
+	-- would halve the speed of COPY.
 	PRIMARY KEY (document_id, chunk_index, collection_id),
-	FOREIGN KEY (collection_id, document_id) REFERENCES rag_documents (collection_id, id) ON DELETE CASCADE,
 	CHECK (id = document_id || ':' || chunk_index)
 ) PARTITION BY LIST (collection_id);
 
 CREATE INDEX rag_chunks_id ON rag_chunks (id);
-CREATE INDEX rag_chunks_terms ON rag_chunks USING gin (terms);
+-- Each partition has its own GIN index on terms and, once big enough, its
+-- own HNSW index on vector; both are made by ibid, per library, so that a
+-- bulk load can build them afresh.
