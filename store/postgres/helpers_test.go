@@ -124,7 +124,29 @@ func checkWhole(t testing.TB, s *Store) int {
 	if n != total {
 		t.Fatalf("Len = %d, documents hold %d", n, total)
 	}
+	checkKeywordStats(t, s)
 	return total
+}
+
+// checkKeywordStats fails unless the keyword statistics the writes keep
+// (chunk count, total length, document frequencies) equal the ones counted
+// afresh from the chunks.
+func checkKeywordStats(t testing.TB, s *Store) {
+	t.Helper()
+	var bad int
+	err := s.pool.QueryRow(context.Background(), `
+		WITH fresh AS (SELECT t.term, count(*)::int AS df FROM `+s.chunks+` c, unnest(c.terms) AS t(term) GROUP BY t.term),
+		kept AS (SELECT term, df FROM rag_terms WHERE collection_id = $1)
+		SELECT (SELECT count(*) FROM fresh FULL JOIN kept USING (term) WHERE fresh.df IS DISTINCT FROM kept.df)
+			+ (SELECT count(*) FROM rag_collections r,
+				(SELECT count(*) AS n, coalesce(sum(term_count), 0) AS total FROM `+s.chunks+`) x
+				WHERE r.id = $1 AND (r.chunk_count <> x.n OR r.term_total <> x.total))`, s.coll).Scan(&bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad != 0 {
+		t.Fatalf("%d keyword statistics differ from the chunks'", bad)
+	}
 }
 
 // normalised is v scaled to length 1.

@@ -146,27 +146,40 @@ func queryTerms(query string) ([]string, []int32) {
 	return terms, freqs
 }
 
+// keywordBudget bounds the work of a keyword query: its candidates are
+// the chunks holding the query's rarest terms, taken rarest first while
+// their document frequencies add up to at most this many (the rarest always
+// counts); the candidates are then scored on every query term. A chunk
+// holding only the query's most common words is left out, as Lucene's
+// common-terms query does, unless that leaves fewer than k results.
+const keywordBudget = 20000
+
 // bm25SQL is a CTE list ending in "scored (id, score)": the BM25 scores
 // (Lucene's idf, k1 and b of store/keyword) of the chunks of table holding
-// any of the terms in argument tn (with query frequencies in fn) and
-// admitted by the condition cond, best lim first. N and the average
-// length come from the collection's row; each term's document frequency
-// is counted through the GIN index on terms.
-func bm25SQL(coll int64, table, tn, fn, cond, lim string) string {
+// any of the terms in argument tn (with query frequencies in fn) picked
+// within the budget in argument bn, admitted by the condition cond, best
+// lim first. N and the average length come from the collection's row, the
+// document frequencies from rag_terms.
+func bm25SQL(coll int64, table, tn, fn, bn, cond, lim string) string {
 	k1, b := fmt.Sprint(keyword.DefaultK1), fmt.Sprint(keyword.DefaultB)
+	id := fmt.Sprint(coll)
 	return `stats AS (
 		SELECT chunk_count::float8 AS n, greatest(term_total::float8 / greatest(chunk_count, 1), 1) AS avglen
-		FROM rag_collections WHERE id = ` + fmt.Sprint(coll) + `),
+		FROM rag_collections WHERE id = ` + id + `),
 	q AS (
-		SELECT t.term, ln(1 + (stats.n - d.df + 0.5) / (d.df + 0.5)) * t.qtf * (` + k1 + ` + 1) AS w
+		SELECT t.term, d.df, ln(1 + (stats.n - d.df + 0.5) / (d.df + 0.5)) * t.qtf * (` + k1 + ` + 1) AS w
 		FROM unnest(` + tn + `::text[], ` + fn + `::int[]) AS t(term, qtf) CROSS JOIN stats
-		CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM ` + table + ` c WHERE c.terms @> ARRAY[t.term]) d
+		JOIN rag_terms d ON d.collection_id = ` + id + ` AND d.term = t.term
 		WHERE d.df > 0),
+	picked AS (
+		SELECT array_agg(term) AS terms FROM (
+			SELECT term, df, sum(df) OVER (ORDER BY df, term) AS upto FROM q) x
+		WHERE upto = df OR upto <= ` + bn + `),
 	scored AS (
 		SELECT c.id, sum(q.w * f.tf / (f.tf + ` + k1 + ` * (1 - ` + b + `) + ` + k1 + ` * ` + b + ` * c.term_count / stats.avglen)) AS score
 		FROM ` + table + ` c CROSS JOIN stats CROSS JOIN q
 		CROSS JOIN LATERAL (SELECT c.term_freqs[array_position(c.terms, q.term)]::float8 AS tf) f
-		WHERE c.terms && ` + tn + `::text[] AND f.tf IS NOT NULL` + cond + `
+		WHERE c.terms && (SELECT terms FROM picked) AND f.tf IS NOT NULL` + cond + `
 		GROUP BY c.id ORDER BY score DESC, c.id LIMIT ` + lim + `)`
 }
 
@@ -180,18 +193,26 @@ func (s *Store) Keyword(ctx context.Context, query string, k int, f store.Filter
 	}
 	var hits []store.Hit
 	err := s.read(ctx, "search", func(ctx context.Context) error {
-		a := args{terms, freqs}
-		cond := filterSQL(f, s.coll, &a)
-		if cond != "" {
-			cond = " AND " + cond
-		}
-		sql := `WITH ` + bm25SQL(s.coll, s.chunks, "$1", "$2", cond, a.add(k)) + `
-			SELECT ` + segmentColumns + `, scored.score FROM scored JOIN ` + s.chunks + ` c USING (id)`
 		var err error
-		hits, err = queryHits(ctx, s.pool, sql, a)
+		hits, err = s.keyword(ctx, terms, freqs, k, f, keywordBudget)
+		if err == nil && len(hits) < k {
+			hits, err = s.keyword(ctx, terms, freqs, k, f, math.MaxInt32)
+		}
 		return err
 	})
 	return hits, err
+}
+
+// keyword runs one keyword query within a budget (see keywordBudget).
+func (s *Store) keyword(ctx context.Context, terms []string, freqs []int32, k int, f store.Filter, budget int) ([]store.Hit, error) {
+	a := args{terms, freqs, budget}
+	cond := filterSQL(f, s.coll, &a)
+	if cond != "" {
+		cond = " AND " + cond
+	}
+	sql := `WITH ` + bm25SQL(s.coll, s.chunks, "$1", "$2", "$3", cond, a.add(k)) + `
+		SELECT ` + segmentColumns + `, scored.score FROM scored JOIN ` + s.chunks + ` c USING (id)`
+	return queryHits(ctx, s.pool, sql, a)
 }
 
 // Hybrid answers a question by dense and keyword search at once, fused by
@@ -222,7 +243,7 @@ func (s *Store) Hybrid(ctx context.Context, query string, vector []float32, k in
 func (s *Store) hybridSQL(query string, vector []float32, zero bool, k int, f store.Filter) (string, args) {
 	depth := fuseDepth(k)
 	terms, freqs := queryTerms(query)
-	a := args{pgvector.NewVector(vector), terms, freqs}
+	a := args{pgvector.NewVector(vector), terms, freqs, keywordBudget}
 	cond := filterSQL(f, s.coll, &a)
 	if cond != "" {
 		cond = " AND " + cond
@@ -233,7 +254,7 @@ func (s *Store) hybridSQL(query string, vector []float32, zero bool, k int, f st
 		denseOn = "false"
 	}
 	rrf := fmt.Sprint(rrfK)
-	return `WITH ` + bm25SQL(s.coll, s.chunks, "$2", "$3", cond, dn) + `,
+	return `WITH ` + bm25SQL(s.coll, s.chunks, "$2", "$3", "$4", cond, dn) + `,
 	kw AS (SELECT id, row_number() OVER (ORDER BY score DESC, id) AS r FROM scored),
 	dense AS (
 		SELECT id, row_number() OVER (ORDER BY dist, id) AS r

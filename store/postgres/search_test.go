@@ -267,3 +267,30 @@ func TestKeywordAndHybrid(t *testing.T) {
 		t.Errorf("hybrid with a zero vector: %v, want the keyword hit only", hitIDs(hits))
 	}
 }
+
+// TestKeywordBudget checks that a query whose common words exceed the
+// budget still finds the chunk holding its rare word first, and that a
+// query whose rare words match fewer than k chunks still returns k.
+func TestKeywordBudget(t *testing.T) {
+	s := openTest(t, 2)
+	var puts []store.Put
+	for d := range 30 {
+		id := fmt.Sprintf("b%02d", d)
+		p := store.Put{Document: store.Document{ID: id, Path: "/" + id}}
+		for i := range 1000 {
+			text := "common words everywhere"
+			if d == 7 && i == 500 {
+				text = "common zygote"
+			}
+			p.Segments = append(p.Segments, store.Segment{ID: fmt.Sprintf("%s:%d", id, i), DocumentID: id, Index: i, Text: text, Vector: []float32{1, 0}})
+		}
+		puts = append(puts, p)
+	}
+	mustUpdate(t, s, puts, nil)
+	hits, err := s.Keyword(context.Background(), "zygote common", 10, store.Filter{})
+	if err != nil || len(hits) != 10 || hits[0].Segment.ID != "b07:500" {
+		t.Fatalf("zygote common: %d hits, first %v, %v", len(hits), hitIDs(hits[:min(1, len(hits))]), err)
+	}
+	mustUpdate(t, s, nil, []string{"b07"})
+	checkWhole(t, s)
+}

@@ -261,6 +261,9 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 		WHERE id = $1`, s.coll, gone); err != nil {
 		return err
 	}
+	if err := s.countTerms(ctx, tx, gone, -1); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, `DELETE FROM `+s.chunks+` WHERE document_id = ANY($1)`, gone); err != nil {
 		return err
 	}
@@ -283,6 +286,9 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.chunks}, chunkColumns, pgx.CopyFromRows(b.chunks)); err != nil {
 		return fmt.Errorf("couldn't copy segments: %w", err)
+	}
+	if err := s.countTerms(ctx, tx, b.ids, +1); err != nil {
+		return err
 	}
 	if !plan.hnsw && !plan.terms {
 		return nil
@@ -324,4 +330,24 @@ func (s *Store) planIndexes(ctx context.Context, tx pgx.Tx, n int) (indexPlan, e
 		return indexPlan{hnsw: s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin), terms: true}, err
 	}
 	return indexPlan{hnsw: s.vec.indexed && !exists && (have+n)*s.info.Dimension >= s.indexMin}, nil
+}
+
+// countTerms adds sign × the document frequencies of the chunks of docs to
+// rag_terms (before they are deleted, or after they are copied), and
+// forgets terms no chunk holds any more.
+func (s *Store) countTerms(ctx context.Context, tx pgx.Tx, docs []string, sign int) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO rag_terms (collection_id, term, df)
+		SELECT $1, t.term, $3 * count(*) FROM `+s.chunks+` c, unnest(c.terms) AS t(term)
+		WHERE c.document_id = ANY($2) GROUP BY t.term
+		ON CONFLICT (collection_id, term) DO UPDATE SET df = rag_terms.df + EXCLUDED.df`, s.coll, docs, sign)
+	if err != nil {
+		return fmt.Errorf("couldn't count terms: %w", err)
+	}
+	if sign < 0 {
+		_, err = tx.Exec(ctx, `DELETE FROM rag_terms WHERE collection_id = $1 AND df <= 0`, s.coll)
+	}
+	return err
 }

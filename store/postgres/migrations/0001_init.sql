@@ -60,3 +60,12 @@ CREATE INDEX rag_chunks_id ON rag_chunks (id);
 -- Each partition has its own GIN index on terms and, once big enough, its
 -- own HNSW index on vector; both are made by ibid, per library, so that a
 -- bulk load can build them afresh.
+
+-- Keyword search's document frequencies: in how many chunks of a library
+-- each term occurs, kept by each write.
+CREATE TABLE rag_terms (
+	collection_id bigint  NOT NULL REFERENCES rag_collections (id) ON DELETE CASCADE,
+	term          text    NOT NULL,
+	df            integer NOT NULL,
+	PRIMARY KEY (collection_id, term)
+);
