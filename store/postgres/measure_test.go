@@ -197,6 +197,21 @@ func TestMeasure(t *testing.T) {
 		lat = append(lat, time.Since(start))
 	}
 	t.Logf("keyword (BM25) top-10: p50 %s, p99 %s", ms(percentile(lat, .5)), ms(percentile(lat, .99)))
+	if os.Getenv("IBID_MEASURE_EXPLAIN") != "" {
+		terms, freqs := queryTerms(strings.Join(strings.Fields(qtexts[1])[:8], " "))
+		a := args{terms, freqs, keywordBudget}
+		sql := `EXPLAIN (ANALYZE, BUFFERS) WITH ` + bm25SQL(s.coll, s.chunks, "$1", "$2", "$3", "", a.add(10)) + `
+			SELECT ` + segmentColumns + `, scored.score FROM scored JOIN ` + s.chunks + ` c USING (id)`
+		rows, err := s.pool.Query(ctx, sql, a...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("keyword plan for %v:\n%s", terms, strings.Join(plan, "\n"))
+	}
 
 	for _, f := range []store.Filter{{Section: "rare"}, {Documents: []string{"doc000*"}}} {
 		lat = lat[:0]

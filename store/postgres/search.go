@@ -152,7 +152,7 @@ func queryTerms(query string) ([]string, []int32) {
 // counts); the candidates are then scored on every query term. A chunk
 // holding only the query's most common words is left out, as Lucene's
 // common-terms query does, unless that leaves fewer than k results.
-const keywordBudget = 20000
+const keywordBudget = 5000
 
 // bm25SQL is a CTE list ending in "scored (id, score)": the BM25 scores
 // (Lucene's idf, k1 and b of store/keyword) of the chunks of table holding
