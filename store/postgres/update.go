@@ -26,11 +26,12 @@ import (
 //     many vector components (segments × dimension; 5,000,000 is 6,500
 //     segments of dimension 768). Below it an exact scan answers as fast,
 //     and writes are not slowed by index upkeep.
-//   - bulkMin: a batch of at least this many segments that at least doubles
-//     a library is loaded without its indexes (HNSW and GIN), which are then
-//     built again in the same transaction: one build is several times
-//     faster than inserting row by row. Readers of that library wait for
-//     the batch to commit.
+//   - bulkMin: a batch of at least this many segments that is at least a
+//     third of the library it joins is loaded without the library's indexes
+//     (HNSW and GIN), which are then built again in the same transaction:
+//     building is about four times faster a row than inserting, so the
+//     rebuild of the whole costs less than inserting the batch. Readers of
+//     that library wait for the batch to commit.
 const (
 	defaultIndexMin = 5_000_000
 	bulkMin         = 2000
@@ -316,7 +317,7 @@ type indexPlan struct{ hnsw, terms bool }
 // planIndexes decides, before a batch of n segments is copied, which
 // indexes to build after it: the HNSW index when the library has none and
 // will be big enough for one; both when the batch is big enough to rebuild
-// them (they are dropped now).
+// them (they are dropped now; see bulkMin).
 func (s *Store) planIndexes(ctx context.Context, tx pgx.Tx, n int) (indexPlan, error) {
 	var have int
 	var exists bool
@@ -325,7 +326,7 @@ func (s *Store) planIndexes(ctx context.Context, tx pgx.Tx, n int) (indexPlan, e
 	if err != nil {
 		return indexPlan{}, err
 	}
-	if n >= bulkMin && n >= have {
+	if n >= bulkMin && 3*n >= have {
 		_, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks)+`, `+termsIndexName(s.chunks))
 		return indexPlan{hnsw: s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin), terms: true}, err
 	}
