@@ -62,15 +62,15 @@ func redact(err error) string {
 	return redactString(err.Error())
 }
 
-// connectMigrate opens one connection, brings the schema up to date (or
-// only checks it, with create false), and closes it.
-func connectMigrate(ctx context.Context, cfg *pgxpool.Config, create bool) error {
+// connectMigrate opens one connection, brings the schema up to date (see
+// migrate), and closes it.
+func connectMigrate(ctx context.Context, cfg *pgxpool.Config, create, readOnly bool) error {
 	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
 	if err != nil {
 		return connectError(err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	return migrate(ctx, conn, create)
+	return migrate(ctx, conn, create, readOnly)
 }
 
 // newPool opens a connection pool whose connections know pgvector's types.

@@ -102,8 +102,9 @@ func checkVersion(v int) error {
 // lock so that processes opening the same database at once migrate it once.
 // Each migration runs in its own transaction with its version row, so a
 // crash leaves the schema at one version or the next. With create false, a
-// database without the schema is left alone and errNoSchema returned.
-func migrate(ctx context.Context, conn *pgx.Conn, create bool) error {
+// database without the schema is left alone and errNoSchema returned; with
+// readOnly, an older schema is refused rather than changed.
+func migrate(ctx context.Context, conn *pgx.Conn, create, readOnly bool) error {
 	v, err := currentVersion(ctx, conn)
 	if err != nil && !errors.Is(err, errNoSchema) {
 		return err
@@ -114,6 +115,10 @@ func migrate(ctx context.Context, conn *pgx.Conn, create bool) error {
 		}
 		if v == schemaVersion() {
 			return nil // the common case: no lock needed
+		}
+		if readOnly {
+			return fmt.Errorf("the database's ibid schema is at version %d, older than this ibid's (%d), and the library is "+
+				"opened read-only; open it once for writing (for instance by adding a document) to upgrade it", v, schemaVersion())
 		}
 	} else if !create {
 		return err

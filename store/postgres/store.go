@@ -55,7 +55,7 @@ func Open(ctx context.Context, location string, opt store.Options) (*Store, erro
 		return nil, err
 	}
 	create := opt.Create && !opt.ReadOnly
-	if err := connectMigrate(ctx, cfg, create); err != nil {
+	if err := connectMigrate(ctx, cfg, create, opt.ReadOnly); err != nil {
 		if errors.Is(err, errNoSchema) {
 			return nil, fmt.Errorf("%w: %q (this PostgreSQL database holds no ibid libraries yet)", store.ErrNoLibrary, name)
 		}

@@ -131,3 +131,24 @@ func waitForCopy(t testing.TB, s *Store) {
 	}
 	t.Fatal("no COPY seen")
 }
+
+func TestReadOnly(t *testing.T) {
+	s := openTest(t, 2)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(30, 31))
+	mustUpdate(t, s, []store.Put{makePut(rng, "r", 3, 2)}, nil)
+	ro, err := Open(ctx, testLocation(t), store.Options{Library: s.name, ReadOnly: true, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if err := ro.Update(ctx, nil, []string{"r"}); !errors.Is(err, store.ErrReadOnly) {
+		t.Fatalf("read-only update: %v, want ErrReadOnly", err)
+	}
+	if n, err := ro.Len(ctx); err != nil || n != 3 {
+		t.Fatalf("read-only Len = %d, %v", n, err)
+	}
+	if _, err := Open(ctx, testLocation(t), store.Options{Library: s.name + "-new", Info: s.info, ReadOnly: true, Create: true}); !errors.Is(err, store.ErrNoLibrary) {
+		t.Fatalf("read-only open of a missing library created it: %v", err)
+	}
+}
