@@ -62,12 +62,23 @@ func hitIDs(hits []store.Hit) []string {
 	return ids
 }
 
+// explainNoSeqScan is explain with sequential scans ruled out.
+func explainNoSeqScan(t *testing.T, s *Store, sql string, a args) string {
+	t.Helper()
+	return explain(t, s, 5, "/*noseqscan*/ "+sql, a)
+}
+
 // explain returns the plan of the statement with its arguments.
 func explain(t *testing.T, s *Store, k int, sql string, a args) string {
 	t.Helper()
 	ctx := context.Background()
 	var plan []string
 	err := s.searchTx(ctx, k, func(tx pgx.Tx) error {
+		if strings.HasPrefix(sql, "/*noseqscan*/") {
+			if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+				return err
+			}
+		}
 		rows, err := tx.Query(ctx, "EXPLAIN "+sql, a...)
 		if err != nil {
 			return err
@@ -293,4 +304,37 @@ func TestKeywordBudget(t *testing.T) {
 	}
 	mustUpdate(t, s, nil, []string{"b07"})
 	checkWhole(t, s)
+}
+
+// TestLargeDimensions checks the two larger kinds of library: 2,001 to
+// 4,000 dimensions are indexed as halfvec, more are searched exactly; both
+// find the exact top results.
+func TestLargeDimensions(t *testing.T) {
+	for _, dim := range []int{2048, 4096} {
+		t.Run(fmt.Sprint(dim), func(t *testing.T) {
+			s := openTest(t, dim)
+			s.indexMin = 0
+			rng := rand.New(rand.NewPCG(uint64(dim), 32))
+			var puts []store.Put
+			for d := range 10 {
+				puts = append(puts, makePut(rng, fmt.Sprintf("L%d", d), 30, dim))
+			}
+			mustUpdate(t, s, puts, nil)
+			q := randVec(rng, dim)
+			sql, a := s.denseSQL(q, 5, store.Filter{}, false)
+			// 300 rows are cheaper to scan than to search; forbid the scan
+			// to see whether the index matches the query's expression.
+			plan := explainNoSeqScan(t, s, sql, a)
+			if uses := strings.Contains(plan, indexName(s.chunks)); uses != (dim <= maxHalfvecIndexDim) {
+				t.Errorf("dimension %d: plan uses the HNSW index: %v\n%s", dim, uses, plan)
+			}
+			hits, err := s.Dense(context.Background(), q, 5, store.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := fmt.Sprint(hitIDs(hits)), fmt.Sprint(exactTop(puts, q, 5, store.Filter{})); got != want {
+				t.Errorf("dimension %d: %s, want %s", dim, got, want)
+			}
+		})
+	}
 }
