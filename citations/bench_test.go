@@ -92,9 +92,11 @@ func BenchmarkRenumber(b *testing.B) {
 	}
 }
 
-// BenchmarkCopyBaseline is the floor: per chunk only a bytes.IndexByte
-// for '[' and an append of the chunk to an output buffer.
-func BenchmarkCopyBaseline(b *testing.B) {
+// BenchmarkFindBaseline is the floor the engine is measured against: per
+// chunk, find every '[' (bytes.IndexByte from each one to the next) and
+// append the chunk to an output buffer. Finding only the first '[' would
+// measure a memory copy, not a scan.
+func BenchmarkFindBaseline(b *testing.B) {
 	text := benchAnswer()
 	for _, size := range benchSizes {
 		b.Run("chunk="+strconv.Itoa(size), func(b *testing.B) {
@@ -106,14 +108,54 @@ func BenchmarkCopyBaseline(b *testing.B) {
 				out = out[:0]
 				for i := 0; i < len(text); i += size {
 					chunk := text[i:min(i+size, len(text))]
-					if bytes.IndexByte(chunk, '[') >= 0 {
+					for j := 0; j < len(chunk); {
+						k := bytes.IndexByte(chunk[j:], '[')
+						if k < 0 {
+							break
+						}
 						found++
+						j += k + 1
 					}
 					out = append(out, chunk...)
 				}
 			}
+			if found == 0 {
+				b.Fatal("no '[' found in the answer")
+			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64((len(text)+size-1)/size), "ns/chunk")
 		})
+	}
+}
+
+// BenchmarkManyIDs reads a sections answer whose one section lists n
+// distinct ids, and a json answer declaring n: the time per id must not
+// grow with n (it did, quadratically, before the ids were kept in sets).
+func BenchmarkManyIDs(b *testing.B) {
+	for _, n := range []int{1000, 8000} {
+		var sec, dec strings.Builder
+		for i := range n {
+			if i > 0 {
+				sec.WriteByte(',')
+				dec.WriteByte(',')
+			}
+			sec.WriteString(`"source_` + strconv.Itoa(i+1) + `"`)
+			dec.WriteString(strconv.Itoa(i + 1))
+		}
+		answers := map[Mode][]byte{
+			ModeSections: []byte(`{"sections": [{"text": "Bees.", "source_ids": [` + sec.String() + `]}]}`),
+			ModeJSON:     []byte(`{"body": "Bees [source_1].", "citedSourceIds": [` + dec.String() + `]}`),
+		}
+		for _, mode := range []Mode{ModeSections, ModeJSON} {
+			b.Run(mode.String()+"/ids="+strconv.Itoa(n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					s := NewStream(mode, func(Event) {}, Options{})
+					s.Write(answers[mode])
+					s.Flush()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/id")
+			})
+		}
 	}
 }
 

@@ -91,6 +91,7 @@ type jsonStream struct {
 
 	declared []int
 	secIDs   []secID
+	seen     map[int]bool // json: aliases declared; sections: ids drawn in this section (sets keep long lists linear)
 }
 
 type secID struct {
@@ -204,8 +205,6 @@ func (j *jsonStream) fallback(c byte) {
 	j.npre = 0
 	j.lx.step(c)
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // emit sends decoded string bytes to the current sink.
 func (j *jsonStream) emit(b []byte) {
@@ -356,10 +355,6 @@ func (j *jsonStream) idByte(c byte) {
 	}
 }
 
-func isNumByte(c byte) bool {
-	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
-}
-
 // gotRune handles a \uXXXX escape's value.
 func (j *jsonStream) gotRune(r rune) {
 	j.st = jStr
@@ -475,34 +470,16 @@ func (j *jsonStream) addID(raw string, fits bool) {
 		return
 	}
 	if par == rDeclared {
-		for _, d := range j.declared {
-			if d == k {
-				return
-			}
+		if j.seen == nil {
+			j.seen = map[int]bool{}
 		}
-		j.declared = append(j.declared, k)
+		if !j.seen[k] {
+			j.seen[k] = true
+			j.declared = append(j.declared, k)
+		}
 		return
 	}
 	j.secIDs = append(j.secIDs, secID{k, raw})
-}
-
-// idValue reads an entry of an ids array: "source_k" as in a token, or
-// the number k (1 to 6 digits).
-func idValue(s string) (int, bool) {
-	if id, n := parseID(s); n > 0 && n == len(s) {
-		return id.k, true
-	}
-	if len(s) == 0 || len(s) > 6 {
-		return 0, false
-	}
-	k := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		k = k*10 + int(s[i]-'0')
-	}
-	return k, true
 }
 
 func (j *jsonStream) endValue() {
@@ -527,20 +504,19 @@ func (j *jsonStream) close() {
 // endSection draws the section's ids, each distinct k once.
 func (j *jsonStream) endSection() {
 	j.flushText(true)
-	drawSection(&j.num, j.secIDs)
-	j.secIDs = j.secIDs[:0]
-}
-
-func drawSection(n *numberer, ids []secID) {
-outer:
-	for i, id := range ids {
-		for _, prev := range ids[:i] {
-			if prev.k == id.k {
-				continue outer
-			}
-		}
-		n.id(id.k, []byte(id.raw))
+	if j.seen == nil {
+		j.seen = map[int]bool{}
 	}
+	for _, id := range j.secIDs {
+		if !j.seen[id.k] {
+			j.seen[id.k] = true
+			j.num.id(id.k, []byte(id.raw))
+		}
+	}
+	for _, id := range j.secIDs {
+		delete(j.seen, id.k) // not clear: a map that once held many ids would make every later section pay for them
+	}
+	j.secIDs = j.secIDs[:0]
 }
 
 // Flush ends the stream: what is held is released, an open section is
@@ -571,44 +547,4 @@ func (j *jsonStream) Flush() {
 		}
 	}
 	j.num.done()
-}
-
-func unescape(c byte) (byte, bool) {
-	switch c {
-	case '"', '\\', '/':
-		return c, true
-	case 'b':
-		return '\b', true
-	case 'f':
-		return '\f', true
-	case 'n':
-		return '\n', true
-	case 'r':
-		return '\r', true
-	case 't':
-		return '\t', true
-	}
-	return 0, false
-}
-
-func unhex(c byte) (rune, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return rune(c - '0'), true
-	case c >= 'a' && c <= 'f':
-		return rune(c - 'a' + 10), true
-	case c >= 'A' && c <= 'F':
-		return rune(c - 'A' + 10), true
-	}
-	return 0, false
-}
-
-func literal(c byte) string {
-	switch c {
-	case 't':
-		return "true"
-	case 'f':
-		return "false"
-	}
-	return "null"
 }

@@ -1,36 +1,53 @@
 package citations
 
-import "strings"
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Render is the offline renderer of a whole answer, the oracle the streams
-// are tested against. It is written apart from the streaming code and as
-// simply as possible: the whole text is at hand, so it works line by line
-// and parses each token with a plain cursor. Only the numbering rule
-// (numberer) is shared. Event.Text in its result owns its bytes, and
-// adjacent text is merged into one event.
+// are tested against. It is written from the contract (DESIGN.md §3 and
+// docs/citations.md), not from the streaming code, and shares none of its
+// helpers: the token grammar is a regular expression, the code rules work
+// line by line, the JSON modes are a recursive-descent parser with their own
+// string decoder (render_json.go), and the numbering rule and the report
+// are computed here again. Only the types (Event, Report, Options) and the
+// caller's Registry are common. Event.Text in its result owns its bytes,
+// and adjacent text is merged into one event.
 func Render(mode Mode, text string, opt Options) []Event {
-	o := &renderer{}
-	o.num = newNumberer(o.add, opt, mode)
+	o := &renderer{opt: opt, num: map[int]int{}}
+	o.rep.Mode = mode.String()
 	switch mode {
 	case ModeJSON, ModeSections:
 		o.json(mode, text)
 	default:
 		o.inline(text)
 	}
-	o.num.done()
+	rep := o.rep
+	if rep.Order == nil {
+		rep.Order = []int{}
+	}
+	o.evs = append(o.evs, Event{Kind: KindDone, Report: &rep})
 	return o.evs
 }
 
-type renderer struct {
-	num numberer
-	evs []Event
-}
+// renderMaxToken is the contract's bound on a token, brackets included.
+const renderMaxToken = 64
 
-func (o *renderer) add(e Event) {
-	if e.Text != nil {
-		e.Text = append([]byte(nil), e.Text...)
-	}
-	o.evs = append(o.evs, e)
+// renderer holds a Render in progress.
+//
+// Invariants: num[k] is 0 (absent) for an alias not cited yet, -1 for one
+// cited but never offered, and its display number otherwise; used lists
+// every alias cited, offered or not, in first-appearance order; evs never
+// holds two adjacent text events.
+type renderer struct {
+	opt  Options
+	num  map[int]int
+	used []int
+	rep  Report
+	evs  []Event
 }
 
 func (o *renderer) text(s string) {
@@ -44,25 +61,113 @@ func (o *renderer) text(s string) {
 	o.evs = append(o.evs, Event{Kind: KindText, Text: []byte(s)})
 }
 
-// inline renders markdown with inline tokens.
-func (o *renderer) inline(s string) {
-	var fence byte
-	fenceLen := 0
-	for s != "" {
-		line := s
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line = s[:i+1]
-		}
-		s = s[len(line):]
-		c, n := lineRun(line)
+// cite draws one reference to source_k, written raw: the numbering rule.
+func (o *renderer) cite(k int, raw string) {
+	n, seen := o.num[k]
+	if !seen {
+		o.used = append(o.used, k)
 		switch {
-		case fence != 0:
-			if c == fence && n >= fenceLen {
-				fence = 0
+		case o.opt.Offered != nil && !o.opt.Offered(k):
+			n = -1
+			o.rep.Unknown = append(o.rep.Unknown, raw)
+		case o.opt.Registry != nil:
+			n, _ = o.opt.Registry.Assign(k)
+			o.rep.Numbers = append(o.rep.Numbers, n)
+		default:
+			n = len(o.rep.Order) + 1
+		}
+		o.num[k] = n
+		if n > 0 {
+			o.rep.Order = append(o.rep.Order, k)
+			o.evs = append(o.evs, Event{Kind: KindCitation, Source: k, Number: n})
+		}
+	}
+	if n < 0 {
+		o.rep.UnknownRefs++
+		o.evs = append(o.evs, Event{Kind: KindUnknown, Source: k, Text: []byte(raw)})
+		return
+	}
+	o.rep.Refs++
+	o.evs = append(o.evs, Event{Kind: KindRef, Source: k, Number: n})
+}
+
+// citeOnce draws a group of ids (one token, or one section's list): each
+// distinct k once, as first written in the group.
+func (o *renderer) citeOnce(ks []int, raws []string) {
+	drawn := map[int]bool{}
+	for i, k := range ks {
+		if !drawn[k] {
+			drawn[k] = true
+			o.cite(k, raws[i])
+		}
+	}
+}
+
+// compare fills the json mode's comparison of the declared list with the
+// aliases the body cited.
+func (o *renderer) compare(declared []int) {
+	o.rep.Declared = append([]int{}, declared...)
+	inDeclared := map[int]bool{}
+	for _, k := range declared {
+		inDeclared[k] = true
+	}
+	var both, listed []int
+	for _, k := range o.used {
+		if inDeclared[k] {
+			both = append(both, k)
+		} else {
+			o.rep.UsedNotDeclared = append(o.rep.UsedNotDeclared, k)
+		}
+	}
+	for _, k := range declared {
+		if _, cited := o.num[k]; cited {
+			listed = append(listed, k)
+		} else {
+			o.rep.DeclaredNotUsed = append(o.rep.DeclaredNotUsed, k)
+		}
+	}
+	o.rep.OrderDiffers = !slices.Equal(both, listed)
+}
+
+// The token grammar: an opener, spaces, ids separated by , or ; (spaces
+// around them allowed) or by spaces alone, spaces, the same pair's closer.
+var (
+	renderID    = `(?i:source)[_ ][0-9]{1,6}`
+	renderIDs   = renderID + `(?:(?: *[,;] *| +)` + renderID + `)*`
+	renderToken = regexp.MustCompile(`^(?:\[ *` + renderIDs + ` *\]|［ *` + renderIDs + ` *］|【 *` + renderIDs + ` *】)`)
+	renderOneID = regexp.MustCompile(`(?i:source)[_ ]([0-9]{1,6})`)
+)
+
+// token returns the length of the token at the start of s and its ids as
+// written, or 0.
+func renderTok(s string) (n int, ks []int, raws []string) {
+	m := renderToken.FindString(s[:min(len(s), renderMaxToken)])
+	if m == "" {
+		return 0, nil, nil
+	}
+	for _, id := range renderOneID.FindAllStringSubmatch(m, -1) {
+		k, _ := strconv.Atoi(id[1])
+		ks = append(ks, k)
+		raws = append(raws, id[0])
+	}
+	return len(m), ks, raws
+}
+
+// inline renders markdown with inline tokens, line by line: lines of a
+// fenced block are text; on other lines, code spans are text.
+func (o *renderer) inline(s string) {
+	var fenceChar byte
+	fenceLen := 0
+	for _, line := range strings.SplitAfter(s, "\n") {
+		c, n := fenceRun(line)
+		switch {
+		case fenceChar != 0:
+			if c == fenceChar && n >= fenceLen {
+				fenceChar = 0
 			}
 			o.text(line)
 		case n >= 3:
-			fence, fenceLen = c, n
+			fenceChar, fenceLen = c, n
 			o.text(line)
 		default:
 			o.inlineLine(line)
@@ -70,146 +175,55 @@ func (o *renderer) inline(s string) {
 	}
 }
 
-// lineRun returns the run of backticks or tildes that begins line after at
-// most 3 spaces, if any.
-func lineRun(line string) (c byte, n int) {
-	i := 0
-	for i < 3 && i < len(line) && line[i] == ' ' {
-		i++
-	}
-	if i == len(line) || (line[i] != '`' && line[i] != '~') {
+// fenceRun returns the run of backticks or tildes that begins line after
+// at most 3 spaces, if any.
+func fenceRun(line string) (byte, int) {
+	rest := strings.TrimLeft(line, " ")
+	if len(line)-len(rest) > 3 || rest == "" || (rest[0] != '`' && rest[0] != '~') {
 		return 0, 0
 	}
-	c = line[i]
-	for i+n < len(line) && line[i+n] == c {
-		n++
-	}
-	return c, n
+	n := len(rest) - len(strings.TrimLeft(rest, rest[:1]))
+	return rest[0], n
 }
 
-// inlineLine renders one line outside fenced blocks: code spans are text,
-// tokens are drawn.
+// inlineLine renders one line outside fenced blocks.
 func (o *renderer) inlineLine(line string) {
-	start, i := 0, 0
-	for i < len(line) {
+	done := 0
+	for i := 0; i < len(line); {
 		if line[i] == '`' {
-			n := backticks(line, i)
-			end := len(line)
-			for j := i + n; j < len(line); {
-				if line[j] != '`' {
-					j++
-					continue
-				}
-				m := backticks(line, j)
-				if m == n {
-					end = j + m
-					break
-				}
-				j += m
-			}
-			i = end
+			open := len(line[i:]) - len(strings.TrimLeft(line[i:], "`"))
+			i = spanEnd(line, i+open, open)
 			continue
 		}
-		if n, ids := parseToken(line[i:], MaxToken); n > 0 {
-			o.text(line[start:i])
-			o.ids(ids)
-			i += n
-			start = i
-			continue
+		if c := line[i]; c == '[' || c == 0xE3 || c == 0xEF {
+			if n, ks, raws := renderTok(line[i:]); n > 0 {
+				o.text(line[done:i])
+				o.citeOnce(ks, raws)
+				i += n
+				done = i
+				continue
+			}
 		}
 		i++
 	}
-	o.text(line[start:])
+	o.text(line[done:])
 }
 
-func backticks(s string, i int) int {
-	n := 0
-	for i+n < len(s) && s[i+n] == '`' {
-		n++
-	}
-	return n
-}
-
-// tokenID is an id as the oracle parses it.
-type tokenID struct {
-	k   int
-	raw string
-}
-
-// ids draws one token's ids, each distinct k once.
-func (o *renderer) ids(ids []tokenID) {
-	seen := map[int]bool{}
-	for _, id := range ids {
-		if !seen[id.k] {
-			seen[id.k] = true
-			o.num.id(id.k, []byte(id.raw))
-		}
-	}
-}
-
-// parseToken parses a token at the start of s and returns its length, or
-// 0 when s does not begin with one. limit > 0 caps the length.
-func parseToken(s string, limit int) (int, []tokenID) {
-	p := -1
-	for i, pr := range pairs {
-		if strings.HasPrefix(s, pr[0]) {
-			p = i
-		}
-	}
-	if p < 0 {
-		return 0, nil
-	}
-	closer := pairs[p][1]
-	i := spaces(s, len(pairs[p][0]))
-	var ids []tokenID
-	for {
-		id, n := parseID(s[i:])
-		if n == 0 {
-			return 0, nil
-		}
-		ids = append(ids, id)
-		i += n
-		sp := i
-		i = spaces(s, i)
-		if strings.HasPrefix(s[i:], closer) {
-			i += len(closer)
+// spanEnd returns where a code span opened by open backticks and starting
+// at i ends: after the next run of exactly open backticks, or at the end of
+// the line.
+func spanEnd(line string, i, open int) int {
+	for i < len(line) {
+		j := strings.IndexByte(line[i:], '`')
+		if j < 0 {
 			break
 		}
-		if i < len(s) && (s[i] == ',' || s[i] == ';') {
-			i = spaces(s, i+1)
-			continue
+		i += j
+		run := len(line[i:]) - len(strings.TrimLeft(line[i:], "`"))
+		i += run
+		if run == open {
+			return i
 		}
-		if i == sp {
-			return 0, nil
-		}
 	}
-	if limit > 0 && i > limit {
-		return 0, nil
-	}
-	return i, ids
-}
-
-// parseID parses an id ("source", '_' or ' ', 1 to 6 digits) at the start
-// of s; it returns its length, or 0. The id must not run on into more
-// digits.
-func parseID(s string) (tokenID, int) {
-	if len(s) < 8 || !strings.EqualFold(s[:6], "source") || (s[6] != '_' && s[6] != ' ') {
-		return tokenID{}, 0
-	}
-	j, k := 7, 0
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		k = k*10 + int(s[j]-'0')
-		j++
-	}
-	if j == 7 || j > 13 {
-		return tokenID{}, 0
-	}
-	return tokenID{k: k, raw: s[:j]}, j
-}
-
-func spaces(s string, i int) int {
-	for i < len(s) && s[i] == ' ' {
-		i++
-	}
-	return i
+	return len(line)
 }

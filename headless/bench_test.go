@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkAskLatency(b *testing.B) {
 	defer srv.Close()
 	var sent [4]atomic.Int64
 	srv.Before = func(i int) { sent[i].Store(time.Now().UnixNano()) }
-	m, err := rag.ConnectModel(context.Background(), rag.ModelConfig{BaseURL: srv.BaseURL(), Model: "fake-model"})
+	m, err := llm.Connect(context.Background(), llm.ModelConfig{Config: llm.Config{BaseURL: srv.BaseURL()}, Model: "fake-model"})
 	if err != nil {
 		b.Fatal(err)
 	}

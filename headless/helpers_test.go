@@ -2,78 +2,32 @@ package headless
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
-	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/rag/ragtest"
 	"github.com/ibid-dev/ibid/store"
 )
 
-// fakeLibrary is a two-document library: every search returns its
+// newFakeLibrary is a two-document library: every search returns its
 // segments in order.
-type fakeLibrary struct {
-	docs map[string]store.Document
-	segs []store.Segment
-}
-
-func newFakeLibrary() *fakeLibrary {
-	l := &fakeLibrary{docs: map[string]store.Document{
-		"d1": {ID: "d1", Title: "Bees and Flowers", Path: "/papers/bees.pdf"},
-		"d2": {ID: "d2", Title: "Ocean Currents", URL: "https://example.org/ocean"},
-	}}
-	texts := []struct {
-		doc, text string
-		page      int
-		sec       []string
-	}{
-		{"d1", "Honey bees pollinate almond orchards in California.", 3, []string{"2 Methods", "2.1 Sites"}},
-		{"d1", "Mites spread viruses that collapse bee colonies.", 4, []string{"3 Results"}},
-		{"d2", "The Gulf Stream carries warm water toward Europe.", 0, nil},
-	}
-	idx := map[string]int{}
-	for _, t := range texts {
-		i := idx[t.doc]
-		idx[t.doc]++
-		l.segs = append(l.segs, store.Segment{ID: t.doc + ":" + strconv.Itoa(i), DocumentID: t.doc, Index: i,
-			Text: t.text, PageStart: t.page, PageEnd: t.page, Section: t.sec})
-	}
+func newFakeLibrary() *ragtest.Library {
+	l := ragtest.New()
+	l.All = true
+	l.Add(store.Document{ID: "d1", Title: "Bees and Flowers", Path: "/papers/bees.pdf"},
+		ragtest.Seg("Honey bees pollinate almond orchards in California.", 3, "2 Methods", "2.1 Sites"),
+		ragtest.Seg("Mites spread viruses that collapse bee colonies.", 4, "3 Results"))
+	l.Add(store.Document{ID: "d2", Title: "Ocean Currents", URL: "https://example.org/ocean"},
+		ragtest.Seg("The Gulf Stream carries warm water toward Europe.", 0))
 	return l
 }
 
-func (l *fakeLibrary) Search(ctx context.Context, q string, opt retrieve.Options) ([]retrieve.Passage, error) {
-	var out []retrieve.Passage
-	for _, s := range l.segs {
-		out = append(out, retrieve.Passage{Segment: s, Document: l.docs[s.DocumentID], Score: 1})
-	}
-	return out, nil
-}
-
-func (l *fakeLibrary) Segment(id string) (store.Segment, store.Document, bool) {
-	for _, s := range l.segs {
-		if s.ID == id {
-			return s, l.docs[s.DocumentID], true
-		}
-	}
-	return store.Segment{}, store.Document{}, false
-}
-
-func (l *fakeLibrary) Segments(doc string) []store.Segment {
-	var out []store.Segment
-	for _, s := range l.segs {
-		if s.DocumentID == doc {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func connect(t testing.TB, srv *llmtest.Server) *rag.Model {
+func connect(t testing.TB, srv *llmtest.Server) *llm.Model {
 	t.Helper()
-	m, err := rag.ConnectModel(context.Background(), rag.ModelConfig{BaseURL: srv.BaseURL(), Model: "fake-model"})
+	m, err := llm.Connect(context.Background(), llm.ModelConfig{Config: llm.Config{BaseURL: srv.BaseURL()}, Model: "fake-model"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,21 @@
 package headless
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -19,14 +23,14 @@ import (
 // and a document's segments in order (for a passage's neighbours).
 type Library interface {
 	rag.Retriever
-	Segments(docID string) []store.Segment
+	Segments(ctx context.Context, docID string) ([]store.Segment, error)
 }
 
 // ServerConfig configures NewServer.
 type ServerConfig struct {
 	Library     Library
 	LibraryName string
-	Model       *rag.Model // nil: the extractive answerer
+	Model       *llm.Model // nil: the extractive answerer
 	// Options are the pipeline's options; a request's cite_format
 	// overrides CiteFormat.
 	Options rag.PipelineOptions
@@ -37,6 +41,12 @@ type ServerConfig struct {
 	// MaxConversations bounds the conversations kept in memory; the
 	// oldest is forgotten past it. Default 1000.
 	MaxConversations int
+	// MaxTurns bounds the turns a conversation keeps in memory; older
+	// ones are dropped (the model only ever sees the last few). Default 20.
+	MaxTurns int
+	// BodyTimeout: a request body must arrive within it, or the request
+	// is answered 408 and the connection closed. Default 30 s.
+	BodyTimeout time.Duration
 }
 
 // Server answers over HTTP:
@@ -44,7 +54,10 @@ type ServerConfig struct {
 //	POST /v1/answers           {"question", "cite_format", "conversation_id"} → text/event-stream
 //	GET  /v1/segments/{id}     the passage, its page and its neighbours, as JSON
 //
-// Conversations are kept in memory by id. Each answer streams as
+// Conversations are kept in memory by id (at most MaxConversations, each
+// with its last MaxTurns turns; the model sees no more than those). A
+// request with a wrong or missing token is refused before its body is
+// read, and its connection closed. Each answer streams as
 // server-sent events, "event: <type>" and "data: <the ndjson object>",
 // flushed per event. A client that goes away cancels its model request.
 // Requests are served concurrently; answers in one conversation take turns.
@@ -54,8 +67,18 @@ type Server struct {
 	mux       *http.ServeMux
 
 	mu    sync.Mutex
-	convs map[string]*rag.Conversation
+	convs map[string]*served
 	order []string // conversation ids, oldest first
+}
+
+// served is a conversation the server keeps. mu is held for a whole
+// answer and while the turns are trimmed or copied, so the window of
+// turns is kept without racing the pipeline.
+//
+// Invariant: between answers, len(conv.Turns) <= MaxTurns.
+type served struct {
+	mu   sync.Mutex
+	conv *rag.Conversation
 }
 
 // NewServer returns the handler of `ibid serve`.
@@ -66,7 +89,13 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.MaxConversations <= 0 {
 		cfg.MaxConversations = 1000
 	}
-	s := &Server{cfg: cfg, pipelines: map[citations.Mode]*rag.Pipeline{}, convs: map[string]*rag.Conversation{}}
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = 20
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = 30 * time.Second
+	}
+	s := &Server{cfg: cfg, pipelines: map[citations.Mode]*rag.Pipeline{}, convs: map[string]*served{}}
 	for _, name := range []string{"inline", "json", "sections"} {
 		mode, err := citations.ParseMode(name)
 		if err != nil {
@@ -82,17 +111,31 @@ func NewServer(cfg ServerConfig) *Server {
 	return s
 }
 
+// ServeHTTP checks the token on the headers, before any of the body is
+// read: a request without it is answered 401 at once and its connection
+// closed, however slowly its body trickles in.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Token != "" {
 		auth := r.Header.Get("Authorization")
 		want := "Bearer " + s.cfg.Token
 		if subtle.ConstantTimeCompare([]byte(auth), []byte(want)) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="ibid"`)
-			jsonError(w, http.StatusUnauthorized, "a bearer token is required: send Authorization: Bearer <token>")
+			refuse(w, http.StatusUnauthorized, "a bearer token is required: send Authorization: Bearer <token>")
 			return
 		}
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// refuse answers with an error and closes the connection without reading
+// what is left of the body (net/http would otherwise wait for up to 256 KiB
+// of it before closing).
+func refuse(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Connection", "close")
+	jsonError(w, status, msg)
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	rc.SetReadDeadline(time.Now())
 }
 
 // answerRequest is the body of POST /v1/answers.
@@ -108,11 +151,20 @@ const ConversationHeader = "Ibid-Conversation-Id"
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	var req answerRequest
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	if err := dec.Decode(&req); err != nil {
+	err := dec.Decode(&req)
+	rc.SetReadDeadline(time.Time{}) // the answer may stream for longer
+	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			jsonError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
+		var nerr net.Error
+		switch {
+		case errors.As(err, &tooBig):
+			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
+			return
+		case errors.As(err, &nerr) && nerr.Timeout():
+			refuse(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s: send it whole, at once", s.cfg.BodyTimeout))
 			return
 		}
 		jsonError(w, http.StatusBadRequest, "the body must be JSON: {\"question\": \"...\"}: "+err.Error())
@@ -132,7 +184,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		}
 		p = s.pipelines[mode]
 	}
-	conv := s.conversation(req.ConversationID)
+	sv := s.conversation(req.ConversationID)
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	conv := sv.conv
 
 	fl, _ := w.(http.Flusher)
 	h := w.Header()
@@ -149,22 +204,26 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	p.Answer(r.Context(), conv, req.Question, func(e rag.Event) {
 		sse.Write(e)
 	})
+	if n := len(conv.Turns) - s.cfg.MaxTurns; n > 0 {
+		// A copy, so the dropped turns are freed with the old array.
+		conv.Turns = append([]rag.Turn(nil), conv.Turns[n:]...)
+	}
 }
 
 // conversation returns the conversation id names, creating it (with that
 // id, or a new one when id is empty).
-func (s *Server) conversation(id string) *rag.Conversation {
+func (s *Server) conversation(id string) *served {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.convs[id]; ok && id != "" {
 		return c
 	}
-	c := rag.NewConversation(s.cfg.LibraryName)
+	c := &served{conv: rag.NewConversation(s.cfg.LibraryName)}
 	if id != "" {
-		c.ID = id
+		c.conv.ID = id
 	}
-	s.convs[c.ID] = c
-	s.order = append(s.order, c.ID)
+	s.convs[c.conv.ID] = c
+	s.order = append(s.order, c.conv.ID)
 	for len(s.order) > s.cfg.MaxConversations {
 		delete(s.convs, s.order[0])
 		s.order = s.order[1:]
@@ -172,7 +231,8 @@ func (s *Server) conversation(id string) *rag.Conversation {
 	return c
 }
 
-// Conversation returns a snapshot of the conversation with id, if kept.
+// Conversation returns a snapshot of the conversation with id, if kept:
+// its last MaxTurns turns. It waits for an answer in progress to end.
 func (s *Server) Conversation(id string) (*rag.Conversation, bool) {
 	s.mu.Lock()
 	c, ok := s.convs[id]
@@ -180,7 +240,9 @@ func (s *Server) Conversation(id string) (*rag.Conversation, bool) {
 	if !ok {
 		return nil, false
 	}
-	return c.Snapshot(), true
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conv.Snapshot(), true
 }
 
 // segmentJSON is the body of GET /v1/segments/{id}.
@@ -208,9 +270,13 @@ type neighbourSeg struct {
 
 func (s *Server) segment(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	seg, doc, ok := s.cfg.Library.Segment(id)
-	if !ok {
+	seg, doc, err := s.cfg.Library.Segment(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
 		jsonError(w, http.StatusNotFound, fmt.Sprintf("no segment %q in library %q", id, s.cfg.LibraryName))
+		return
+	}
+	if err != nil {
+		jsonError(w, http.StatusInternalServerError, fmt.Sprintf("couldn't read segment %q: %v", id, err))
 		return
 	}
 	out := segmentJSON{
@@ -221,7 +287,12 @@ func (s *Server) segment(w http.ResponseWriter, r *http.Request) {
 	if out.Title == "" {
 		out.Title = doc.Path
 	}
-	for _, n := range s.cfg.Library.Segments(seg.DocumentID) {
+	neighbours, err := s.cfg.Library.Segments(r.Context(), seg.DocumentID)
+	if err != nil {
+		jsonError(w, http.StatusInternalServerError, fmt.Sprintf("couldn't read the passages around %q: %v", id, err))
+		return
+	}
+	for _, n := range neighbours {
 		nb := &neighbourSeg{SegmentID: n.ID, PageStart: n.PageStart, PageEnd: n.PageEnd, Text: n.Text}
 		switch n.Index {
 		case seg.Index - 1:

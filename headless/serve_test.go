@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
 func newServe(t *testing.T, model *llmtest.Server, token string) *httptest.Server {
 	t.Helper()
-	var m *rag.Model
+	var m *llm.Model
 	if model != nil {
 		m = connect(t, model)
 	}

@@ -8,7 +8,8 @@ import (
 )
 
 // TextWriter writes the answer as plain text: references as [n], unknown
-// ids as [?], then a numbered source list (title, pages, section, path or
+// ids as [?] (the text's own "[2]" or "[?]" is written "\[2]", "\[?]": see
+// textEscaper), then a numbered source list (title, pages, section, path or
 // URL, "(inferred)" where the reference was inferred) and, for an
 // extractive answer, a note saying so and how to configure a model.
 //
@@ -16,6 +17,7 @@ import (
 // are listed after the answer, not placed inside text already written.
 type TextWriter struct {
 	prose
+	esc      textEscaper
 	sources  []rag.Source
 	inferred []int
 }
@@ -24,7 +26,7 @@ func (t *TextWriter) Write(e rag.Event) error {
 	var s string
 	switch e.Type {
 	case rag.EventText:
-		s = e.Text
+		s = t.esc.text(e.Text)
 	case rag.EventCitation:
 		t.sources = append(t.sources, *e.Source)
 		return nil
@@ -33,12 +35,15 @@ func (t *TextWriter) Write(e rag.Event) error {
 			t.inferred = append(t.inferred, e.Number)
 			return nil
 		}
-		s = rag.RefText(e.Number)
+		s = t.esc.flush() + rag.RefText(e.Number)
 	case rag.EventUnknown:
-		s = rag.UnknownText
+		s = t.esc.flush() + rag.UnknownText
 	case rag.EventError:
 		return nil // the command reports it on stderr
 	case rag.EventDone:
+		if err := t.write(t.esc.flush()); err != nil {
+			return err
+		}
 		s = t.done(e)
 	}
 	return t.write(s)
@@ -57,7 +62,7 @@ func (t *TextWriter) done(e rag.Event) string {
 	if len(t.sources) > 0 {
 		b.WriteString("\nSources:\n")
 		for _, s := range t.sources {
-			b.WriteString("[" + strconv.Itoa(s.Number) + "] " + rag.SourceLine(s, false) + "\n")
+			b.WriteString("[" + strconv.Itoa(s.Number) + "] " + escapeText(rag.SourceLine(s, false)) + "\n")
 		}
 	}
 	if e.Info != nil && e.Info.Note != "" {

@@ -25,7 +25,7 @@ func NewWriter(format string, w io.Writer) (Writer, error) {
 	case "text", "":
 		return &TextWriter{prose: prose{w: w}}, nil
 	case "markdown", "md":
-		return &MarkdownWriter{prose: prose{w: w}}, nil
+		return NewMarkdownWriter(w), nil
 	case "ndjson", "jsonl":
 		return &NDJSONWriter{w: w}, nil
 	}
@@ -70,11 +70,14 @@ type prose struct {
 	lastNL   bool
 }
 
-// write writes s (if any) and flushes it to the reader at once.
+// write writes s (if any) and flushes it to the reader at once. Whatever
+// the source, nothing reaches the output that a terminal would run:
+// control characters are made visible (TerminalSafe).
 func (p *prose) write(s string) error {
 	if s == "" {
 		return nil
 	}
+	s = TerminalSafe(s)
 	p.wroteAny = true
 	p.lastNL = strings.HasSuffix(s, "\n")
 	if _, err := io.WriteString(p.w, s); err != nil {

@@ -1,3 +1,13 @@
+// Package rag is ibid's answering room: the prompt (passages under their
+// aliases [source_k], with everything a document controls neutralised), the
+// pipeline that streams a model's answer through the citations engine into
+// events (Pipeline.Answer), the extractive answerer used without a model,
+// references inferred when a model cites nothing, and the conversation
+// with its saving.
+//
+// It reads the library through the small Retriever interface and talks to
+// models through rag/llm; it never imports rag/library, so faces and tests
+// can answer over any retriever (rag/ragtest has an in-memory one).
 package rag
 
 import (
@@ -9,15 +19,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
 
 // Retriever is what the pipeline needs of a library: passages for a
-// question and any segment by id. *Library implements it.
+// question and any segment by id. *library.Library implements it (and
+// ragtest.Library, in tests).
 type Retriever interface {
 	Search(ctx context.Context, query string, opt retrieve.Options) ([]retrieve.Passage, error)
-	Segment(id string) (store.Segment, store.Document, bool)
+	// Segment returns a segment with its document, or an error wrapping
+	// store.ErrNotFound for an unknown id.
+	Segment(ctx context.Context, id string) (store.Segment, store.Document, error)
 }
 
 // PipelineOptions tune a Pipeline. Zero values take the defaults.
@@ -26,6 +40,9 @@ type PipelineOptions struct {
 	Numbering  string         // "answer" (default): numbers restart per answer; "conversation": they continue
 	K          int            // passages offered per question; default 8
 	Neighbours int            // neighbouring segments on each side added to each passage; 0: retrieval's default (1), negative: none
+	// Explain, if not nil, is told why the extractive answerer chose each
+	// sentence, or why it declined (ibid ask --explain).
+	Explain func(line string)
 }
 
 // Pipeline answers questions: retrieval, prompt, model stream, citations,
@@ -33,13 +50,13 @@ type PipelineOptions struct {
 // calls on different conversations (calls on one conversation take turns).
 type Pipeline struct {
 	r   Retriever
-	m   *Model // nil: the extractive answerer
+	m   *llm.Model // nil: the extractive answerer
 	opt PipelineOptions
 }
 
 // NewPipeline returns a pipeline over r answering with m, or, when m is nil,
 // with the extractive answerer.
-func NewPipeline(r Retriever, m *Model, opt PipelineOptions) *Pipeline {
+func NewPipeline(r Retriever, m *llm.Model, opt PipelineOptions) *Pipeline {
 	if opt.K <= 0 {
 		opt.K = 8
 	}
@@ -70,15 +87,21 @@ func (p *Pipeline) Extractive() bool { return p.m == nil }
 // Answer appends the finished (or interrupted) turn to conv. Cancelling ctx
 // stops the model request at once; the partial answer is kept in the turn
 // and marked interrupted, and Answer returns ctx's error.
+//
+// Retry waits of the model request are reported through ctx (see
+// llm.WithNotify). Answers on one conversation take turns; reading the
+// conversation (Snapshot, Markdown) does not wait for a running answer and
+// sees it once it has finished.
 func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question string, emit func(Event)) error {
-	conv.mu.Lock()
-	defer conv.mu.Unlock()
+	conv.answering.Lock()
+	defer conv.answering.Unlock()
 
-	run := &answerRun{p: p, conv: conv, emit: emit, offered: map[int]*offered{}}
+	run := &answerRun{p: p, ctx: ctx, emit: emit, offered: map[int]*offered{}}
 	run.turn.Question = question
 	run.turn.Model = p.ModelName()
 	run.turn.Extractive = p.m == nil
-	defer func() { conv.Turns = append(conv.Turns, run.turn) }()
+	var registry *citations.Registry
+	defer func() { conv.finish(run.turn, registry) }()
 
 	hits, err := p.r.Search(ctx, question, retrieve.Options{K: p.opt.K, Neighbours: p.opt.Neighbours})
 	if err != nil {
@@ -87,9 +110,15 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 		run.done()
 		return err
 	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Segment.ID
+	}
+	begin := conv.begin(ids, p.opt.Numbering == "conversation")
+	run.segments, run.past, registry = begin.segments, begin.turns, begin.registry
 	passages := make([]offered, len(hits))
 	for i, h := range hits {
-		passages[i] = newOffered(conv.alias(h.Segment.ID), h)
+		passages[i] = newOffered(begin.aliases[i], h)
 		run.offered[passages[i].k] = &passages[i]
 	}
 
@@ -97,32 +126,30 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 	if p.m == nil {
 		mode = citations.ModeInline
 	}
-	opt := citations.Options{Offered: func(k int) bool { _, ok := conv.segment(k); return ok }}
-	if p.opt.Numbering == "conversation" {
-		if conv.Registry == nil {
-			conv.Registry = citations.NewRegistry()
-		}
-		opt.Registry = conv.Registry
-	}
+	opt := citations.Options{Offered: func(k int) bool { _, ok := run.segment(k); return ok }, Registry: registry}
 	run.opt = opt
 	stream := citations.NewStream(mode, run.handle, opt)
 
 	switch {
 	case p.m == nil:
-		err = extractiveAnswer(ctx, question, passages, stream)
+		err = extractiveAnswer(ctx, p.r, question, passages, stream, p.opt.Explain)
 	case len(passages) == 0:
 		writeString(stream, "No passage in the library matches the question.")
 	default:
-		msgs := buildMessages(conv, passages, question, mode)
-		err = p.m.streamChat(ctx, msgs, mode, func(d string) { writeString(stream, d) })
+		msgs := buildMessages(begin.turns, passages, question, mode)
+		err = p.m.Stream(ctx, msgs, responseFormat(mode), func(d string) { writeString(stream, d) })
 	}
 	stream.Flush()
 	if err != nil {
 		run.turn.Interrupted = true
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			run.fail(errors.New("cancelled"))
-		} else {
+		case run.text.Len() > 0:
 			err = fmt.Errorf("the answer was cut off: %w", err)
+			run.fail(err)
+		default:
+			err = fmt.Errorf("the model did not answer: %w", err)
 			run.fail(err)
 		}
 	}
@@ -137,15 +164,27 @@ func writeString(s citations.Stream, text string) {
 	s.Write([]byte(text))
 }
 
-// answerRun is the state of one Answer call.
+// answerRun is the state of one Answer call. It works on copies of the
+// conversation's state taken when the turn began (segments, past turns,
+// registry), so that readers of the conversation never wait for it.
 type answerRun struct {
-	p       *Pipeline
-	conv    *Conversation
-	emit    func(Event)
-	offered map[int]*offered // this turn's passages by alias k
-	opt     citations.Options
-	turn    Turn
-	text    strings.Builder // the answer's text so far (references excluded)
+	p        *Pipeline
+	ctx      context.Context
+	emit     func(Event)
+	offered  map[int]*offered // this turn's passages by alias k
+	segments []string         // the conversation's Segments, this turn's aliases included
+	past     []Turn           // the conversation's earlier turns
+	opt      citations.Options
+	turn     Turn
+	text     strings.Builder // the answer's text so far (references excluded)
+}
+
+// segment returns the segment id of source_k.
+func (r *answerRun) segment(k int) (string, bool) {
+	if k < 1 || k > len(r.segments) {
+		return "", false
+	}
+	return r.segments[k-1], true
 }
 
 // handle receives the citation engine's events and turns them into the
@@ -209,15 +248,26 @@ func (r *answerRun) done() {
 	r.emit(Event{Type: EventDone, Total: len(t.Sources), Order: order, Report: rep, Inferred: t.Inferred, Info: info})
 }
 
-// source describes source_k, shown as number n.
+// source describes source_k, shown as number n: from this turn's passage,
+// else as an earlier turn showed it (the library may have lost it since),
+// else from the library.
 func (r *answerRun) source(k, n int) Source {
-	id, _ := r.conv.segment(k)
-	src := Source{Number: n, Alias: "source_" + strconv.Itoa(k), SegmentID: id}
+	id, _ := r.segment(k)
+	alias := "source_" + strconv.Itoa(k)
+	src := Source{Number: n, Alias: alias, SegmentID: id}
 	if o, ok := r.offered[k]; ok {
 		fillSource(&src, o.seg, o.doc)
 		return src
 	}
-	if seg, doc, ok := r.p.r.Segment(id); ok {
+	for i := len(r.past) - 1; i >= 0; i-- {
+		for _, s := range r.past[i].Sources {
+			if s.SegmentID == id {
+				s.Number, s.Alias, s.Inferred = n, alias, false
+				return s
+			}
+		}
+	}
+	if seg, doc, err := r.p.r.Segment(r.ctx, id); err == nil {
 		fillSource(&src, seg, doc)
 	}
 	return src

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
@@ -97,7 +98,7 @@ func TestPromptBlocksAndAliases(t *testing.T) {
 		t.Errorf("history not sent with aliases: %+v", last[1:3])
 	}
 	user := last[len(last)-1].Content
-	if !strings.Contains(user, "] Bees and Flowers — p. 3 — §2 Methods › 2.1 Field sites\n") {
+	if !strings.Contains(user, "] Bees and Flowers — pp. 3–4 — §2 Methods › 2.1 Field sites\n") {
 		t.Errorf("context block header missing:\n%s", user)
 	}
 	// A forged token inside a document must not reach the model as one.
@@ -110,8 +111,7 @@ func TestAnswerJSONFallsBackWhenSchemaRefused(t *testing.T) {
 	body := `{"body": "Bees pollinate almonds [source_1]. Caf\u00e9 \"quoted\" [source_2].", "citedSourceIds": ["source_1", "source_2"]}`
 	srv := llmtest.New(llmtest.Reply{RefuseSchema: true, Chunks: llmtest.Split(body, 4)})
 	defer srv.Close()
-	m := connect(t, srv)
-	p := NewPipeline(newFakeLibrary(), m, PipelineOptions{CiteFormat: citations.ModeJSON})
+	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{CiteFormat: citations.ModeJSON})
 	evs, err := collect(t, p, NewConversation("t"), "honey bees almond mites colonies")
 	if err != nil {
 		t.Fatal(err)
@@ -124,8 +124,11 @@ func TestAnswerJSONFallsBackWhenSchemaRefused(t *testing.T) {
 	if len(reqs) != 2 || reqs[0].ResponseFormat.Type != "json_schema" || reqs[1].ResponseFormat.Type != "json_object" {
 		t.Fatalf("formats asked: %+v", reqs)
 	}
-	if !m.noSchema.Load() {
-		t.Errorf("refusal not remembered")
+	if _, err := collect(t, p, NewConversation("t"), "honey bees"); err != nil {
+		t.Fatal(err)
+	}
+	if reqs = srv.Requests(); len(reqs) != 3 || reqs[2].ResponseFormat.Type != "json_object" {
+		t.Errorf("refusal not remembered: %+v", reqs[len(reqs)-1].ResponseFormat)
 	}
 }
 
@@ -169,14 +172,49 @@ func TestAnswerGivesUpAfterRetries(t *testing.T) {
 	defer srv.Close()
 	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
 	evs, err := collect(t, p, NewConversation("t"), "honey bees")
-	if err == nil || httpStatus(err) != http.StatusServiceUnavailable {
+	if err == nil || llm.Status(err) != http.StatusServiceUnavailable || !errors.Is(err, llm.ErrRateLimited) {
 		t.Fatalf("err = %v", err)
 	}
 	if n := len(srv.Requests()); n != 5 {
 		t.Errorf("%d requests, want 1 + 4 retries", n)
 	}
-	if evs[len(evs)-2].Type != EventError {
-		t.Errorf("no error event: %v", evs)
+	ev := evs[len(evs)-2]
+	if ev.Type != EventError || !strings.HasPrefix(ev.Text, "the model did not answer: the server is busy (HTTP 503), try again in ") {
+		t.Errorf("error event %+v", ev)
+	}
+}
+
+func TestAnswerRateLimitedSaysWhenToTryAgain(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "120"}})
+	defer srv.Close()
+	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	conv := NewConversation("t")
+	var waits []llm.Wait
+	ctx := llm.WithNotify(context.Background(), func(w llm.Wait) { waits = append(waits, w) })
+	var evs []Event
+	err := p.Answer(ctx, conv, "honey bees", func(e Event) { evs = append(evs, e) })
+	if !errors.Is(err, llm.ErrRateLimited) {
+		t.Fatalf("err = %v", err)
+	}
+	ev := evs[len(evs)-2]
+	if ev.Type != EventError || !strings.Contains(ev.Text, "rate limited, try again in 120 s") || strings.Contains(ev.Text, "cut off") {
+		t.Errorf("error event %q", ev.Text)
+	}
+	if len(waits) != 0 || len(srv.Requests()) != 1 {
+		t.Errorf("waited %v over %d requests for a Retry-After beyond the bound", waits, len(srv.Requests()))
+	}
+	if tr := conv.Turns[0]; !tr.Interrupted || tr.Error != ev.Text {
+		t.Errorf("turn %+v", tr)
+	}
+	// A short Retry-After is waited for, and the wait reported.
+	srv.SetReplies(llmtest.Reply{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After-Ms": "30"}},
+		llmtest.Reply{Chunks: []string{"Bees [source_1]."}})
+	evs = nil
+	if err := p.Answer(ctx, conv, "honey bees", func(e Event) { evs = append(evs, e) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(waits) != 1 || waits[0].String() != "rate limited, retrying in 1 s" || plain(evs) != "Bees [1]." {
+		t.Errorf("waits %v, answer %q", waits, plain(evs))
 	}
 }
 
@@ -186,7 +224,7 @@ func TestAnswerStreamCut(t *testing.T) {
 	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
 	conv := NewConversation("t")
 	evs, err := collect(t, p, conv, "honey bees almond")
-	if !errors.Is(err, ErrStreamCut) {
+	if !errors.Is(err, llm.ErrStreamCut) || !strings.HasPrefix(err.Error(), "the answer was cut off: ") {
 		t.Fatalf("err = %v, want ErrStreamCut", err)
 	}
 	if n := len(srv.Requests()); n != 1 {
@@ -396,5 +434,50 @@ func TestConcurrentAnswers(t *testing.T) {
 		if len(c.Turns) != 1 || c.Turns[0].Text() == "" || len(c.Turns[0].Sources) != 2 {
 			t.Errorf("conversation %s: %+v", c.ID, c.Turns)
 		}
+	}
+}
+
+func TestRecitedSourceKeepsItsDescription(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Bees [source_1]."}}, llmtest.Reply{Chunks: []string{"Again [source_1], and currents [source_2]."}})
+	defer srv.Close()
+	lib := newFakeLibrary()
+	p := NewPipeline(lib, connect(t, srv), PipelineOptions{Numbering: "conversation", K: 1})
+	conv := NewConversation("t")
+	if _, err := collect(t, p, conv, "honey bees almond orchards"); err != nil {
+		t.Fatal(err)
+	}
+	first := conv.Turns[0].Sources[0]
+	// The document is removed from the library; the next answer, over
+	// another passage, cites the old alias again.
+	lib.Remove(first.DocumentID)
+	evs, err := collect(t, p, conv, "gulf stream ocean currents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plain(evs); got != "Again [1], and currents [2]." {
+		t.Errorf("answer %q", got)
+	}
+	src := conv.Turns[1].Sources[0]
+	if src.Number != 1 || src.Title != "Bees and Flowers" || src.SegmentID != first.SegmentID || src.Snippet != first.Snippet {
+		t.Errorf("re-cited source %+v, want it as first shown %+v", src, first)
+	}
+	if s2 := conv.Turns[1].Sources[1]; s2.Title != "Ocean Currents" || s2.Number != 2 {
+		t.Errorf("new source %+v", s2)
+	}
+}
+
+func TestCitedSourceLookedUpInTheLibrary(t *testing.T) {
+	// Numbering by answer: an alias offered in an earlier turn but never
+	// cited there is described from the library.
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Nothing cited."}}, llmtest.Reply{Chunks: []string{"Now [source_1]."}})
+	defer srv.Close()
+	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{K: 1})
+	conv := NewConversation("t")
+	collect(t, p, conv, "honey bees almond orchards")
+	if _, err := collect(t, p, conv, "gulf stream ocean currents"); err != nil {
+		t.Fatal(err)
+	}
+	if src := conv.Turns[1].Sources[0]; src.Title != "Bees and Flowers" || src.PageStart != 3 {
+		t.Errorf("source %+v", src)
 	}
 }

@@ -3,6 +3,8 @@ package rag
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -17,8 +19,14 @@ import (
 // Invariants: Segments[k-1] is the segment id offered to the model as
 // source_k, and Aliases is its inverse; an alias, once given, never changes
 // or goes away, so a segment keeps its alias across turns and new segments
-// get new aliases. Pipeline.Answer holds the conversation's lock for the
-// whole turn, so one conversation answers one question at a time.
+// get new aliases. A turn, once in Turns, is never changed.
+//
+// Concurrency: one conversation answers one question at a time
+// (Pipeline.Answer holds answering for the whole turn). mu guards the
+// exported fields and is only held for moments: an answer works on copies
+// and adds its turn (and its numbers, in Registry) when it ends, so
+// Snapshot, Markdown and Save never wait for a running answer and never see
+// half of one.
 type Conversation struct {
 	ID      string    `json:"id"`
 	Library string    `json:"library"`
@@ -33,7 +41,8 @@ type Conversation struct {
 	// numbers by conversation; nil when every answer numbers from 1.
 	Registry *citations.Registry `json:"registry,omitempty"`
 
-	mu sync.Mutex
+	answering sync.Mutex
+	mu        sync.Mutex
 }
 
 // Turn is one question and its answer.
@@ -72,7 +81,7 @@ func NewConversation(library string) *Conversation {
 }
 
 // alias returns k of the alias source_k of segment id, giving the segment
-// the next free alias on first sight.
+// the next free alias on first sight. The caller holds mu.
 func (c *Conversation) alias(id string) int {
 	if c.Aliases == nil {
 		c.Aliases = map[string]int{}
@@ -86,28 +95,63 @@ func (c *Conversation) alias(id string) int {
 	return k
 }
 
-// segment returns the segment id of source_k.
-func (c *Conversation) segment(k int) (string, bool) {
-	if k < 1 || k > len(c.Segments) {
-		return "", false
+// turnStart is what an answer works on: copies of the conversation's state
+// when the turn began.
+type turnStart struct {
+	aliases  []int               // k of each of the turn's segment ids
+	segments []string            // Segments, the turn's new aliases included
+	turns    []Turn              // the earlier turns (never changed)
+	registry *citations.Registry // a copy of Registry when numbering by conversation, else nil
+}
+
+// begin gives the turn's segments their aliases and returns the state the
+// turn works on.
+func (c *Conversation) begin(ids []string, byConversation bool) turnStart {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := turnStart{aliases: make([]int, len(ids))}
+	for i, id := range ids {
+		st.aliases[i] = c.alias(id)
 	}
-	return c.Segments[k-1], true
+	st.segments = slices.Clone(c.Segments)
+	st.turns = slices.Clip(c.Turns)
+	if byConversation {
+		st.registry = citations.NewRegistry()
+		if c.Registry != nil {
+			st.registry = c.Registry.Clone()
+		}
+	}
+	return st
+}
+
+// finish adds a turn and, when the turn numbered by conversation, the
+// numbers it gave.
+func (c *Conversation) finish(t Turn, registry *citations.Registry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Turns = append(c.Turns, t)
+	if registry != nil {
+		c.Registry = registry
+	}
 }
 
 // Snapshot returns a copy of the conversation that is safe to read or
-// marshal while another goroutine answers in the original.
+// marshal while another goroutine answers in the original (its registry is
+// a copy too). It does not wait for a running answer.
 func (c *Conversation) Snapshot() *Conversation {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cp := &Conversation{
 		ID: c.ID, Library: c.Library, Created: c.Created,
-		Turns:    append([]Turn(nil), c.Turns...),
-		Aliases:  make(map[string]int, len(c.Aliases)),
-		Segments: append([]string(nil), c.Segments...),
-		Registry: c.Registry,
+		Turns:    slices.Clone(c.Turns),
+		Aliases:  maps.Clone(c.Aliases),
+		Segments: slices.Clone(c.Segments),
 	}
-	for k, v := range c.Aliases {
-		cp.Aliases[k] = v
+	if cp.Aliases == nil {
+		cp.Aliases = map[string]int{}
+	}
+	if c.Registry != nil {
+		cp.Registry = c.Registry.Clone()
 	}
 	return cp
 }

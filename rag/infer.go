@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/citations"
-	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 // Inference thresholds: a paragraph is attributed to the offered passage
@@ -64,11 +64,11 @@ func attribute(text string, passages []offered) []attribution {
 	return out
 }
 
-// wordSet is the set of a text's content words: retrieval's tokens, less
+// wordSet is the set of a text's content words: keyword search's tokens, less
 // very short ones (most function words).
 func wordSet(text string) map[string]bool {
 	set := map[string]bool{}
-	for _, t := range retrieve.Tokenize(text) {
+	for _, t := range keyword.Tokenize(text) {
 		if len(t) >= 3 || len([]rune(t)) >= 2 && t[0] >= 0x80 {
 			set[t] = true
 		}

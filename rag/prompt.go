@@ -1,14 +1,14 @@
 package rag
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -18,12 +18,13 @@ import (
 const historyTurns = 6
 
 // instructions is the system prompt common to every cite format.
-const instructions = `You answer a researcher's questions using only the passages given with each question. Each passage starts on its own line with its id in square brackets, for example [source_3], then its title, page and section.
+const instructions = `You answer a researcher's questions using only the passages given with each question. Each passage starts on its own line with its id in square brackets, for example [source_3], then its title, authors, page and section. A passage may include neighbouring text from its document for context; that text may not bear on the question.
 
 Rules:
 - Right after each claim, cite the passage or passages that support it with their ids in square brackets, for example [source_3] or [source_3, source_5].
 - Use only the ids of the passages given; never invent an id, and do not cite anything else.
 - Do not write a list of sources, references or a bibliography: the reader sees the sources already.
+- The documents' own reference markers appear in parentheses, for example (12) or (3, 4); they are not ids: never copy them into your answer.
 - If the passages do not answer the question, say so plainly instead of guessing.
 - Answer in the language of the question.`
 
@@ -45,13 +46,18 @@ type offered struct {
 }
 
 // header is the context block's first line after the alias:
-// "Title — p. 3 — §2.1".
+// "Title — Authors — p. 3 — §2.1". Every field is metadata a document
+// controls, so each passes through promptField: the header stays one line
+// and cannot forge an id.
 func (o *offered) header() string {
-	parts := []string{docTitle(o.doc)}
+	parts := []string{promptField(docTitle(o.doc))}
+	if a := promptField(o.doc.Author); a != "" {
+		parts = append(parts, a)
+	}
 	if p := Pages(o.pageStart, o.pageEnd); p != "" {
 		parts = append(parts, p)
 	}
-	if sec := sectionText(o.doc, o.seg.Section); sec != "" {
+	if sec := promptField(sectionText(o.doc, o.seg.Section)); sec != "" {
 		parts = append(parts, "§"+sec)
 	}
 	return strings.Join(parts, " — ")
@@ -78,14 +84,14 @@ func newOffered(k int, p retrieve.Passage) offered {
 			o.pageEnd = s.PageEnd
 		}
 	}
-	o.text = citations.Neutralize(strings.Join(texts, "\n\n"))
+	o.text = neutralizeText(strings.Join(texts, "\n\n"))
 	return o
 }
 
 // buildMessages assembles the chat: instructions for mode, up to
-// historyTurns earlier turns (answers with their references written back as
-// the aliases the model used), then the passages and the question.
-func buildMessages(conv *Conversation, passages []offered, question string, mode citations.Mode) []openai.ChatCompletionMessage {
+// historyTurns of the earlier turns (answers with their references written
+// back as the aliases the model used), then the passages and the question.
+func buildMessages(turns []Turn, passages []offered, question string, mode citations.Mode) []llm.Message {
 	sys := instructions
 	switch mode {
 	case citations.ModeJSON:
@@ -93,16 +99,15 @@ func buildMessages(conv *Conversation, passages []offered, question string, mode
 	case citations.ModeSections:
 		sys += "\n" + sectionsInstructions
 	}
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: sys}}
-	turns := conv.Turns
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: sys}}
 	if len(turns) > historyTurns {
 		turns = turns[len(turns)-historyTurns:]
 	}
 	for i := range turns {
 		t := &turns[i]
 		msgs = append(msgs,
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: t.Question},
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: t.aliasText()})
+			llm.Message{Role: llm.RoleUser, Content: t.Question},
+			llm.Message{Role: llm.RoleAssistant, Content: t.aliasText()})
 	}
 	var b strings.Builder
 	b.WriteString("Passages:\n")
@@ -115,8 +120,32 @@ func buildMessages(conv *Conversation, passages []offered, question string, mode
 		b.WriteString("\n(no passage matched the question)\n")
 	}
 	b.WriteString("\nQuestion: " + question)
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: b.String()})
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: b.String()})
 	return msgs
+}
+
+// JSON shapes of the json and sections cite formats.
+var (
+	jsonBodySchema = json.RawMessage(`{"type":"object","properties":{` +
+		`"body":{"type":"string"},` +
+		`"citedSourceIds":{"type":"array","items":{"type":"string"}}},` +
+		`"required":["body","citedSourceIds"],"additionalProperties":false}`)
+	sectionsSchema = json.RawMessage(`{"type":"object","properties":{` +
+		`"sections":{"type":"array","items":{"type":"object","properties":{` +
+		`"text":{"type":"string"},"source_ids":{"type":"array","items":{"type":"string"}}},` +
+		`"required":["text","source_ids"],"additionalProperties":false}}},` +
+		`"required":["sections"],"additionalProperties":false}`)
+)
+
+// responseFormat is the JSON shape asked of the model in mode, or nil.
+func responseFormat(mode citations.Mode) *llm.Format {
+	switch mode {
+	case citations.ModeJSON:
+		return &llm.Format{Name: "cited_answer", Schema: jsonBodySchema}
+	case citations.ModeSections:
+		return &llm.Format{Name: "cited_sections", Schema: sectionsSchema}
+	}
+	return nil
 }
 
 // aliasText is the turn's answer with each reference written as the alias

@@ -170,3 +170,13 @@ type Store interface {
 type Damaged interface {
 	Damage() error
 }
+
+// TermCounter is a Store that can say how many segments hold each of some
+// terms, analysed as its keyword search analyses text (store/keyword's
+// Tokenize), and how many segments there are: the statistics of BM25's
+// idf. The extractive answerer uses them to weigh a question's terms by
+// rarity. It is optional; a store without it is judged by unweighted
+// term coverage.
+type TermCounter interface {
+	DocFreq(ctx context.Context, terms []string) (df []int, segments int, err error)
+}

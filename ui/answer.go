@@ -65,7 +65,8 @@ type answerDoc struct {
 	// a source only once its node is on screen, so both grow in step.
 	seen map[int]bool
 
-	tw tailWrap // the open block, wrapped incrementally
+	md tailMD   // the open block's Markdown prefix, rendered now and then
+	tw tailWrap // the rest of the open block, wrapped incrementally
 }
 
 // addText appends streamed text.
@@ -183,6 +184,7 @@ func (d *answerDoc) closeBlock(end int) {
 	d.closed = end
 	d.content = false
 	d.tw.reset(d.tw.width)
+	d.md = tailMD{}
 }
 
 // finish ends the stream: the tail becomes the last block.
@@ -198,9 +200,6 @@ func (d *answerDoc) finish() {
 		d.closed = len(d.src)
 	}
 }
-
-// tail is the open block's source.
-func (d *answerDoc) tail() string { return string(d.src[d.closed:]) }
 
 // tailNodes returns the index of the first node in the tail and how many.
 func (d *answerDoc) tailNodes() (first, n int) {
@@ -261,48 +260,6 @@ func chipStyle(st *Styles, k nodeKind, selected bool) (s styleRenderer) {
 
 // styleRenderer is the one method of lipgloss.Style the chips use.
 type styleRenderer interface{ Render(...string) string }
-
-// drawTail draws the open block as wrapped plain text with chips, each
-// line after indent and padded with spaces to width (plus the indent).
-// Complete lines are drawn once; a frame draws the last line or two, so
-// its cost follows the bytes that arrived since the last frame, not the
-// length of the answer.
-func (d *answerDoc) drawTail(width int, indent string, st *Styles, sel int) (lines []string, nodeLine []int) {
-	if d.tw.width != max(width, 10) {
-		d.tw.reset(width)
-	}
-	d.tw.feed(d.src[d.closed+d.tw.consumed:])
-	raw, widths := d.tw.view()
-	first, _ := d.tailNodes()
-	tw := &d.tw
-	if tw.drawnSel != sel || tw.drawnSt != st || tw.drawnIndent != indent {
-		tw.drawn, tw.drawnNodes, tw.drawnSel, tw.drawnSt, tw.drawnIndent = tw.drawn[:0], tw.drawnNodes[:0], sel, st, indent
-	}
-	lines = make([]string, len(raw))
-	idx := first
-	for li, l := range raw {
-		if li < len(tw.drawn) && li < len(tw.lines) {
-			lines[li] = tw.drawn[li]
-			for range tw.drawnNodes[li] {
-				nodeLine = append(nodeLine, li)
-			}
-			idx += tw.drawnNodes[li]
-			continue
-		}
-		n := 0
-		lines[li] = indent + swapChips(l, func(k nodeKind, num int) string {
-			c := st.chip(k, num, idx == sel)
-			idx++
-			n++
-			nodeLine = append(nodeLine, li)
-			return c
-		}) + strings.Repeat(" ", max(width-widths[li], 0))
-		if li < len(tw.lines) && li == len(tw.drawn) {
-			tw.drawn, tw.drawnNodes = append(tw.drawn, lines[li]), append(tw.drawnNodes, n)
-		}
-	}
-	return lines, nodeLine
-}
 
 // applyEvent feeds one answer event into the document.
 func (d *answerDoc) applyEvent(e rag.Event) {

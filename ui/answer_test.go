@@ -17,7 +17,7 @@ func drawAll(d *answerDoc, width int) string {
 	for i := range d.blocks {
 		out = append(out, d.drawBlock(i, r, st, -1).lines...)
 	}
-	tl, _ := d.drawTail(width, "", st, -1)
+	tl, _ := d.drawTail(width, "", st, -1, r)
 	for _, l := range tl {
 		out = append(out, strings.TrimRight(l, " "))
 	}
@@ -126,5 +126,114 @@ func TestChipKeepsStyleAfter(t *testing.T) {
 	want := "\x1b[38;5;252mbefore \x1b[1m[1]\x1b[0m\x1b[38;5;252m after\x1b[0m"
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestStreamingMarkdownSteady: the open block is drawn as Markdown while
+// it grows (bold shown without its markers, a heading styled before its
+// block closes), and from one frame to the next no line but the last
+// changes: words stay where they were drawn.
+func TestStreamingMarkdownSteady(t *testing.T) {
+	text := "A long paragraph that streams in small chunks, with **bold words** and `inline code` in it, " +
+		"and a reference ⟦1⟧ that should stay put while the words wrap around the narrow width of the pane, " +
+		"then more **strong text** and plain words until the paragraph is long enough to render several times over."
+	st := NewStyles(true)
+	r := newMDRenderer(40, true)
+	d := &answerDoc{}
+	var prev []string
+	renders := 0
+	for i := 0; i < len(text); i += 5 {
+		d.addText(text[i:min(i+5, len(text))])
+		before := r.Bytes
+		tl, nl := d.drawTail(40, "", st, -1, r)
+		if r.Bytes != before {
+			renders++
+		}
+		cur := make([]string, len(tl))
+		for j, l := range tl {
+			// a code span's backticks become padding of the same width
+			cur[j] = strings.TrimRight(strings.NewReplacer("`", " ", "\u00a0", " ").Replace(ansi.Strip(l)), " ")
+			if ansi.StringWidth(l) != 40 {
+				t.Fatalf("frame at %d: line %d is %d wide, want 40", i, j, ansi.StringWidth(l))
+			}
+		}
+		for j := 0; j+1 < len(prev); j++ {
+			if j >= len(cur) || cur[j] != prev[j] {
+				t.Fatalf("frame at byte %d: line %d changed from %q to %q", i, j, prev[j], cur[min(j, len(cur)-1)])
+			}
+		}
+		if strings.Contains(text[:min(i+5, len(text))], "⟦1⟧") && len(nl) != 1 {
+			t.Fatalf("frame at %d: %d nodes placed, want 1", i, len(nl))
+		}
+		prev = cur
+	}
+	joined := strings.Join(prev, "\n")
+	if strings.Contains(joined, "**bold") || !strings.Contains(joined, "bold words") {
+		t.Errorf("bold not rendered while streaming:\n%s", joined)
+	}
+	if renders < 2 || r.Bytes > int64(4*len(text)) {
+		t.Errorf("%d renders, %d bytes through glamour for a %d-byte block: want a few renders and at most 4×", renders, r.Bytes, len(text))
+	}
+
+	h := &answerDoc{}
+	h.addText("## A heading still open\nand text under it that goes on for a while past the first render step")
+	tl, _ := h.drawTail(40, "", st, -1, r)
+	if tl[0] == ansi.Strip(tl[0]) {
+		t.Errorf("heading drawn unstyled while its block is open: %q", tl[0])
+	}
+}
+
+// TestStreamingListBullets: a list item still streaming shows the bullet
+// the finished list will show, at the same place.
+func TestStreamingListBullets(t *testing.T) {
+	st := NewStyles(true)
+	d := &answerDoc{}
+	d.addText("- first item\n- sec")
+	tl, _ := d.drawTail(40, "", st, -1, nil)
+	got := ansi.Strip(strings.Join(tl, "\n"))
+	if !strings.Contains(got, "• first item") || !strings.Contains(got, "• sec") || strings.Contains(got, "- ") {
+		t.Errorf("streaming list drawn as %q", got)
+	}
+	d.addText("ond - not a bullet\n\n")
+	d.finish()
+	r := newMDRenderer(40, true)
+	var done []string
+	for i := range d.blocks {
+		done = append(done, d.drawBlock(i, r, st, -1).lines...)
+	}
+	if fin := ansi.Strip(strings.Join(done, "\n")); !strings.Contains(fin, "• first item") || !strings.Contains(fin, "second - not a bullet") {
+		t.Errorf("finished list drawn as %q", fin)
+	}
+}
+
+// TestTailWrapWaitsForWholeRunes: a rune split across chunks is drawn
+// whole once its end arrives, never as replacement characters.
+func TestTailWrapWaitsForWholeRunes(t *testing.T) {
+	text := "naïve café ⟦1⟧ über"
+	var tw tailWrap
+	tw.reset(40)
+	src := []byte(text)
+	for i := 1; i <= len(src); i++ {
+		tw.feed(src[tw.consumed:i])
+	}
+	got, _ := tw.view()
+	if strings.Join(got, "|") != text {
+		t.Errorf("got %q, want %q", got, text)
+	}
+}
+
+// TestRenderNeverOverflows: glamour's output is wrapped again where it
+// overflows its width (a list item's bullet), so no word is cut.
+func TestRenderNeverOverflows(t *testing.T) {
+	src := "- 827,526 (2024 estimate, consistent across Wikipedia, California Demographics, and World Population Review)\n"
+	r := newMDRenderer(78, true)
+	lines := r.render(src)
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > 78 {
+			t.Errorf("line %d wide: %q", w, ansi.Strip(l))
+		}
+	}
+	if got := strings.Join(strings.Fields(ansi.Strip(strings.Join(lines, " "))), " "); !strings.Contains(got, "Demographics, and World") {
+		t.Errorf("words lost: %q", got)
 	}
 }

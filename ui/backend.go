@@ -42,6 +42,17 @@ type Backend interface {
 	Save() error      // write the conversation where --resume finds it
 }
 
+// HeadingLister is a Backend that can list its library's section headings;
+// the first screen turns a few of them into example questions. It is
+// optional: without it the first screen offers no examples.
+type HeadingLister interface {
+	// Headings returns up to n section headings of the library's
+	// documents (the innermost heading of each section, in library order,
+	// repeats allowed), or nil for an empty library. It is called from a
+	// command, never from Update or View.
+	Headings(n int) []string
+}
+
 // AddProgress is how far an addition has got (rag.AddProgress's fields).
 type AddProgress struct {
 	Stage                 string

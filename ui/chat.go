@@ -6,13 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/ibid-dev/ibid/rag"
 )
 
 // sideMinWidth is the width from which the sources pane sits beside the
@@ -24,20 +20,25 @@ type Options struct {
 	// AddFirst are paths to add to the library before the first question,
 	// with progress on the status line.
 	AddFirst []string
-	// Dark forces the background; nil asks the terminal.
-	Dark *bool
+	// Theme is "light", "dark" or "" (ask the terminal, with COLORFGBG
+	// as the guess until it answers).
+	Theme string
 	// Notice is shown on the status line at start (e.g. that the library
 	// is empty and how to fill it).
 	Notice string
+	// Getenv reads the environment (nil: os.Getenv); tests replace it.
+	Getenv func(string) string
 }
 
 // Model is the root of the chat: a router. It handles the global keys,
 // gives every pane its size, sends keys to the focused pane (or the viewer
-// when open) and other messages to the pane that owns them.
+// when open), mouse events to the pane under the pointer and other
+// messages to the pane that owns them.
 //
 // Invariants: at most one answer streams (stream != nil) and its turn is
 // the last; req is the id of the newest request, and stream messages with
-// another id only drain a cancelled stream.
+// another id only drain a cancelled stream. panes[focus] is the focused
+// pane and the only one not blurred.
 type Model struct {
 	c *Common
 	b Backend
@@ -46,16 +47,18 @@ type Model struct {
 	focus         focus
 	sideOpen      bool // below sideMinWidth: the sources pane is showing
 
-	tr   *transcript
-	src  *sourcesPane
-	in   *inputPane
-	vw   *viewer
-	help help.Model
+	tr    *transcript
+	src   *sourcesPane
+	in    *inputPane
+	vw    *viewer
+	panes [focusCount]Pane
 
-	showHelp bool
-	spinner  spinner.Model
-	status   statusLine
-	now      time.Time
+	showHelp   bool
+	helpOffset int // first line of the ? screen shown
+	spinner    spinner.Model
+	status     statusLine
+	statusN    int // lines the status area took in the last frame
+	now        time.Time
 
 	stream      *answerStream
 	draining    map[int]*answerStream // cancelled streams still winding down
@@ -66,9 +69,11 @@ type Model struct {
 	adding      bool
 	addProgress AddProgress
 	addFirst    []string
-	styled      bool // the background is known
+	styled      bool // the background is known (theme option or the terminal's answer)
+	themeFixed  bool // Options.Theme chose it: the terminal's answer is ignored
 	lib         libInfo
-	ticking     bool // the spinner's tick is scheduled
+	headings    []string // the library's headings, for the first screen's examples
+	ticking     bool     // the spinner's tick is scheduled
 }
 
 // tick starts the spinner unless it runs already.
@@ -82,25 +87,23 @@ func (m *Model) tick() tea.Cmd {
 
 // New returns the chat over b, showing b's conversation so far.
 func New(b Backend, opt Options) *Model {
-	dark := true
-	if opt.Dark != nil {
-		dark = *opt.Dark
-	}
+	dark, known := initialDark(opt.Theme, opt.Getenv)
 	c := &Common{Styles: NewStyles(dark), Keys: DefaultKeyMap()}
 	m := &Model{
 		c: c, b: b,
-		tr:       newTranscript(c),
-		src:      &sourcesPane{c: c},
-		in:       newInput(c),
-		vw:       &viewer{c: c},
-		help:     help.New(),
-		spinner:  spinner.New(spinner.WithSpinner(spinner.Dot)),
-		draining: map[int]*answerStream{},
-		addFirst: opt.AddFirst,
-		styled:   opt.Dark != nil,
-		now:      time.Now(),
+		tr:         newTranscript(c),
+		in:         newInput(c),
+		vw:         &viewer{c: c},
+		spinner:    spinner.New(spinner.WithSpinner(spinner.Dot)),
+		draining:   map[int]*answerStream{},
+		addFirst:   opt.AddFirst,
+		styled:     known,
+		themeFixed: known,
+		now:        time.Now(),
+		statusN:    1,
 	}
-	m.help.Styles = help.DefaultStyles(dark)
+	m.src = newSourcesPane(c, m.tr.sources)
+	m.panes = [focusCount]Pane{focusInput: m.in, focusTranscript: m.tr, focusSources: m.src}
 	m.lib = readLibInfo(b)
 	m.status.set(statusMsg{text: opt.Notice})
 	m.loadTurns(b.Turns())
@@ -108,26 +111,16 @@ func New(b Backend, opt Options) *Model {
 }
 
 // loadTurns redraws the backend's conversation (after --resume or a
-// library switch).
+// library switch) and seeds the input's history with its questions.
 func (m *Model) loadTurns(turns []Turn) {
-	m.tr.turns, m.tr.sel, m.tr.selTurn, m.tr.dirty, m.tr.follow = nil, -1, -1, true, true
-	var hist []string
-	for _, t := range turns {
-		tu := &turn{question: t.Question, interrupted: t.Interrupted, err: t.Error, sources: t.Sources}
-		for _, e := range t.Events {
-			tu.doc.applyEvent(e)
-		}
-		tu.doc.finish()
-		m.tr.turns = append(m.tr.turns, tu)
-		hist = append(hist, t.Question)
-	}
-	m.in.SetHistory(hist)
+	m.tr.load(turns)
+	m.in.SetHistory(m.tr.questions())
 }
 
-// Init asks the terminal's background, focuses the input and starts any
-// additions.
+// Init asks the terminal's background, focuses the input, reads the
+// library's headings for the first screen and starts any additions.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.in.Focus()}
+	cmds := []tea.Cmd{m.in.Focus(), headingsCmd(m.b)}
 	if !m.styled {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -138,31 +131,6 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// layout gives every pane its size.
-func (m *Model) layout() {
-	body := m.bodyHeight()
-	in := inputHeight
-	m.in.SetSize(max(m.width, 10), in)
-	m.vw.SetSize(m.width, body)
-	m.help.SetWidth(m.width)
-	if m.wide() {
-		side := m.sideWidth()
-		m.tr.SetSize(m.width-side-1, body)
-		m.src.SetSize(side, body)
-	} else {
-		m.tr.SetSize(m.width, body)
-		m.src.SetSize(m.width, body)
-	}
-}
-
-func (m *Model) wide() bool { return m.width >= sideMinWidth }
-
-func (m *Model) sideWidth() int { return min(max(m.width/3, 30), 56) }
-
-// bodyHeight is the height of the transcript area: all but the rule, the
-// input, the status line and the help bar.
-func (m *Model) bodyHeight() int { return max(m.height-inputHeight-3, 3) }
-
 // Update routes msg.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.now = time.Now()
@@ -172,16 +140,33 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case tea.BackgroundColorMsg:
-		m.setDark(msg.IsDark())
+		if !m.themeFixed {
+			m.setDark(msg.IsDark())
+		}
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseClickMsg:
+		return m, m.mouse(msg, msg.Mouse())
+	case tea.MouseWheelMsg:
+		return m, m.mouse(msg, msg.Mouse())
 	case streamMsg:
 		return m, m.onStream(msg)
 	case submitMsg:
 		return m, m.submit(msg.text)
 	case statusMsg:
 		m.status.set(msg)
+		return m, nil
+	case headingsMsg:
+		m.headings = msg
+		if m.tr.empty() && m.in.HistoryEmpty() {
+			// ↑ on the first screen puts an example in the input
+			ex := exampleQuestions(m.headings, exampleCount)
+			for i, j := 0, len(ex)-1; i < j; i, j = i+1, j-1 {
+				ex[i], ex[j] = ex[j], ex[i]
+			}
+			m.in.SetExamples(ex)
+		}
 		return m, nil
 	case openSourceMsg:
 		return m, loadSourceCmd(m.b, msg.src)
@@ -204,7 +189,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.adding = false
 		m.lib = msg.lib
 		m.status.set(statusMsg{text: msg.summary, err: msg.err})
-		return m, nil
+		return m, headingsCmd(m.b)
 	case savedMsg, exportedMsg, switchedMsg, newConvMsg:
 		return m, m.onCommandDone(msg)
 	case spinner.TickMsg:
@@ -217,15 +202,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	// anything else (cursor blink, paste) belongs to the input
-	return m, m.in.Update(msg)
+	_, cmd := m.in.Update(msg)
+	return m, cmd
 }
 
 func (m *Model) setDark(dark bool) {
 	m.styled = true
 	m.c.Styles = NewStyles(dark)
-	m.help.Styles = help.DefaultStyles(dark)
-	m.in.restyle(dark)
+	m.in.restyle()
 	m.tr.restyle()
+}
+
+// isHelpKey reports whether msg opens the help: f1 anywhere, ? wherever
+// it cannot be text (outside the input, or on an empty input).
+func (m *Model) isHelpKey(msg tea.KeyPressMsg) bool {
+	if !key.Matches(msg, m.c.Keys.Help) {
+		return false
+	}
+	return msg.String() != "?" || m.vw.open || m.focus != focusInput || m.in.Empty()
 }
 
 // key handles the global keys and sends the rest to the focused pane.
@@ -239,45 +233,50 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return tea.Quit
 	case m.showHelp:
-		m.showHelp = false
+		m.helpKey(msg)
+		return nil
+	case m.isHelpKey(msg):
+		m.showHelp, m.helpOffset = true, 0
 		return nil
 	case m.vw.open:
-		return m.vw.Update(msg)
+		_, cmd := m.vw.Update(msg)
+		return cmd
 	case key.Matches(msg, k.FocusNext):
-		m.setFocus((m.focus + 1) % focusCount)
-		return nil
+		return m.setFocus((m.focus + 1) % focusCount)
 	case key.Matches(msg, k.FocusPrev):
-		m.setFocus((m.focus + focusCount - 1) % focusCount)
-		return nil
+		return m.setFocus((m.focus + focusCount - 1) % focusCount)
 	case key.Matches(msg, k.ToggleSide):
 		m.sideOpen = !m.sideOpen
 		return nil
-	case key.Matches(msg, k.Help) && m.focus != focusInput:
-		m.showHelp = true
-		return nil
 	}
-	switch m.focus {
-	case focusTranscript:
-		return m.tr.Update(msg)
-	case focusSources:
-		return m.src.Update(msg, m.shownSources())
-	}
-	return m.in.Update(msg)
+	_, cmd := m.panes[m.focus].Update(msg)
+	return cmd
 }
 
-func (m *Model) setFocus(f focus) {
-	m.tr.Blur()
-	m.src.Blur()
-	m.in.Blur()
-	m.focus = f
-	switch f {
-	case focusTranscript:
-		m.tr.Focus()
-	case focusSources:
-		m.src.Focus()
+// helpKey scrolls the ? screen with the scrolling keys; any other key
+// closes it.
+func (m *Model) helpKey(msg tea.KeyPressMsg) {
+	k := m.c.Keys
+	switch {
+	case key.Matches(msg, k.Down):
+		m.helpOffset++
+	case key.Matches(msg, k.Up):
+		m.helpOffset = max(m.helpOffset-1, 0)
+	case key.Matches(msg, k.PageDown):
+		m.helpOffset += m.bodyHeight() / 2
+	case key.Matches(msg, k.PageUp):
+		m.helpOffset = max(m.helpOffset-m.bodyHeight()/2, 0)
 	default:
-		m.in.Focus()
+		m.showHelp = false
 	}
+}
+
+func (m *Model) setFocus(f focus) tea.Cmd {
+	for _, p := range m.panes {
+		p.Blur()
+	}
+	m.focus = f
+	return m.panes[f].Focus()
 }
 
 // cancel stops the streaming answer; the partial answer stays, marked.
@@ -287,29 +286,34 @@ func (m *Model) cancel() {
 	m.draining[s.req] = s
 	m.stream = nil
 	m.req++
-	if n := len(m.tr.turns); n > 0 {
-		tu := m.tr.turns[n-1]
-		tu.streaming, tu.interrupted, tu.err = false, true, "cancelled"
-		tu.doc.finish()
-		m.tr.dirty = true
-	}
+	m.tr.interrupt()
 	m.status.set(statusMsg{text: "answer cancelled"})
 }
 
 // ask starts answering question.
 func (m *Model) ask(question string) tea.Cmd {
 	if m.stream != nil {
-		m.status.set(statusMsg{err: errors.New("an answer is still streaming: wait, or press ctrl+c to cancel it")})
-		return nil
+		return m.hold(question, "an answer is still streaming: your question is kept in the input; press enter when it ends, or ctrl+c to cancel the answer")
 	}
 	m.req++
-	m.tr.turns = append(m.tr.turns, &turn{question: question, streaming: true, req: m.req})
-	m.tr.sel, m.tr.selTurn, m.tr.follow, m.tr.dirty = -1, -1, true, true
+	m.tr.begin(question, m.req)
 	m.status.set(statusMsg{})
 	m.streamStart, m.streamBytes = m.now, 0
 	s, cmd := startAnswer(m.b, m.req, question)
 	m.stream = s
 	return tea.Batch(cmd, m.tick())
+}
+
+// hold puts text that cannot run yet back in the input, with a note that
+// clears when the answer ends. Text typed since is kept after it.
+func (m *Model) hold(text, note string) tea.Cmd {
+	if cur := strings.TrimSpace(m.in.Value()); cur != "" && cur != text {
+		text += "\n" + cur
+	}
+	m.in.SetValue(text)
+	m.status.set(statusMsg{text: note})
+	m.status.held = true
+	return nil
 }
 
 // onStream applies a batch of the answer in progress.
@@ -324,55 +328,20 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	if m.stream == nil || msg.req != m.stream.req {
 		return nil // a straggler
 	}
-	tu := m.tr.turns[len(m.tr.turns)-1]
 	for _, e := range msg.events {
-		m.apply(tu, e)
+		m.streamBytes += m.tr.apply(e)
 	}
 	if !msg.end {
 		return m.stream.next
 	}
 	m.stream = nil
-	tu.streaming = false
-	tu.doc.finish()
-	m.tr.dirty = true
-	if msg.err != nil && tu.err == "" {
-		tu.err = msg.err.Error()
+	if m.status.held {
+		m.status.set(statusMsg{})
 	}
-	if tu.err != "" {
-		m.status.set(statusMsg{err: errors.New(plainError(tu.err))})
+	if err := m.tr.end(msg.err); err != "" {
+		m.status.set(statusMsg{err: errors.New(plainError(err))})
 	}
 	return saveCmd(m.b)
-}
-
-// apply feeds one event to the streaming turn.
-func (m *Model) apply(tu *turn, e rag.Event) {
-	switch e.Type {
-	case rag.EventText:
-		m.streamBytes += len(e.Text)
-		tu.doc.applyEvent(e)
-	case rag.EventRef, rag.EventUnknown:
-		tu.doc.applyEvent(e)
-	case rag.EventCitation:
-		if e.Source != nil {
-			s := *e.Source
-			if e.Inferred {
-				s.Inferred = true
-			}
-			tu.sources = append(tu.sources, s)
-		}
-	case rag.EventError:
-		tu.err = e.Text
-		if e.Text != "cancelled" {
-			tu.interrupted = tu.doc.text.Len() > 0
-		}
-	case rag.EventDone:
-		if e.Inferred {
-			tu.note = "the model cited nothing: references were attributed by text overlap (marked as inferred)"
-		}
-		if e.Info != nil && e.Info.Interrupted {
-			tu.interrupted = true
-		}
-	}
 }
 
 // plainError turns an answer error into a sentence for the status line.
@@ -381,140 +350,4 @@ func plainError(s string) string {
 		return "answer cancelled"
 	}
 	return s
-}
-
-// shownSources are the sources of the turn the side pane shows.
-func (m *Model) shownSources() []rag.Source {
-	ti := m.tr.shownTurn()
-	if ti < 0 || ti >= len(m.tr.turns) {
-		return nil
-	}
-	tu := m.tr.turns[ti]
-	out := make([]rag.Source, 0, len(tu.sources))
-	for _, s := range tu.sources {
-		if tu.doc.seen[s.Number] {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// View draws the screen.
-func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
-	v.AltScreen = true
-	return v
-}
-
-func (m *Model) render() string {
-	if m.width == 0 {
-		return ""
-	}
-	st := m.c.Styles
-	var body string
-	switch {
-	case m.showHelp:
-		body = m.fullHelp()
-	case m.vw.open:
-		body = m.vw.View()
-	case m.wide():
-		sel := 0
-		if _, nd, ok := m.tr.selected(); ok {
-			sel = nd.num
-		}
-		rule := strings.TrimSuffix(strings.Repeat(st.Border.Render("│")+"\n", m.bodyHeight()), "\n")
-		body = lipgloss.JoinHorizontal(lipgloss.Top, m.tr.View(), rule, m.src.View(m.shownSources(), sel))
-	case m.sideOpen || m.focus == focusSources:
-		sel := 0
-		if _, nd, ok := m.tr.selected(); ok {
-			sel = nd.num
-		}
-		body = m.src.View(m.shownSources(), sel)
-	default:
-		body = m.tr.View()
-	}
-	ruleStyle := st.Border
-	if m.focus == focusInput {
-		ruleStyle = st.BorderFocused
-	}
-	title := m.paneTitle()
-	rule := ruleStyle.Render("── ") + st.PaneTitle.Render(title) + " " + ruleStyle.Render(strings.Repeat("─", max(m.width-ansi.StringWidth(title)-4, 0)))
-	helpBar := m.help.ShortHelpView(paneHelp{k: m.c.Keys, focus: m.focus, view: m.vw.open}.ShortHelp())
-	return strings.Join([]string{body, rule, m.in.View(), m.statusView(), helpBar}, "\n")
-}
-
-// paneTitle names what has focus, shown in the rule above the input.
-func (m *Model) paneTitle() string {
-	switch {
-	case m.showHelp:
-		return "help · any key closes it"
-	case m.vw.open:
-		return "source viewer"
-	case m.focus == focusTranscript:
-		n := m.tr.totalNodes()
-		return fmt.Sprintf("transcript · %d references", n)
-	case m.focus == focusSources:
-		return "sources"
-	case !m.wide() && len(m.shownSources()) == 1:
-		return "ask · 1 source (ctrl+s)"
-	case !m.wide() && len(m.shownSources()) > 0:
-		return fmt.Sprintf("ask · %d sources (ctrl+s)", len(m.shownSources()))
-	}
-	return "ask"
-}
-
-// fullHelp is the ? screen: every key, by pane, and the slash commands,
-// in two columns when they fit side by side.
-func (m *Model) fullHelp() string {
-	st := m.c.Styles
-	k := m.c.Keys
-	group := func(title string, bs ...key.Binding) []string {
-		out := []string{st.PaneTitleFocused.Render(title)}
-		for _, b := range bs {
-			h := b.Help()
-			out = append(out, st.StatusKey.Render(fmt.Sprintf("%-10s", h.Key))+" "+h.Desc)
-			if w := ansi.StringWidth(h.Key); w > 10 {
-				out[len(out)-1] = st.StatusKey.Render(h.Key) + "  " + h.Desc
-			}
-		}
-		return out
-	}
-	// pair shows two bindings on one line: "↑/k ↓/j  up, down"
-	pair := func(a, b key.Binding) key.Binding {
-		return key.NewBinding(key.WithHelp(a.Help().Key+" "+b.Help().Key, a.Help().Desc+", "+b.Help().Desc))
-	}
-	left := append(append(group("Everywhere", k.FocusNext, k.FocusPrev, k.ToggleSide, k.Help, k.Quit),
-		group("Input", k.Send, k.Newline, k.HistoryPrev, k.HistoryNext)...),
-		group("Source viewer", pair(k.Up, k.Down), k.NextSeg, k.PrevSeg, k.Edit, k.Back)...)
-	right := group("Transcript", k.NextNode, k.PrevNode, k.Digit, k.Open, pair(k.Up, k.Down), pair(k.PageUp, k.PageDown), pair(k.Top, k.Bottom))
-	right = append(right, "", st.PaneTitleFocused.Render("Slash commands (in the input)"))
-	for _, l := range strings.Split(slashHelp, "\n") {
-		cmd, desc, _ := strings.Cut(l, "  ")
-		right = append(right, st.StatusKey.Render(fmt.Sprintf("%-15s", cmd))+strings.TrimSpace(desc))
-	}
-	var lines []string
-	colW := max(m.width/2-1, 20)
-	if m.width >= 2*36 {
-		for i := 0; i < max(len(left), len(right)); i++ {
-			var l, r string
-			if i < len(left) {
-				l = left[i]
-			}
-			if i < len(right) {
-				r = right[i]
-			}
-			pad := max(colW-ansi.StringWidth(l), 1)
-			lines = append(lines, ansi.Truncate(l, colW, "…")+strings.Repeat(" ", pad)+r)
-		}
-	} else {
-		lines = append(left, right...)
-	}
-	h := m.bodyHeight()
-	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, m.width, "…")
-	}
-	for len(lines) < h {
-		lines = append(lines, "")
-	}
-	return strings.Join(lines[:h], "\n")
 }

@@ -41,11 +41,18 @@ func (m *Model) submit(text string) tea.Cmd {
 	if !strings.HasPrefix(text, "/") {
 		return m.ask(text)
 	}
-	fields := strings.Fields(text)
+	fields, err := splitArgs(text)
+	if err != nil {
+		m.in.SetValue(text)
+		m.status.set(statusMsg{err: err})
+		return nil
+	}
 	cmd, args := fields[0], fields[1:]
 	busy := func() tea.Cmd {
-		m.status.set(statusMsg{err: errors.New("wait for the answer to finish (or press ctrl+c) first")})
-		return nil
+		if m.stream != nil {
+			return m.hold(text, cmd+" waits for the answer to end: it is kept in the input; press enter then, or ctrl+c to cancel the answer")
+		}
+		return m.hold(text, cmd+" waits for the addition to finish: it is kept in the input; press enter then")
 	}
 	switch cmd {
 	case "/help":

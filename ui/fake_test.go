@@ -23,6 +23,7 @@ type fakeBackend struct {
 	turns   []Turn
 	saved   int
 	library string
+	added   [][]string // the paths of every Add
 }
 
 func newFakeBackend(answer string) *fakeBackend {
@@ -121,6 +122,9 @@ func (b *fakeBackend) Segment(id string) (store.Segment, store.Document, bool) {
 }
 func (b *fakeBackend) Segments(docID string) []store.Segment { return b.segs[docID] }
 func (b *fakeBackend) Add(ctx context.Context, paths []string, progress func(AddProgress)) (string, error) {
+	b.mu.Lock()
+	b.added = append(b.added, paths)
+	b.mu.Unlock()
 	progress(AddProgress{Stage: "loading", File: paths[0], FilesTotal: 1})
 	return fmt.Sprintf("added %d", len(paths)), nil
 }
@@ -138,3 +142,10 @@ func (b *fakeBackend) Turns() []Turn {
 }
 func (b *fakeBackend) Markdown() string { return "# conversation\n" }
 func (b *fakeBackend) Save() error      { b.mu.Lock(); b.saved++; b.mu.Unlock(); return nil }
+
+// Headings lists each document's sections: the fake is a HeadingLister.
+func (b *fakeBackend) Headings(n int) []string {
+	out := []string{"Introduction", "2.1 Effect sizes across sites", "References", "Replication in larger samples",
+		"Methods", "BM25 and dense retrieval", "Threats to validity"}
+	return out[:min(n, len(out))]
+}

@@ -15,7 +15,7 @@ const sampleAnswer = "## Findings\n\nThe effect is robust [source_2] and replica
 	"- Larger samples confirm it [source_2][source_3].\n- One study disagrees [source_9].\n\n" +
 	"In short, the evidence converges [source_1]."
 
-func darkOpt() Options { d := true; return Options{Dark: &d} }
+func darkOpt() Options { return Options{Theme: "dark"} }
 
 // probe wraps the chat so a test can read its screen from inside the
 // program's goroutine (no data race), whatever the renderer wrote.
@@ -72,6 +72,8 @@ func press(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	case "tab":
 		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
 	case "esc":
 		return tea.KeyPressMsg{Code: tea.KeyEscape}
 	case "up":
@@ -80,6 +82,8 @@ func press(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "ctrl+c":
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	case "f1":
+		return tea.KeyPressMsg{Code: tea.KeyF1}
 	}
 	r := []rune(s)[0]
 	return tea.KeyPressMsg{Code: r, Text: s}
@@ -164,6 +168,7 @@ func (d *drive) send(msg tea.Msg) {
 		_, cmd := d.m.Update(msg)
 		queue = append(queue, run(cmd)...)
 	}
+	d.m.render() // as the program draws a frame after each message
 }
 
 func (d *drive) typeText(s string) {
@@ -196,3 +201,33 @@ func run(cmd tea.Cmd) []tea.Msg {
 }
 
 func (d *drive) screen() string { return ansi.Strip(d.m.render()) }
+
+// TestFlowFinishedChat walks the chat in the real program loop at 80×24:
+// the first screen's example through ↑, help with f1 while typing, ]
+// from the answer on screen, the tooltip, a click that opens the viewer
+// with esc back in view.
+func TestFlowFinishedChat(t *testing.T) {
+	b := newFakeBackend(sampleAnswer)
+	tm := newTM(t, b, 80, 24)
+	waitScreen(t, tm, "Try asking", "effect sizes across sites")
+	tm.Send(press("up"))
+	waitScreen(t, tm, `┃ What do my documents say about "effect sizes across sites"?`)
+	tm.Send(press("f1"))
+	waitScreen(t, tm, "Everywhere", "help · ↑/↓ scroll")
+	tm.Send(press("esc"))
+	tm.Send(press("enter"))
+	waitScreen(t, tm, "In short", "ask · 3 sources (ctrl+s)")
+	tm.Send(press("tab"))
+	tm.Send(press("]"))
+	scr := waitScreen(t, tm, "[1] Paper 2 · p. 4") // the tooltip
+	x, y := find(t, scr, "[2]", 0)
+	tm.Send(click(x, y))
+	tm.Send(click(x, y))
+	waitScreen(t, tm, "[2] Paper 1", "esc back", "segment 3 of 6")
+	tm.Send(press("esc"))
+	tm.Send(press("ctrl+c"))
+	fm := final(t, tm)
+	if fm.vw.open || len(fm.tr.turns) != 1 || fm.tr.turns[0].question != `What do my documents say about "effect sizes across sites"?` {
+		t.Errorf("final: viewer %v, turns %d", fm.vw.open, len(fm.tr.turns))
+	}
+}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -65,5 +66,9 @@ func TestGoldenViews(t *testing.T) {
 		golden(t, fmt.Sprintf("sources_%dx%d", w, h), d.screen())
 		d.send(press("?"))
 		golden(t, fmt.Sprintf("help_%dx%d", w, h), d.screen())
+		d.send(press("esc"))
+		d.send(press("tab")) // input
+		d.send(statusMsg{err: errors.New("couldn't add /home/me/papers/thesis draft.docx: not a PDF, Markdown, HTML or text file; convert it, or remove it from the folder and add again")})
+		golden(t, fmt.Sprintf("error_%dx%d", w, h), d.screen())
 	}
 }

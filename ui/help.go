@@ -1,41 +1,140 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"fmt"
+	"strings"
 
-// paneHelp is the help.KeyMap of the focused pane: the short help bar and
-// the full help (?) are both built from the keymap.
-type paneHelp struct {
-	k     KeyMap
-	focus focus
-	view  bool // the viewer is open
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// helpSection is one titled part of the ? screen.
+type helpSection struct {
+	title string
+	keys  help.KeyMap
 }
 
-func (h paneHelp) ShortHelp() []key.Binding {
-	k := h.k
-	switch {
-	case h.view:
-		return []key.Binding{k.Up, k.Down, k.NextSeg, k.PrevSeg, k.Edit, k.Back}
-	case h.focus == focusTranscript:
-		return []key.Binding{k.NextNode, k.PrevNode, k.Digit, k.Open, k.FocusNext, k.Help, k.Quit}
-	case h.focus == focusSources:
-		return []key.Binding{k.Up, k.Down, k.Open, k.FocusNext, k.Help, k.Quit}
+// helpSections are the parts of the ? screen, from the panes' own key maps:
+// what the help bars show and what the ? screen shows cannot disagree.
+func (m *Model) helpSections() (left, right []helpSection) {
+	k := m.c.Keys
+	left = []helpSection{
+		{"Everywhere", globalKeys{k}},
+		{"Input", m.in},
+		{"Source viewer", m.vw},
 	}
-	return []key.Binding{k.Send, k.Newline, k.HistoryPrev, k.FocusNext, k.ToggleSide, k.Quit}
-}
-
-func (h paneHelp) FullHelp() [][]key.Binding {
-	k := h.k
-	return [][]key.Binding{
-		{k.FocusNext, k.FocusPrev, k.ToggleSide, k.Help, k.Quit},
-		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext},
-		{k.NextNode, k.PrevNode, k.Digit, k.Open, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.NextSeg, k.PrevSeg, k.Edit, k.Back},
+	right = []helpSection{
+		{"Transcript", m.tr},
+		{"Sources pane", m.src},
+		{"Slash commands (in the input)", slashKeys{k}},
 	}
+	return left, right
 }
 
-// slashHelp lists the slash commands for /help and the full help.
-const slashHelp = `/add PATH...    add files, folders, globs
-/new            start a new conversation
-/export [FILE]  Markdown with footnotes
-/library NAME   switch library
-/help           this help`
+// sectionLines draws a section in w cells: its title and one entry per
+// binding, the key in a column keyW wide and the description wrapped
+// beside it (never cut).
+func (m *Model) sectionLines(s helpSection, keyW, w int) []string {
+	st := m.c.Styles
+	out := []string{st.PaneTitleFocused.Render(shorten(s.title, w))}
+	descW := max(w-keyW, 8)
+	for _, g := range s.keys.FullHelp() {
+		for _, b := range g {
+			h := b.Help()
+			k := h.Key
+			if ansi.StringWidth(k) >= keyW {
+				out = append(out, st.Help.FullKey.Render(k))
+				k = ""
+			}
+			for i, d := range strings.Split(ansi.Wrap(h.Desc, descW, " "), "\n") {
+				if i > 0 {
+					k = ""
+				}
+				out = append(out, st.Help.FullKey.Render(k)+strings.Repeat(" ", keyW-ansi.StringWidth(k))+st.Help.FullDesc.Render(d))
+			}
+		}
+	}
+	return append(out, "")
+}
+
+// fullHelp is the ? screen: every key, by pane, and the slash commands,
+// in two columns when they fit side by side, scrolled by helpOffset.
+func (m *Model) fullHelp() string {
+	left, right := m.helpSections()
+	column := func(ss []helpSection, keyW, w int) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, m.sectionLines(s, keyW, w)...)
+		}
+		return out
+	}
+	var lines []string
+	if m.width >= 2*40 {
+		colW := m.width/2 - 1
+		l, r := column(left, 11, colW), column(right, 15, colW)
+		for i := 0; i < max(len(l), len(r)); i++ {
+			var a, b string
+			if i < len(l) {
+				a = l[i]
+			}
+			if i < len(r) {
+				b = r[i]
+			}
+			lines = append(lines, a+strings.Repeat(" ", max(colW-ansi.StringWidth(a), 0)+1)+b)
+		}
+	} else {
+		lines = column(append(left, right...), 15, m.width)
+	}
+	h := m.bodyHeight()
+	if len(lines) > h {
+		m.helpOffset = min(m.helpOffset, len(lines)-h+1)
+		lines = lines[m.helpOffset:]
+		if len(lines) > h {
+			more := fmt.Sprintf("↓ %d more lines (↓, pgdn or the wheel scroll)", len(lines)-h+1)
+			lines = append(lines[:h-1], m.c.Styles.Dim.Render(shorten(more, m.width)))
+		}
+	} else {
+		m.helpOffset = 0
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// shortHelpView is the help bar: bindings in order, as many as fit in
+// width, then "…" when some were left out. (help.Model.ShortHelpView can
+// overflow the width when its ellipsis does not fit.)
+func shortHelpView(st help.Styles, bindings []key.Binding, width int) string {
+	const sep, more = " • ", " …"
+	var b strings.Builder
+	w := 0
+	for i, kb := range bindings {
+		if !kb.Enabled() {
+			continue
+		}
+		h := kb.Help()
+		item := h.Key + " " + h.Desc
+		iw := ansi.StringWidth(item)
+		if w > 0 {
+			iw += len(sep)
+		}
+		room := width
+		if i < len(bindings)-1 {
+			room -= len(more) // keep space to say that more were left out
+		}
+		if w+iw > room {
+			if w > 0 {
+				b.WriteString(st.Ellipsis.Render(more))
+			}
+			break
+		}
+		if w > 0 {
+			b.WriteString(st.ShortSeparator.Render(sep))
+		}
+		b.WriteString(st.ShortKey.Render(h.Key) + " " + st.ShortDesc.Render(h.Desc))
+		w += iw
+	}
+	return b.String()
+}

@@ -14,46 +14,67 @@ type submitMsg struct{ text string }
 // inputPane is the multi-line question box with a history of what was
 // sent: up on its first line and down on its last walk the history.
 //
-// Invariant: hist holds sent texts oldest first; histAt == len(hist) means
+// Invariant: hist holds sent texts oldest first (or, while examples is
+// set, the first screen's example questions); histAt == len(hist) means
 // the box shows the draft being written, which draft keeps while walking.
 type inputPane struct {
-	c      *Common
-	ta     textarea.Model
-	hist   []string
-	histAt int
-	draft  string
+	c        *Common
+	ta       textarea.Model
+	hist     []string
+	histAt   int
+	draft    string
+	examples bool // hist holds the first screen's example questions
 }
 
 const inputHeight = 3
 
 func newInput(c *Common) *inputPane {
 	ta := textarea.New()
-	ta.Placeholder = "Ask your documents… (/help for commands)"
+	ta.Placeholder = "Ask your documents… (/help or f1 for help)"
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
 	ta.SetHeight(inputHeight)
 	ta.KeyMap.InsertNewline.SetKeys("ctrl+j", "alt+enter", "shift+enter")
 	ta.CharLimit = 0
 	p := &inputPane{c: c, ta: ta}
-	p.restyle(c.Styles.Dark)
+	p.restyle()
 	return p
 }
 
-// restyle follows the background; the cursor does not blink (steadier in
-// recordings and cheaper to draw).
-func (p *inputPane) restyle(dark bool) {
-	s := textarea.DefaultStyles(dark)
-	s.Cursor.Blink = false
-	p.ta.SetStyles(s)
-}
+// restyle follows the theme (Styles.Input).
+func (p *inputPane) restyle() { p.ta.SetStyles(p.c.Styles.Input) }
 
 func (p *inputPane) SetSize(w, h int) { p.ta.SetWidth(w); p.ta.SetHeight(h) }
 func (p *inputPane) Focus() tea.Cmd   { return p.ta.Focus() }
 func (p *inputPane) Blur()            { p.ta.Blur() }
 func (p *inputPane) View() string     { return p.ta.View() }
 
+// Empty reports whether nothing is typed (then ? opens the help).
+func (p *inputPane) Empty() bool { return p.ta.Value() == "" }
+
+// Value is the text typed so far.
+func (p *inputPane) Value() string { return p.ta.Value() }
+
+// SetValue puts text back in the box (a command that had to wait).
+func (p *inputPane) SetValue(s string) { p.ta.SetValue(s) }
+
+func (p *inputPane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{k.Send, k.FocusNext, k.Help, k.Newline, k.HistoryPrev, k.ToggleSide, k.Quit}
+}
+
+func (p *inputPane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext}}
+}
+
 // Update edits the text; enter sends it.
-func (p *inputPane) Update(msg tea.Msg) tea.Cmd {
+func (p *inputPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	cmd := p.update(msg)
+	return p, cmd
+}
+
+func (p *inputPane) update(msg tea.Msg) tea.Cmd {
 	km, isKey := msg.(tea.KeyPressMsg)
 	if isKey && p.ta.Focused() {
 		k := p.c.Keys
@@ -62,6 +83,9 @@ func (p *inputPane) Update(msg tea.Msg) tea.Cmd {
 			text := strings.TrimSpace(p.ta.Value())
 			if text == "" {
 				return nil
+			}
+			if p.examples {
+				p.hist, p.examples = nil, false
 			}
 			if len(p.hist) == 0 || p.hist[len(p.hist)-1] != text {
 				p.hist = append(p.hist, text)
@@ -95,8 +119,19 @@ func (p *inputPane) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
+// HistoryEmpty reports whether nothing was sent yet.
+func (p *inputPane) HistoryEmpty() bool { return len(p.hist) == 0 }
+
+// SetExamples offers example questions through ↑ until the first send,
+// which replaces them with the real history.
+func (p *inputPane) SetExamples(ex []string) {
+	p.SetHistory(ex)
+	p.examples = len(ex) > 0
+}
+
 // SetHistory seeds the history (a resumed conversation's questions).
 func (p *inputPane) SetHistory(h []string) {
+	p.examples = false
 	p.hist = append([]string(nil), h...)
 	p.histAt = len(p.hist)
 }

@@ -2,14 +2,16 @@ package ui
 
 import "charm.land/bubbles/v2/key"
 
-// KeyMap is every key binding of the chat, declared once; the help bar, the
-// full help (?) and docs/tui.md are built from or checked against it.
+// KeyMap is every key binding of the chat, declared once: the help bar and
+// the ? screen are both built from it (each pane's help.KeyMap picks its
+// bindings here), and TestKeysDocumented checks docs/tui.md against it.
+// The slash commands are bindings too, so their help has one source.
 type KeyMap struct {
 	// global
 	Quit       key.Binding // ctrl+c: cancel a streaming answer, else quit
 	FocusNext  key.Binding
 	FocusPrev  key.Binding
-	Help       key.Binding
+	Help       key.Binding // ? where it cannot be text, f1 everywhere
 	ToggleSide key.Binding // show or hide the sources pane below 100 columns
 
 	// input
@@ -29,12 +31,23 @@ type KeyMap struct {
 	PageDown key.Binding
 	Top      key.Binding
 	Bottom   key.Binding
+	Click    key.Binding // the mouse: documented, never matched against keys
 
 	// viewer
 	NextSeg key.Binding
 	PrevSeg key.Binding
 	Edit    key.Binding
 	Back    key.Binding
+
+	// the ? screen
+	CloseHelp key.Binding // documented only: any key but the scrolling ones closes it
+
+	// slash commands, typed in the input
+	CmdAdd     key.Binding
+	CmdNew     key.Binding
+	CmdExport  key.Binding
+	CmdLibrary key.Binding
+	CmdHelp    key.Binding
 }
 
 // DefaultKeyMap returns the chat's bindings.
@@ -45,7 +58,7 @@ func DefaultKeyMap() KeyMap {
 		Quit:       b(k("ctrl+c"), h("ctrl+c", "cancel answer / quit")),
 		FocusNext:  b(k("tab"), h("tab", "next pane")),
 		FocusPrev:  b(k("shift+tab"), h("shift+tab", "previous pane")),
-		Help:       b(k("?"), h("?", "help")),
+		Help:       b(k("?", "f1"), h("?/f1", "help")),
 		ToggleSide: b(k("ctrl+s"), h("ctrl+s", "sources pane")),
 
 		Send:        b(k("enter"), h("enter", "send")),
@@ -63,10 +76,49 @@ func DefaultKeyMap() KeyMap {
 		PageDown: b(k("pgdown", "space", "f"), h("pgdn", "page down")),
 		Top:      b(k("home", "g"), h("g", "top")),
 		Bottom:   b(k("end", "G"), h("G", "bottom")),
+		Click:    b(k("click"), h("click", "select; again: open")),
 
 		NextSeg: b(k("n"), h("n", "next segment")),
 		PrevSeg: b(k("p"), h("p", "previous segment")),
 		Edit:    b(k("o"), h("o", "open file in $EDITOR/$PAGER")),
 		Back:    b(k("esc", "q"), h("esc", "back")),
+
+		CloseHelp: b(k("esc"), h("any other key", "close")),
+
+		CmdAdd:     b(k("/add"), h("/add PATH...", "add files, folders, globs")),
+		CmdNew:     b(k("/new"), h("/new", "start a new conversation")),
+		CmdExport:  b(k("/export"), h("/export [FILE]", "Markdown with footnotes")),
+		CmdLibrary: b(k("/library"), h("/library NAME", "switch library")),
+		CmdHelp:    b(k("/help"), h("/help", "every key and command")),
 	}
 }
+
+// slashKeys is the help.KeyMap of the slash commands.
+type slashKeys struct{ k KeyMap }
+
+func (s slashKeys) ShortHelp() []key.Binding {
+	k := s.k
+	return []key.Binding{k.CmdAdd, k.CmdNew, k.CmdExport, k.CmdLibrary, k.CmdHelp}
+}
+
+func (s slashKeys) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
+
+// helpScreenKeys is the help bar of the ? screen.
+type helpScreenKeys struct{ k KeyMap }
+
+func (h helpScreenKeys) ShortHelp() []key.Binding {
+	k := h.k
+	return []key.Binding{k.Down, k.Up, k.PageDown, k.PageUp, k.CloseHelp}
+}
+
+func (h helpScreenKeys) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
+
+// globalKeys is the help.KeyMap of the keys that work whatever has focus.
+type globalKeys struct{ k KeyMap }
+
+func (g globalKeys) ShortHelp() []key.Binding {
+	k := g.k
+	return []key.Binding{k.FocusNext, k.FocusPrev, k.ToggleSide, k.Help, k.Quit}
+}
+
+func (g globalKeys) FullHelp() [][]key.Binding { return [][]key.Binding{g.ShortHelp()} }

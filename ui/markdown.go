@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"charm.land/glamour/v2"
-	"charm.land/glamour/v2/styles"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -69,14 +68,7 @@ type mdRenderer struct {
 }
 
 func newMDRenderer(width int, dark bool) *mdRenderer {
-	cfg := styles.LightStyleConfig
-	if dark {
-		cfg = styles.DarkStyleConfig
-	}
-	var zero uint
-	cfg.Document.Margin = &zero
-	cfg.Document.BlockPrefix, cfg.Document.BlockSuffix = "", ""
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithWordWrap(max(width, 10)))
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(mdStyle(themeFor(dark))), glamour.WithWordWrap(max(width, 10)))
 	if err != nil {
 		r = nil // styles are built in; cannot fail in practice
 	}
@@ -94,9 +86,16 @@ func (m *mdRenderer) render(src string) []string {
 			out = s
 		}
 	}
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		lines[i] = trimRightANSI(l)
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		l = trimRightANSI(l)
+		if ansi.StringWidth(l) <= m.width {
+			lines = append(lines, l)
+			continue
+		}
+		// glamour overflows its wrap width now and then (a list item's
+		// bullet is not always counted): wrap again rather than cut a word
+		lines = append(lines, strings.Split(ansi.Wrap(l, max(m.width, 10), " "), "\n")...)
 	}
 	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
 		lines = lines[1:]
@@ -210,14 +209,4 @@ func countPlaceholders(s string) int {
 		i++
 	}
 	return c
-}
-
-// wrapPlain draws Markdown source as plain wrapped text: the cheap look of
-// the block still streaming.
-func wrapPlain(src string, width int) []string {
-	src = strings.TrimRight(src, "\n")
-	if src == "" {
-		return nil
-	}
-	return strings.Split(ansi.Wordwrap(src, max(width, 10), ""), "\n")
 }

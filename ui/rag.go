@@ -2,20 +2,17 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/store"
 )
 
-// RAGBackend is the real Backend: a rag.Library, a rag.Pipeline over it and
+// RAGBackend is the real Backend: a library.Library, a rag.Pipeline over it and
 // the rag.Conversation in progress.
 //
 // Invariant: pipe answers over lib; conv belongs to lib. mu guards the
@@ -23,26 +20,26 @@ import (
 // itself serialises answers on one conversation.
 type RAGBackend struct {
 	mu    sync.Mutex
-	lib   *rag.Library
+	lib   *library.Library
 	pipe  *rag.Pipeline
 	conv  *rag.Conversation
-	model *rag.Model
+	model *llm.Model
 	opt   rag.PipelineOptions
-	open  func(ctx context.Context, name string) (*rag.Library, error)
+	open  func(ctx context.Context, name string) (*library.Library, error)
 }
 
 // NewRAGBackend returns a backend answering over lib with model (nil: the
 // extractive answerer). conv is a conversation to go on with (nil: a new
 // one); open opens another library for /library.
-func NewRAGBackend(lib *rag.Library, model *rag.Model, opt rag.PipelineOptions, conv *rag.Conversation,
-	open func(ctx context.Context, name string) (*rag.Library, error)) *RAGBackend {
+func NewRAGBackend(lib *library.Library, model *llm.Model, opt rag.PipelineOptions, conv *rag.Conversation,
+	open func(ctx context.Context, name string) (*library.Library, error)) *RAGBackend {
 	if conv == nil {
 		conv = rag.NewConversation(lib.Name())
 	}
 	return &RAGBackend{lib: lib, pipe: rag.NewPipeline(lib, model, opt), conv: conv, model: model, opt: opt, open: open}
 }
 
-func (b *RAGBackend) current() (*rag.Library, *rag.Pipeline, *rag.Conversation) {
+func (b *RAGBackend) current() (*library.Library, *rag.Pipeline, *rag.Conversation) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.lib, b.pipe, b.conv
@@ -55,9 +52,16 @@ func (b *RAGBackend) Close() error {
 }
 
 func (b *RAGBackend) LibraryName() string { lib, _, _ := b.current(); return lib.Name() }
-func (b *RAGBackend) LibrarySize() int    { lib, _, _ := b.current(); return len(lib.Documents()) }
-func (b *RAGBackend) ModelName() string   { _, p, _ := b.current(); return p.ModelName() }
-func (b *RAGBackend) Extractive() bool    { _, p, _ := b.current(); return p.Extractive() }
+
+// LibrarySize is the number of documents in the library (0 when it cannot
+// be read; the error shows at the next search).
+func (b *RAGBackend) LibrarySize() int {
+	lib, _, _ := b.current()
+	docs, _ := lib.Documents(context.Background())
+	return len(docs)
+}
+func (b *RAGBackend) ModelName() string { _, p, _ := b.current(); return p.ModelName() }
+func (b *RAGBackend) Extractive() bool  { _, p, _ := b.current(); return p.Extractive() }
 
 func (b *RAGBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) error {
 	_, p, conv := b.current()
@@ -66,17 +70,51 @@ func (b *RAGBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) er
 
 func (b *RAGBackend) Segment(id string) (store.Segment, store.Document, bool) {
 	lib, _, _ := b.current()
-	return lib.Segment(id)
+	seg, doc, err := lib.Segment(context.Background(), id)
+	return seg, doc, err == nil
 }
 
 func (b *RAGBackend) Segments(docID string) []store.Segment {
 	lib, _, _ := b.current()
-	return lib.Segments(docID)
+	segs, _ := lib.Segments(context.Background(), docID)
+	return segs
+}
+
+// Headings lists up to n section headings of the library's documents, the
+// innermost of each section, in library order.
+func (b *RAGBackend) Headings(n int) []string {
+	lib, _, _ := b.current()
+	ctx := context.Background()
+	docs, err := lib.Documents(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range docs {
+		segs, err := lib.Segments(ctx, d.ID)
+		if err != nil {
+			continue
+		}
+		last := ""
+		for _, s := range segs {
+			if len(s.Section) == 0 {
+				continue
+			}
+			if h := s.Section[len(s.Section)-1]; h != last {
+				last = h
+				out = append(out, h)
+				if len(out) == n {
+					return out
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (b *RAGBackend) Add(ctx context.Context, paths []string, progress func(AddProgress)) (string, error) {
 	lib, _, _ := b.current()
-	rep, err := lib.Add(ctx, paths, func(p rag.AddProgress) {
+	rep, err := lib.Add(ctx, paths, func(p library.AddProgress) {
 		progress(AddProgress{Stage: p.Stage, File: p.File, FilesDone: p.FilesDone, FilesTotal: p.FilesTotal,
 			Segments: p.Segments, Embedded: p.Embedded, ToEmbed: p.ToEmbed})
 	})
@@ -128,59 +166,16 @@ func (b *RAGBackend) Turns() []Turn {
 
 func (b *RAGBackend) Markdown() string { _, _, c := b.current(); return c.Snapshot().Markdown() }
 
-// Save writes the conversation to ConversationsDir()/ID.json atomically;
-// an empty conversation is not saved.
+// Save writes the conversation where --resume finds it (see
+// rag.ConversationsDir), atomically; an empty conversation is not saved.
 func (b *RAGBackend) Save() error {
 	_, _, c := b.current()
-	snap := c.Snapshot()
-	if len(snap.Turns) == 0 {
+	if len(c.Snapshot().Turns) == 0 {
 		return nil
 	}
-	data, err := json.MarshalIndent(snap, "", " ")
+	dir, err := rag.ConversationsDir()
 	if err != nil {
-		return fmt.Errorf("couldn't encode the conversation: %w", err)
+		return err
 	}
-	return WriteFileAtomic(filepath.Join(ConversationsDir(), snap.ID+".json"), data)
-}
-
-// ConversationsDir is where conversations are saved.
-func ConversationsDir() string { return filepath.Join(rag.DataDir(), "conversations") }
-
-// LoadConversation reads saved conversation id, or the most recently saved
-// one when id is empty.
-func LoadConversation(id string) (*rag.Conversation, error) {
-	dir := ConversationsDir()
-	if id == "" {
-		ents, err := os.ReadDir(dir)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("couldn't list saved conversations: %w", err)
-		}
-		type saved struct {
-			id  string
-			mod int64
-		}
-		var all []saved
-		for _, e := range ents {
-			if !strings.HasSuffix(e.Name(), ".json") {
-				continue
-			}
-			if info, err := e.Info(); err == nil {
-				all = append(all, saved{strings.TrimSuffix(e.Name(), ".json"), info.ModTime().UnixNano()})
-			}
-		}
-		if len(all) == 0 {
-			return nil, fmt.Errorf("no saved conversation in %s: ask something first", dir)
-		}
-		sort.Slice(all, func(i, j int) bool { return all[i].mod > all[j].mod })
-		id = all[0].id
-	}
-	data, err := os.ReadFile(filepath.Join(dir, filepath.Base(id)+".json"))
-	if err != nil {
-		return nil, fmt.Errorf("couldn't read conversation %s: %w (ids are the file names in %s)", id, err, dir)
-	}
-	var c rag.Conversation
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("conversation %s is damaged: %w", id, err)
-	}
-	return &c, nil
+	return c.Save(dir)
 }

@@ -9,6 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
@@ -22,9 +24,9 @@ const realAnswer = "## Summary\n\nFootnotes are numbered by first appearance [so
 // directory and a model served by llmtest; the subtests of
 // TestRealPipeline share it (adding docs/ is the slow part).
 type realEnv struct {
-	lib *rag.Library
+	lib *library.Library
 	srv *llmtest.Server
-	m   *rag.Model
+	m   *llm.Model
 }
 
 func (e *realEnv) backend(reply llmtest.Reply, opt rag.PipelineOptions) *RAGBackend {
@@ -39,17 +41,17 @@ func TestRealPipeline(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
-	lib, err := rag.OpenLibrary(ctx, rag.LibraryOptions{Name: "uitest"})
+	lib, err := library.Open(ctx, library.Options{Name: "uitest"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lib.Close()
-	if _, err := lib.Add(ctx, []string{"../docs"}, func(rag.AddProgress) {}); err != nil {
+	if _, err := lib.Add(ctx, []string{"../docs"}, func(library.AddProgress) {}); err != nil {
 		t.Fatal(err)
 	}
 	srv := llmtest.New()
 	defer srv.Close()
-	m, err := rag.ConnectModel(ctx, rag.ModelConfig{BaseURL: srv.BaseURL(), NoOllama: true})
+	m, err := llm.Connect(ctx, llm.ModelConfig{Config: llm.Config{BaseURL: srv.BaseURL()}, NoOllama: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +86,8 @@ func testRealFlow(t *testing.T, env *realEnv) {
 		t.Errorf("node numbers %v, want %v", nums, want)
 	}
 	// node 1 is the second [1]: the viewer shows source 1's passage
-	seg, _, ok := lib.Segment(tu.sources[0].SegmentID)
-	if !ok {
+	seg, _, err := lib.Segment(context.Background(), tu.sources[0].SegmentID)
+	if err != nil {
 		t.Fatalf("segment %s not in the library", tu.sources[0].SegmentID)
 	}
 	first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(seg.Text), "\n", 2)[0])
@@ -94,7 +96,11 @@ func testRealFlow(t *testing.T, env *realEnv) {
 	}
 
 	// saved, and a resumed conversation draws the same numbers
-	conv, err := LoadConversation("")
+	dir, err := rag.ConversationsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := rag.LoadConversation(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}

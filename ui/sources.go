@@ -13,37 +13,78 @@ import (
 // sourcesPane lists the sources of the turn in view, one entry per display
 // number in order of first appearance, growing as the answer streams.
 // The entry of the selected node is highlighted.
+//
+// Invariant: entryAt has one element per line of the last View: the index
+// in the list of the entry drawn there, or -1 (the title, blank lines).
 type sourcesPane struct {
 	c             *Common
 	width, height int
 	focused       bool
-	cursor        int // entry under the cursor while focused
+	cursor        int  // entry under the cursor while focused
+	clicked       bool // the cursor was put there by a click: another opens it
 	offset        int
+	scrolled      bool // the wheel moved the view: do not pull it to the selection
+	entryAt       []int
+
+	// list returns the sources to show and the display number of the
+	// selected node (0: none); the root provides it.
+	list func() ([]rag.Source, int)
+}
+
+func newSourcesPane(c *Common, list func() ([]rag.Source, int)) *sourcesPane {
+	return &sourcesPane{c: c, list: list}
 }
 
 func (p *sourcesPane) SetSize(w, h int) { p.width, p.height = w, h }
-func (p *sourcesPane) Focus()           { p.focused = true }
-func (p *sourcesPane) Blur()            { p.focused = false }
+func (p *sourcesPane) Focus() tea.Cmd   { p.focused = true; return nil }
+func (p *sourcesPane) Blur()            { p.focused, p.clicked = false, false }
 
-// Update moves the cursor; enter opens the entry.
-func (p *sourcesPane) Update(msg tea.Msg, srcs []rag.Source) tea.Cmd {
+func (p *sourcesPane) ShortHelp() []key.Binding {
+	k := p.c.Keys
+	return []key.Binding{k.Open, k.Up, k.Down, k.Help, k.FocusNext, k.Quit}
+}
+
+func (p *sourcesPane) FullHelp() [][]key.Binding {
+	k := p.c.Keys
+	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Click}}
+}
+
+// Update moves the cursor, enter opens the entry; the mouse selects,
+// opens and scrolls.
+func (p *sourcesPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.MouseClickMsg:
+		return p, p.click(msg.Mouse())
+	case tea.MouseWheelMsg:
+		p.wheel(msg.Mouse())
+		return p, nil
+	}
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok || !p.focused {
-		return nil
+		return p, nil
 	}
+	srcs, _ := p.list()
 	k := p.c.Keys
+	p.scrolled, p.clicked = false, false
 	switch {
 	case key.Matches(km, k.Up):
 		p.cursor = max(p.cursor-1, 0)
 	case key.Matches(km, k.Down):
 		p.cursor = min(p.cursor+1, max(len(srcs)-1, 0))
 	case key.Matches(km, k.Open):
-		if p.cursor < len(srcs) {
-			s := srcs[p.cursor]
-			return func() tea.Msg { return openSourceMsg{s} }
-		}
+		return p, p.open()
 	}
-	return nil
+	return p, nil
+}
+
+// open opens the entry under the cursor in the viewer.
+func (p *sourcesPane) open() tea.Cmd {
+	srcs, _ := p.list()
+	if p.cursor >= len(srcs) {
+		return nil
+	}
+	s := srcs[p.cursor]
+	return func() tea.Msg { return openSourceMsg{s} }
 }
 
 // entry draws one source: number and title, page and section, snippet.
@@ -56,7 +97,7 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 		ns = st.ChipInferred
 	}
 	title := firstNonEmpty(s.Title, s.Path, s.URL, s.SegmentID)
-	head := ns.Render(num) + " " + st.SourceTitle.Render(ansi.Truncate(title, max(w-len(num)-1, 4), "…"))
+	head := ns.Render(num) + " " + st.SourceTitle.Render(shorten(title, max(w-len(num)-1, 4)))
 	var meta []string
 	if pg := pages(s.PageStart, s.PageEnd); pg != "" {
 		meta = append(meta, pg)
@@ -69,10 +110,10 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 	}
 	lines := []string{head}
 	if len(meta) > 0 {
-		lines = append(lines, "    "+st.Dim.Render(ansi.Truncate(strings.Join(meta, " · "), w-4, "…")))
+		lines = append(lines, "    "+st.Dim.Render(shorten(strings.Join(meta, " · "), w-4)))
 	}
 	if loc := firstNonEmpty(s.URL, s.Path); loc != "" {
-		short := ansi.Truncate(loc, w-4, "…")
+		short := middleEllipsis(loc, w-4)
 		if s.URL != "" {
 			lines = append(lines, "    "+ansi.SetHyperlink(s.URL)+st.Dim.Render(short)+ansi.ResetHyperlink())
 		} else {
@@ -80,7 +121,7 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 		}
 	}
 	if s.Snippet != "" {
-		lines = append(lines, "    "+ansi.Truncate(strings.Join(strings.Fields(s.Snippet), " "), w-4, "…"))
+		lines = append(lines, "    "+shorten(strings.Join(strings.Fields(s.Snippet), " "), w-4))
 	}
 	if selected {
 		for i, l := range lines {
@@ -91,17 +132,19 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 	return lines
 }
 
-// View draws the pane: a title and the entries; selNum is the display
-// number of the selected node (0: none).
-func (p *sourcesPane) View(srcs []rag.Source, selNum int) string {
+// View draws the pane: a title and the entries, the selected node's
+// highlighted.
+func (p *sourcesPane) View() string {
+	srcs, selNum := p.list()
 	st := p.c.Styles
 	ts := st.PaneTitle
 	if p.focused {
 		ts = st.PaneTitleFocused
 	}
 	lines := []string{ts.Render(fmt.Sprintf("Sources (%d)", len(srcs)))}
+	owner := []int{-1}
 	if len(srcs) == 0 {
-		lines = append(lines, st.Dim.Render("none yet"))
+		lines, owner = append(lines, st.Dim.Render("none yet")), append(owner, -1)
 	}
 	selLine := 0
 	for i, s := range srcs {
@@ -109,22 +152,29 @@ func (p *sourcesPane) View(srcs []rag.Source, selNum int) string {
 		if sel {
 			selLine = len(lines)
 		}
-		lines = append(lines, p.entry(s, sel)...)
+		e := p.entry(s, sel)
+		lines = append(lines, e...)
+		for range e {
+			owner = append(owner, i)
+		}
 	}
 	h := max(p.height, 1)
-	if selLine >= p.offset+h {
-		p.offset = selLine - h + 4
-	} else if selLine > 0 && selLine < p.offset {
-		p.offset = selLine - 1
+	if !p.scrolled {
+		if selLine >= p.offset+h {
+			p.offset = selLine - h + 4
+		} else if selLine > 0 && selLine < p.offset {
+			p.offset = selLine - 1
+		}
 	}
 	p.offset = min(max(p.offset, 0), max(len(lines)-h, 0))
-	body := lines[1:]
-	vis := append([]string{lines[0]}, body[min(p.offset, len(body)):]...)
+	from := min(p.offset+1, len(lines))
+	vis := append([]string{lines[0]}, lines[from:]...)
+	p.entryAt = append(append(p.entryAt[:0], -1), owner[from:]...)
 	if len(vis) > h {
-		vis = vis[:h]
+		vis, p.entryAt = vis[:h], p.entryAt[:h]
 	}
 	for len(vis) < h {
-		vis = append(vis, "")
+		vis, p.entryAt = append(vis, ""), append(p.entryAt, -1)
 	}
 	return strings.Join(vis, "\n")
 }
@@ -138,4 +188,26 @@ func pages(start, end int) string {
 		return fmt.Sprintf("p. %d", start)
 	}
 	return fmt.Sprintf("pp. %d–%d", start, end)
+}
+
+// middleEllipsis shortens s to width cells by cutting from its middle, so
+// a path keeps its beginning and its file name: "/home/me/…/paper.pdf".
+// When even the file name does not fit, its end is kept.
+func middleEllipsis(s string, width int) string {
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	if width <= 1 {
+		return ansi.Truncate(s, max(width, 0), "")
+	}
+	name := s
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		name = s[i:]
+	}
+	nw := ansi.StringWidth(name)
+	if nw+1 >= width { // only the end of the name fits
+		return "…" + ansi.TruncateLeft(s, ansi.StringWidth(s)-(width-1), "")
+	}
+	head := ansi.Truncate(s, width-nw-1, "")
+	return head + "…" + name
 }

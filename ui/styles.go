@@ -1,15 +1,16 @@
 package ui
 
 import (
-	"image/color"
-
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textarea"
 	"charm.land/lipgloss/v2"
 )
 
-// Styles holds every style of the chat; one value per background (light or
-// dark), built by NewStyles. Panes never build styles of their own.
+// Styles holds every style of the chat, built from one Theme by NewStyles
+// (light or dark). Panes never build styles of their own.
 type Styles struct {
-	Dark bool
+	Theme Theme
+	Dark  bool
 
 	Chip         lipgloss.Style // a cited reference node [n]
 	ChipSelected lipgloss.Style // the selected node
@@ -20,6 +21,7 @@ type Styles struct {
 	Note     lipgloss.Style // interrupted / error / info lines under an answer
 	Error    lipgloss.Style
 	Dim      lipgloss.Style
+	Text     lipgloss.Style
 
 	PaneTitle        lipgloss.Style
 	PaneTitleFocused lipgloss.Style
@@ -35,6 +37,11 @@ type Styles struct {
 	ViewerHead  lipgloss.Style
 	ViewerCited lipgloss.Style // the cited segment in the viewer
 	ViewerOther lipgloss.Style // its neighbours
+	Tooltip     lipgloss.Style // the cited snippet beside a selected chip
+	TooltipDim  lipgloss.Style // its title and page line
+
+	Help  help.Styles     // the help bar and the ? screen
+	Input textarea.Styles // the question box
 
 	chips map[chipKey]string // drawn chips, by kind, number and selection
 }
@@ -61,40 +68,62 @@ func (s *Styles) chip(k nodeKind, n int, selected bool) string {
 }
 
 // NewStyles returns the styles for a dark or light background.
-func NewStyles(dark bool) *Styles {
-	ld := lipgloss.LightDark(dark)
-	accent := ld(lipgloss.Color("#1F5FBF"), lipgloss.Color("#6FB3FF"))
-	accentBg := ld(lipgloss.Color("#DCE8FA"), lipgloss.Color("#1E3550"))
-	selBg := ld(lipgloss.Color("#1F5FBF"), lipgloss.Color("#6FB3FF"))
-	selFg := ld(lipgloss.Color("#FFFFFF"), lipgloss.Color("#101418"))
-	inferred := ld(lipgloss.Color("#8A5A00"), lipgloss.Color("#E0B050"))
-	unknown := ld(lipgloss.Color("#B3261E"), lipgloss.Color("#FF7A70"))
-	dim := ld(lipgloss.Color("#6B6B6B"), lipgloss.Color("#8A8A8A"))
-	text := ld(lipgloss.Color("#1A1A1A"), lipgloss.Color("#E6E6E6"))
-	border := ld(lipgloss.Color("#C8C8C8"), lipgloss.Color("#444444"))
-	var none color.Color
-	_ = none
-	return &Styles{
-		Dark:             dark,
-		Chip:             lipgloss.NewStyle().Foreground(accent).Background(accentBg).Bold(true),
-		ChipSelected:     lipgloss.NewStyle().Foreground(selFg).Background(selBg).Bold(true),
-		ChipInferred:     lipgloss.NewStyle().Foreground(inferred).Italic(true).Underline(true),
-		ChipUnknown:      lipgloss.NewStyle().Foreground(unknown).Strikethrough(true),
-		Question:         lipgloss.NewStyle().Foreground(accent).Bold(true),
-		Note:             lipgloss.NewStyle().Foreground(inferred).Italic(true),
-		Error:            lipgloss.NewStyle().Foreground(unknown).Bold(true),
-		Dim:              lipgloss.NewStyle().Foreground(dim),
-		PaneTitle:        lipgloss.NewStyle().Foreground(dim).Bold(true),
-		PaneTitleFocused: lipgloss.NewStyle().Foreground(accent).Bold(true),
-		Border:           lipgloss.NewStyle().Foreground(border),
-		BorderFocused:    lipgloss.NewStyle().Foreground(accent),
-		SourceNumber:     lipgloss.NewStyle().Foreground(accent).Bold(true),
-		SourceTitle:      lipgloss.NewStyle().Foreground(text).Bold(true),
-		SourceSelected:   lipgloss.NewStyle().Background(accentBg),
-		Status:           lipgloss.NewStyle().Foreground(dim),
-		StatusKey:        lipgloss.NewStyle().Foreground(accent).Bold(true),
-		ViewerHead:       lipgloss.NewStyle().Foreground(accent).Bold(true),
-		ViewerCited:      lipgloss.NewStyle().Foreground(text).Background(accentBg),
-		ViewerOther:      lipgloss.NewStyle().Foreground(dim),
+func NewStyles(dark bool) *Styles { return stylesFor(themeFor(dark)) }
+
+// stylesFor builds every style from a theme's palette.
+func stylesFor(th Theme) *Styles {
+	ns := lipgloss.NewStyle
+	st := &Styles{
+		Theme:            th,
+		Dark:             th.Dark,
+		Chip:             ns().Foreground(th.Accent).Background(th.AccentBg).Bold(true),
+		ChipSelected:     ns().Foreground(th.SelFg).Background(th.SelBg).Bold(true),
+		ChipInferred:     ns().Foreground(th.Inferred).Italic(true).Underline(true),
+		ChipUnknown:      ns().Foreground(th.Unknown).Strikethrough(true),
+		Question:         ns().Foreground(th.Accent).Bold(true),
+		Note:             ns().Foreground(th.Inferred).Italic(true),
+		Error:            ns().Foreground(th.Unknown).Bold(true),
+		Dim:              ns().Foreground(th.Dim),
+		Text:             ns().Foreground(th.Text),
+		PaneTitle:        ns().Foreground(th.Dim).Bold(true),
+		PaneTitleFocused: ns().Foreground(th.Accent).Bold(true),
+		Border:           ns().Foreground(th.Border),
+		BorderFocused:    ns().Foreground(th.Accent),
+		SourceNumber:     ns().Foreground(th.Accent).Bold(true),
+		SourceTitle:      ns().Foreground(th.Text).Bold(true),
+		SourceSelected:   ns().Background(th.AccentBg),
+		Status:           ns().Foreground(th.Dim),
+		StatusKey:        ns().Foreground(th.Accent).Bold(true),
+		ViewerHead:       ns().Foreground(th.Accent).Bold(true),
+		ViewerCited:      ns().Foreground(th.Text).Background(th.AccentBg),
+		ViewerOther:      ns().Foreground(th.Dim),
+		Tooltip:          ns().Foreground(th.Text).Background(th.AccentBg),
+		TooltipDim:       ns().Foreground(th.Dim).Background(th.AccentBg),
 	}
+	st.Help = help.Styles{
+		ShortKey:       ns().Foreground(th.Accent).Bold(true),
+		ShortDesc:      ns().Foreground(th.Dim),
+		ShortSeparator: ns().Foreground(th.Dim),
+		Ellipsis:       ns().Foreground(th.Dim),
+		FullKey:        ns().Foreground(th.Accent).Bold(true),
+		FullDesc:       ns().Foreground(th.Dim),
+		FullSeparator:  ns().Foreground(th.Dim),
+	}
+	in := textarea.DefaultStyles(th.Dark)
+	for _, s := range []*textarea.StyleState{&in.Focused, &in.Blurred} {
+		s.Base = ns()
+		s.Text = ns().Foreground(th.Text)
+		s.CursorLine = ns().Foreground(th.Text)
+		s.Placeholder = ns().Foreground(th.Dim)
+		s.Prompt = ns().Foreground(th.Dim)
+		s.EndOfBuffer = ns().Foreground(th.Dim)
+		s.LineNumber = ns().Foreground(th.Dim)
+		s.CursorLineNumber = ns().Foreground(th.Dim)
+		s.Selection = ns().Foreground(th.Text).Background(th.AccentBg)
+	}
+	in.Focused.Prompt = ns().Foreground(th.Accent)
+	in.Cursor.Color = th.Accent
+	in.Cursor.Blink = false // steadier in recordings and cheaper to draw
+	st.Input = in
+	return st
 }

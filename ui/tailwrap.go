@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -17,6 +18,7 @@ import (
 type tailWrap struct {
 	width    int
 	consumed int
+	midLine  bool // a word was placed since the last source newline
 	lines    []string
 	widths   []int
 	cur      strings.Builder
@@ -37,8 +39,21 @@ func (w *tailWrap) reset(width int) {
 	*w = tailWrap{width: max(width, 10)}
 }
 
-// feed consumes the bytes of the source that arrived since the last call.
+// startAt makes the first line begin at column col: the wrapped text
+// continues a line already drawn (the rendered Markdown before it).
+func (w *tailWrap) startAt(col int) { w.curW, w.midLine = col, true }
+
+// feed consumes the bytes of the source that arrived since the last call,
+// up to the last whole rune: a rune cut by a chunk waits for its end.
 func (w *tailWrap) feed(more []byte) {
+	n := len(more)
+	for i := max(n-utf8.UTFMax+1, 0); i < n; i++ {
+		if utf8.RuneStart(more[i]) && !utf8.FullRune(more[i:]) {
+			n = i
+			break
+		}
+	}
+	more = more[:n]
 	for _, r := range string(more) {
 		switch r {
 		case ' ', '\t':
@@ -46,6 +61,7 @@ func (w *tailWrap) feed(more []byte) {
 		case '\n':
 			w.place()
 			w.breakLine()
+			w.midLine = false
 		default:
 			w.word.WriteRune(r)
 		}
@@ -53,13 +69,27 @@ func (w *tailWrap) feed(more []byte) {
 	w.consumed += len(more)
 }
 
+// plainWord is a word as the rendered Markdown will show it, as far as
+// its width goes: bold markers take no room. (An inline code span keeps
+// its width: glamour pads it where the backticks were.)
+func plainWord(s string) string {
+	if strings.Contains(s, "**") {
+		return strings.ReplaceAll(s, "**", "")
+	}
+	return s
+}
+
 // place puts the finished word on the current line or a new one.
 func (w *tailWrap) place() {
-	word := w.word.String()
+	word := plainWord(w.word.String())
 	w.word.Reset()
 	if word == "" {
 		return
 	}
+	if !w.midLine && (word == "-" || word == "*" || word == "+") {
+		word = "•" // a list item's marker, drawn as glamour draws it
+	}
+	w.midLine = true
 	ww := ansi.StringWidth(word)
 	if w.curW > 0 && w.curW+1+ww > w.width {
 		w.breakLine()
@@ -92,11 +122,18 @@ func (w *tailWrap) breakLine() {
 func (w *tailWrap) view() ([]string, []int) {
 	lines, widths := w.lines[:len(w.lines):len(w.lines)], w.widths[:len(w.widths):len(w.widths)]
 	cur, curW := w.cur.String(), w.curW
-	if word := w.word.String(); word != "" {
+	if word := plainWord(w.word.String()); word != "" {
 		ww := ansi.StringWidth(word)
 		if curW > 0 && curW+1+ww > w.width {
 			lines, widths = append(lines, cur), append(widths, curW)
 			cur, curW = "", 0
+		}
+		for ww > w.width { // a word longer than a line: hard break, as place does
+			head := ansi.Truncate(word, w.width, "")
+			hw := ansi.StringWidth(head)
+			lines, widths = append(lines, head), append(widths, hw)
+			word = word[len(head):]
+			ww -= hw
 		}
 		if curW > 0 {
 			cur += " "
@@ -105,7 +142,7 @@ func (w *tailWrap) view() ([]string, []int) {
 		cur += word
 		curW += ww
 	}
-	if curW > 0 || cur != "" {
+	if curW > 0 || cur != "" || len(lines) == 0 {
 		lines, widths = append(lines, cur), append(widths, curW)
 	}
 	// drop trailing empty lines (blank source lines at the end)

@@ -3,33 +3,9 @@ package ui
 import (
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ibid-dev/ibid/rag"
 )
-
-// turn is one question and its answer as the transcript shows it.
-type turn struct {
-	question    string
-	doc         answerDoc
-	sources     []rag.Source // by display number order of first appearance
-	streaming   bool
-	interrupted bool
-	err         string
-	note        string
-	req         int // request id of the stream that fills it
-}
-
-// source returns the turn's source numbered n.
-func (t *turn) source(n int, inferred bool) (rag.Source, bool) {
-	for _, s := range t.sources {
-		if s.Number == n {
-			return s, true
-		}
-	}
-	return rag.Source{}, false
-}
 
 // nodeRef names a node: turn index and node index within the turn.
 type nodeRef struct{ turn, node int }
@@ -48,15 +24,16 @@ type transcript struct {
 	width, height int
 	focused       bool
 
-	r       *mdRenderer
-	stable  []string
-	nodes   []placed // nodes in stable, in reading order
-	built   int      // blocks of the last turn already in stable
-	dirty   bool     // stable must be rebuilt
-	offset  int      // first visible line
-	follow  bool     // keep the bottom in view as the answer grows
-	sel     int      // selected node in reading order over all turns; -1 none
-	selTurn int      // turn whose sources the side pane shows; -1 latest
+	r        *mdRenderer
+	stable   []string
+	nodes    []placed // nodes in stable, in reading order
+	turnLine []int    // first line (the question) of each turn in stable
+	built    int      // blocks of the last turn already in stable
+	dirty    bool     // stable must be rebuilt
+	offset   int      // first visible line
+	follow   bool     // keep the bottom in view as the answer grows
+	sel      int      // selected node in reading order over all turns; -1 none
+	selTurn  int      // turn whose sources the side pane shows; -1 latest
 
 	blankLine string // width spaces
 	frame     []byte // the last frame's buffer, reused
@@ -80,8 +57,8 @@ func (t *transcript) SetSize(w, h int) {
 	t.width, t.height = w, h
 }
 
-func (t *transcript) Focus() { t.focused = true }
-func (t *transcript) Blur()  { t.focused = false }
+func (t *transcript) Focus() tea.Cmd { t.focused = true; return nil }
+func (t *transcript) Blur()          { t.focused = false }
 
 // restyle drops the caches after the background changed.
 func (t *transcript) restyle() { t.r = nil; t.dirty = true }
@@ -170,13 +147,14 @@ func (t *transcript) appendBlock(ti, bi int) {
 // turn or a restyle).
 func (t *transcript) rebuild() {
 	t.renderer()
-	t.stable, t.nodes = t.stable[:0], t.nodes[:0]
+	t.stable, t.nodes, t.turnLine = t.stable[:0], t.nodes[:0], t.turnLine[:0]
 	st := t.c.Styles
 	for ti, tu := range t.turns {
 		if ti > 0 {
 			t.stable = append(t.stable, t.blank())
 		}
-		q := ansi.Wordwrap(tu.question, max(t.width-2, 10), "")
+		t.turnLine = append(t.turnLine, len(t.stable))
+		q := ansi.Wrap(tu.question, max(t.width-2, 10), " ")
 		for i, l := range strings.Split(q, "\n") {
 			p := "› "
 			if i > 0 {
@@ -210,12 +188,21 @@ func (t *transcript) notes(tu *turn) []string {
 		out = append(out, "", "  "+st.Note.Render("⏹ interrupted: the answer above is partial"))
 	}
 	if tu.err != "" && !(tu.interrupted && tu.err == "cancelled") {
-		out = append(out, "  "+st.Error.Render(ansi.Wordwrap("error: "+tu.err, t.width-2, "")))
+		out = append(out, indentLines(st.Error, ansi.Wrap("error: "+tu.err, t.width-2, " "))...)
 	}
 	if tu.note != "" {
-		out = append(out, "  "+st.Dim.Render(ansi.Wordwrap(tu.note, t.width-2, "")))
+		out = append(out, indentLines(st.Dim, ansi.Wrap(tu.note, t.width-2, " "))...)
 	}
 	return out
+}
+
+// indentLines styles each line of text and indents it by two cells.
+func indentLines(s styleRenderer, text string) []string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = "  " + s.Render(l)
+	}
+	return lines
 }
 
 // fit pads or cuts a line to the pane's width: stable lines are fitted
@@ -250,7 +237,7 @@ func (t *transcript) tailLines() ([]string, []placed) {
 	if !last.streaming {
 		return nil, nil
 	}
-	tl, nl := last.doc.drawTail(t.textWidth(), "  ", t.c.Styles, t.selInTurn(ti))
+	tl, nl := last.doc.drawTail(t.textWidth(), "  ", t.c.Styles, t.selInTurn(ti), t.renderer())
 	if len(tl) == 0 {
 		return nil, nil
 	}
@@ -300,111 +287,6 @@ func (t *transcript) View() string {
 	}
 	t.frame = b
 	return string(b)
-}
-
-// Update handles keys while focused.
-func (t *transcript) Update(msg tea.Msg) tea.Cmd {
-	km, ok := msg.(tea.KeyPressMsg)
-	if !ok || !t.focused {
-		return nil
-	}
-	k := t.c.Keys
-	total := t.lineCount()
-	h := max(t.height, 1)
-	switch {
-	case key.Matches(km, k.NextNode):
-		t.selectNode(t.sel + 1)
-	case key.Matches(km, k.PrevNode):
-		if t.sel < 0 {
-			t.selectNode(t.totalNodes() - 1)
-		} else {
-			t.selectNode(t.sel - 1)
-		}
-	case key.Matches(km, k.Digit):
-		t.selectNumber(int(km.String()[0] - '0'))
-	case key.Matches(km, k.Open):
-		if r, ok := t.refOf(t.sel); ok {
-			return openSourceCmd(t.turns[r.turn], t.turns[r.turn].doc.nodes[r.node])
-		}
-	case key.Matches(km, k.Up):
-		t.scroll(-1, total)
-	case key.Matches(km, k.Down):
-		t.scroll(1, total)
-	case key.Matches(km, k.PageUp):
-		t.scroll(-h, total)
-	case key.Matches(km, k.PageDown):
-		t.scroll(h, total)
-	case key.Matches(km, k.Top):
-		t.follow, t.offset = false, 0
-	case key.Matches(km, k.Bottom):
-		t.follow = true
-	}
-	return nil
-}
-
-func (t *transcript) scroll(d, total int) {
-	t.offset += d
-	h := max(t.height, 1)
-	t.follow = t.offset >= total-h
-}
-
-// selectNumber selects the first node numbered n in the turn whose sources
-// are shown (the latest by default).
-func (t *transcript) selectNumber(n int) {
-	ti := t.shownTurn()
-	if ti < 0 {
-		return
-	}
-	base := 0
-	for i := 0; i < ti; i++ {
-		base += len(t.turns[i].doc.nodes)
-	}
-	for i, nd := range t.turns[ti].doc.nodes {
-		if nd.num == n && nd.kind != nodeUnknown {
-			t.selectNode(base + i)
-			return
-		}
-	}
-}
-
-// shownTurn is the turn the sources pane shows.
-func (t *transcript) shownTurn() int {
-	if r, ok := t.refOf(t.sel); ok {
-		return r.turn
-	}
-	if t.selTurn >= 0 && t.selTurn < len(t.turns) {
-		return t.selTurn
-	}
-	return len(t.turns) - 1
-}
-
-// selectNode selects node i (clamped) and scrolls it into view.
-func (t *transcript) selectNode(i int) {
-	n := t.totalNodes()
-	if n == 0 {
-		return
-	}
-	i = min(max(i, 0), n-1)
-	if i == t.sel {
-		return
-	}
-	t.sel = i
-	if r, ok := t.refOf(i); ok {
-		t.selTurn = r.turn
-	}
-	t.dirty = true
-	tailL, tail := t.tailLines()
-	total := len(t.stable) + len(tailL)
-	for _, p := range append(append([]placed(nil), t.nodes...), tail...) {
-		if r, _ := t.refOf(i); p.ref == r {
-			h := max(t.height, 1)
-			if p.line < t.offset || p.line >= t.offset+h {
-				t.offset = max(p.line-h/3, 0)
-			}
-			t.follow = t.offset >= total-h
-			break
-		}
-	}
 }
 
 // selected returns the selected node's turn and node.

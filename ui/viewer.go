@@ -69,10 +69,26 @@ type viewer struct {
 	doc           store.Document
 	segs          []store.Segment
 	at, cited     int
-	offset        int
+	offset        int // first line shown, from the current segment's start (negative: context above); View clamps it
 }
 
 func (v *viewer) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *viewer) Focus() tea.Cmd   { return nil }
+func (v *viewer) Blur()            {}
+
+func (v *viewer) ShortHelp() []key.Binding {
+	k := v.c.Keys
+	return []key.Binding{k.Back, k.NextSeg, k.PrevSeg, k.Edit, k.Up, k.Down, k.Help}
+}
+
+func (v *viewer) FullHelp() [][]key.Binding {
+	k := v.c.Keys
+	pair := func(a, b key.Binding) key.Binding {
+		return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...),
+			key.WithHelp(a.Help().Key+" "+b.Help().Key, "scroll"))
+	}
+	return [][]key.Binding{{pair(k.Up, k.Down), pair(k.PageUp, k.PageDown), k.NextSeg, k.PrevSeg, k.Edit, k.Back}}
+}
 
 func (v *viewer) load(m viewerLoadedMsg) {
 	v.open, v.src, v.doc, v.segs, v.offset = true, m.src, m.doc, m.segs, 0
@@ -84,12 +100,20 @@ func (v *viewer) load(m viewerLoadedMsg) {
 	}
 }
 
-// Update handles the viewer's keys.
-func (v *viewer) Update(msg tea.Msg) tea.Cmd {
+// Update handles the viewer's keys and the wheel.
+func (v *viewer) Update(msg tea.Msg) (Pane, tea.Cmd) {
+	if w, ok := msg.(tea.MouseWheelMsg); ok {
+		v.wheel(w.Mouse())
+		return v, nil
+	}
 	km, ok := msg.(tea.KeyPressMsg)
 	if !ok {
-		return nil
+		return v, nil
 	}
+	return v, v.key(km)
+}
+
+func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
 	k := v.c.Keys
 	switch {
 	case key.Matches(km, k.Back):
@@ -99,11 +123,11 @@ func (v *viewer) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.PrevSeg):
 		v.at, v.offset = max(v.at-1, 0), 0
 	case key.Matches(km, k.Up):
-		v.offset = max(v.offset-1, 0)
+		v.offset--
 	case key.Matches(km, k.Down):
 		v.offset++
 	case key.Matches(km, k.PageUp):
-		v.offset = max(v.offset-v.height/2, 0)
+		v.offset -= v.height / 2
 	case key.Matches(km, k.PageDown):
 		v.offset += v.height / 2
 	case key.Matches(km, k.Edit):
@@ -136,8 +160,13 @@ func (v *viewer) header() []string {
 	if title == "" {
 		title = v.doc.Title
 	}
-	out := []string{st.ViewerHead.Render(fmt.Sprintf("[%d] %s", v.src.Number, title))}
-	if loc := hyperlink(firstNonEmpty(v.src.Path, v.doc.Path), v.src.URL); loc != "" {
+	// "esc back" stays in the corner whatever the width: the title gives way
+	back := v.c.Keys.Back.Help()
+	hint := st.Help.ShortKey.Render(back.Key) + " " + st.Help.ShortDesc.Render(back.Desc)
+	hw := ansi.StringWidth(back.Key + " " + back.Desc)
+	head := shorten(fmt.Sprintf("[%d] %s", v.src.Number, title), max(v.width-hw-2, 1))
+	out := []string{st.ViewerHead.Render(head) + strings.Repeat(" ", max(v.width-ansi.StringWidth(head)-hw, 1)) + hint}
+	if loc := hyperlink(firstNonEmpty(v.src.Path, v.doc.Path), v.src.URL, v.width); loc != "" {
 		out = append(out, loc)
 	}
 	var meta []string
@@ -154,7 +183,9 @@ func (v *viewer) header() []string {
 			meta = append(meta, "(not the cited one)")
 		}
 	}
-	out = append(out, st.Dim.Render(strings.Join(meta, " · ")))
+	for _, l := range strings.Split(ansi.Wrap(strings.Join(meta, " · "), max(v.width, 10), " "), "\n") {
+		out = append(out, st.Dim.Render(l))
+	}
 	return append(out, st.Border.Render(strings.Repeat("─", max(v.width, 1))))
 }
 
@@ -165,7 +196,7 @@ func (v *viewer) body() []string {
 	var out []string
 	lo, hi := max(v.at-viewerContext, 0), min(v.at+viewerContext, len(v.segs)-1)
 	for i := lo; i <= hi; i++ {
-		text := ansi.Wordwrap(strings.TrimSpace(v.segs[i].Text), w, "")
+		text := ansi.Wrap(strings.TrimSpace(v.segs[i].Text), w, " ")
 		mark, style := "  ", st.ViewerOther
 		if i == v.cited {
 			style = st.ViewerCited
@@ -192,10 +223,10 @@ func (v *viewer) View() string {
 	// keep the current segment's start in view
 	start := 0
 	for i := max(v.at-viewerContext, 0); i < v.at; i++ {
-		start += len(strings.Split(ansi.Wordwrap(strings.TrimSpace(v.segs[i].Text), max(v.width-2, 10), ""), "\n")) + 1
+		start += len(strings.Split(ansi.Wrap(strings.TrimSpace(v.segs[i].Text), max(v.width-2, 10), " "), "\n")) + 1
 	}
-	off := min(start+v.offset, max(len(body)-h, 0))
-	v.offset = max(off-start, -start)
+	off := max(min(start+v.offset, len(body)-h), 0)
+	v.offset = off - start // from the current segment's start; negative: the context above it
 	vis := body[min(off, len(body)):]
 	if len(vis) > h {
 		vis = vis[:h]
@@ -212,13 +243,14 @@ func (v *viewer) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// hyperlink draws a path or URL as an OSC 8 terminal hyperlink.
-func hyperlink(path, url string) string {
+// hyperlink draws a path or URL as an OSC 8 terminal hyperlink, shortened
+// in the middle to width.
+func hyperlink(path, url string, width int) string {
 	switch {
 	case url != "":
-		return ansi.SetHyperlink(url) + url + ansi.ResetHyperlink()
+		return ansi.SetHyperlink(url) + middleEllipsis(url, width) + ansi.ResetHyperlink()
 	case path != "":
-		return ansi.SetHyperlink("file://"+path) + path + ansi.ResetHyperlink()
+		return ansi.SetHyperlink("file://"+path) + middleEllipsis(path, width) + ansi.ResetHyperlink()
 	}
 	return ""
 }

@@ -17,10 +17,15 @@ func DataDir() (string, error) {
 	return dir("XDG_DATA_HOME", filepath.Join(".local", "share"))
 }
 
-// CacheDir is ibid's cache folder: $XDG_CACHE_HOME/ibid, or ~/.cache/ibid.
-// It is not created.
-func CacheDir() (string, error) {
-	return dir("XDG_CACHE_HOME", ".cache")
+// CacheDir is ibid's cache folder: $XDG_CACHE_HOME/ibid, or ~/.cache/ibid,
+// or, without a home folder, ibid-cache in the system's temporary folder
+// (what is cached can always be made again). It is not created.
+func CacheDir() string {
+	d, err := dir("XDG_CACHE_HOME", ".cache")
+	if err != nil {
+		return filepath.Join(os.TempDir(), "ibid-cache")
+	}
+	return d
 }
 
 func dir(env, underHome string) (string, error) {

@@ -1,7 +1,9 @@
 package xdg
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,9 +28,23 @@ func TestDirs(t *testing.T) {
 			if got, err := DataDir(); err != nil || got != c.wantData {
 				t.Errorf("DataDir() = %q, %v; want %q", got, err, c.wantData)
 			}
-			if got, err := CacheDir(); err != nil || got != c.wantCache {
-				t.Errorf("CacheDir() = %q, %v; want %q", got, err, c.wantCache)
+			if got := CacheDir(); got != c.wantCache {
+				t.Errorf("CacheDir() = %q, want %q", got, c.wantCache)
 			}
 		})
+	}
+}
+
+func TestNoHome(t *testing.T) {
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	if d, err := DataDir(); err == nil {
+		t.Errorf("DataDir() without a home = %q, want an error", d)
+	} else if !strings.Contains(err.Error(), "XDG_DATA_HOME") {
+		t.Errorf("error %q does not say what to set", err)
+	}
+	if got := CacheDir(); !strings.HasPrefix(got, os.TempDir()) {
+		t.Errorf("CacheDir() without a home = %q, want one in %s", got, os.TempDir())
 	}
 }

@@ -68,3 +68,41 @@ func BenchmarkLoad(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHostile measures loading and chunking per input class at
+// 64 KB and 1 MB (and 16 MB with -bench16mb): every class should reach
+// 1 MB/s, with time per MB flat across sizes (within 2x).
+//
+//	go test ./rag/ingest/ -run '^$' -bench Hostile -benchtime 2x
+func BenchmarkHostile(b *testing.B) {
+	sizes := []int{64 << 10, 1 << 20}
+	if *bench16 {
+		sizes = append(sizes, 16<<20)
+	}
+	l := NewLoader("")
+	defer l.Close()
+	CountTokens("warm up") // build the tokenizer outside the timings
+	for _, h := range hostile {
+		for _, n := range sizes {
+			data := []byte(h.gen(n))
+			b.Run(h.name+"/"+sizeName(n), func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				// CPU time as well as wall time: on a shared machine the
+				// wall clock measures the neighbours too.
+				cpu0 := cpuTime()
+				defer func() {
+					mb := float64(len(data)) / (1 << 20) * float64(b.N)
+					b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/mb, "cpu-ms/MB")
+				}()
+				for b.Loop() {
+					b.StopTimer()
+					clearWordCache() // a file is loaded once: no cache from the last round
+					b.StartTimer()
+					if _, err := l.LoadBytes(context.Background(), h.file, data); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

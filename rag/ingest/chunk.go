@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"unicode"
@@ -28,20 +29,24 @@ type unit struct {
 // segments of at most budget tokens. Segment text is text[Start:End]
 // exactly (leading and trailing white space trimmed). Ids and indexes are
 // left to the caller.
-func chunk(text string, sections []section, pageStarts []int, budget int) []store.Segment {
+//
+// Every byte is tokenised a bounded number of times, so chunking takes
+// time linear in len(text); ctx is checked between paragraphs and pieces,
+// and its error returned.
+func chunk(ctx context.Context, text string, sections []section, pageStarts []int, budget int) ([]store.Segment, error) {
 	var segs []store.Segment
 	for _, sec := range sections {
-		units := sectionUnits(text, sec.start, sec.end, budget)
+		units, err := sectionUnits(ctx, text, sec.start, sec.end, budget)
+		if err != nil {
+			return nil, err
+		}
 		for i := 0; i < len(units); {
-			j, tok := i, units[i].tokens
-			for j+1 < len(units) && tok+units[j+1].tokens+1 <= budget {
-				j++
-				tok += units[j].tokens + 1
+			if i%64 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
 			}
-			// The sum of the parts estimates the whole; check it.
-			for j > i && CountTokens(text[units[i].start:units[j].end]) > budget {
-				j--
-			}
+			j := packEnd(text, units, i, budget)
 			start, end := units[i].start, units[j].end
 			seg := store.Segment{
 				Text:    text[start:end],
@@ -57,7 +62,40 @@ func chunk(text string, sections []section, pageStarts []int, budget int) []stor
 			i = j + 1
 		}
 	}
-	return segs
+	return segs, nil
+}
+
+// packEnd is the last unit of the segment that starts with units[i]: as
+// many units as fit the budget, counting the white space between them.
+func packEnd(text string, units []unit, i, budget int) int {
+	j, tok := i, units[i].tokens
+	for j+1 < len(units) {
+		gap := text[units[j].end:units[j+1].start]
+		g := 1
+		if len(gap) > 2 {
+			g = CountTokens(gap)
+		}
+		if tok+g+units[j+1].tokens > budget || units[j+1].end-units[i].start > budget*maxTokenBytes {
+			break
+		}
+		j++
+		tok += g + units[j].tokens
+	}
+	// The sum of the parts estimates the whole; check it, and find the
+	// longest run that fits by halving (one unit always fits).
+	if j > i && CountTokens(text[units[i].start:units[j].end]) > budget {
+		lo, hi := i, j // units[i..lo] fit, units[i..hi] do not
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if CountTokens(text[units[i].start:units[mid].end]) <= budget {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		j = lo
+	}
+	return j
 }
 
 // pageAt is the 1-based page holding byte off.
@@ -66,19 +104,28 @@ func pageAt(pageStarts []int, off int) int {
 }
 
 // sectionUnits breaks text[start:end] into units in reading order.
-func sectionUnits(text string, start, end, budget int) []unit {
+func sectionUnits(ctx context.Context, text string, start, end, budget int) ([]unit, error) {
 	var out []unit
 	for _, p := range paragraphs(text, start, end) {
-		out = appendUnits(out, text, p, budget, 0)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		var err error
+		if out, err = appendUnits(ctx, out, text, p, budget, 0); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
 // appendUnits adds sp as one unit if it fits the budget, otherwise its
-// finer parts: level 0 splits into sentences, 1 into lines, 2 cuts.
-func appendUnits(out []unit, text string, sp span, budget, level int) []unit {
-	if t := CountTokens(text[sp.start:sp.end]); t <= budget {
-		return append(out, unit{sp, t})
+// finer parts: level 0 splits into sentences, 1 into lines, 2 cuts. A span
+// longer than budget*maxTokenBytes bytes cannot fit and is not counted.
+func appendUnits(ctx context.Context, out []unit, text string, sp span, budget, level int) ([]unit, error) {
+	if sp.end-sp.start <= budget*maxTokenBytes {
+		if t := CountTokens(text[sp.start:sp.end]); t <= budget {
+			return append(out, unit{sp, t}), nil
+		}
 	}
 	var parts []span
 	switch level {
@@ -87,22 +134,28 @@ func appendUnits(out []unit, text string, sp span, budget, level int) []unit {
 	case 1:
 		parts = lines(text, sp.start, sp.end)
 	default:
-		return appendCuts(out, text, sp, budget)
+		return appendCuts(ctx, out, text, sp, budget)
 	}
 	if len(parts) <= 1 {
-		return appendUnits(out, text, sp, budget, level+1)
+		return appendUnits(ctx, out, text, sp, budget, level+1)
 	}
 	for _, p := range parts {
-		out = appendUnits(out, text, p, budget, level+1)
+		var err error
+		if out, err = appendUnits(ctx, out, text, p, budget, level+1); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
 // appendCuts cuts sp into pieces of at most budget tokens on rune
 // boundaries (preferring the last white space in the piece's final fifth).
-func appendCuts(out []unit, text string, sp span, budget int) []unit {
+func appendCuts(ctx context.Context, out []unit, text string, sp span, budget int) ([]unit, error) {
 	s := sp.start
 	for s < sp.end {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		r, size := utf8.DecodeRuneInString(text[s:sp.end])
 		if unicode.IsSpace(r) {
 			s += size
@@ -129,7 +182,7 @@ func appendCuts(out []unit, text string, sp span, budget int) []unit {
 		out = append(out, unit{p, tok})
 		s = p.end
 	}
-	return out
+	return out, nil
 }
 
 // trim narrows sp to exclude leading and trailing white space; ok is false
@@ -196,90 +249,11 @@ func lines(text string, start, end int) []span {
 	return out
 }
 
-// Sentence punctuation. CJK full stops end a sentence by themselves; Latin
-// ones need white space (or the end) after them.
-const (
-	cjkStops   = "。！？｡"
-	latinStops = ".!?"
-	closers    = "\"'”’)]}」』）］】〕》〉"
-)
-
-// abbreviations are words that end in a full stop without ending a
-// sentence (compared lower-case, without the final stop).
-var abbreviations = map[string]bool{
-	"al": true, "e.g": true, "i.e": true, "cf": true, "vs": true, "fig": true,
-	"figs": true, "eq": true, "eqs": true, "sec": true, "dr": true,
-	"mr": true, "mrs": true, "ms": true, "prof": true, "st": true, "vol": true,
-	"pp": true, "p": true, "approx": true, "ref": true, "refs": true, "tab": true,
-}
-
-// sentences splits text[start:end] after sentence-ending punctuation,
-// returning trimmed non-empty spans that together cover every non-space
-// byte.
+// sentences splits text[start:end] into sentences (see Sentences).
 func sentences(text string, start, end int) []span {
 	var out []span
-	s := start
-	for i := start; i < end; {
-		r, n := utf8.DecodeRuneInString(text[i:end])
-		i += n
-		cjk := strings.ContainsRune(cjkStops, r)
-		if !cjk && !strings.ContainsRune(latinStops, r) {
-			continue
-		}
-		// Take repeated stops and closing quotes or brackets along.
-		j := i
-		for j < end {
-			r2, n2 := utf8.DecodeRuneInString(text[j:end])
-			if !strings.ContainsRune(closers, r2) && !strings.ContainsRune(cjkStops+latinStops, r2) {
-				break
-			}
-			j += n2
-		}
-		if !cjk {
-			if j < end {
-				r2, _ := utf8.DecodeRuneInString(text[j:end])
-				if !unicode.IsSpace(r2) {
-					continue // "3.14", "e.g.,", "a.b"
-				}
-			}
-			if r == '.' && isAbbreviation(text[s:i-1]) {
-				continue
-			}
-			// A lower-case word after the stop continues the sentence.
-			k := j
-			for k < end {
-				r2, n2 := utf8.DecodeRuneInString(text[k:end])
-				if !unicode.IsSpace(r2) {
-					if unicode.IsLower(r2) {
-						k = -1
-					}
-					break
-				}
-				k += n2
-			}
-			if k < 0 {
-				continue
-			}
-		}
-		if p, ok := trim(text, span{s, j}); ok {
-			out = append(out, p)
-		}
-		s, i = j, j
-	}
-	if p, ok := trim(text, span{s, end}); ok {
-		out = append(out, p)
+	for _, s := range Sentences(text[start:end]) {
+		out = append(out, span{start + s.Start, start + s.End})
 	}
 	return out
-}
-
-// isAbbreviation reports whether before ends with a known abbreviation or
-// a single capital initial ("J.").
-func isAbbreviation(before string) bool {
-	k := strings.LastIndexFunc(before, func(r rune) bool { return unicode.IsSpace(r) || r == '(' })
-	word := before[k+1:]
-	if utf8.RuneCountInString(word) == 1 {
-		r, _ := utf8.DecodeRuneInString(word)
-		return unicode.IsUpper(r)
-	}
-	return abbreviations[strings.ToLower(word)]
 }

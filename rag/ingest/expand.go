@@ -30,8 +30,7 @@ func Expand(paths []string) (files []string, skipped []*SkipError) {
 			files = append(files, p)
 		}
 	}
-	var visit func(p string, explicit bool)
-	visit = func(p string, explicit bool) {
+	visit := func(p string, explicit bool) {
 		info, err := os.Stat(p)
 		if err != nil {
 			skipped = append(skipped, skip(p, "%s", readReason(err)))

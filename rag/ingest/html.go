@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strings"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
@@ -14,9 +15,13 @@ import (
 func parseHTML(path, s string) (*parsed, error) {
 	root, err := html.Parse(strings.NewReader(s))
 	if err != nil {
+		if strings.Contains(err.Error(), "open stack of elements exceeds") {
+			return nil, skip(path, "HTML nested more than 512 elements deep, which the HTML parser refuses; save the page as text to add it")
+		}
 		return nil, skip(path, "cannot parse HTML: %v", err)
 	}
 	title := htmlTitle(root)
+	flattened := flattenDOM(root, 0)
 	md, err := htmltomarkdown.ConvertNode(root)
 	if err != nil {
 		return nil, skip(path, "cannot convert HTML to Markdown: %v", err)
@@ -25,7 +30,46 @@ func parseHTML(path, s string) (*parsed, error) {
 	if title != "" {
 		p.title = title
 	}
+	if flattened > 0 {
+		p.notes = append(p.notes, fmt.Sprintf("flattened %d HTML element(s) nested more than %d deep", flattened, maxHTMLDepth))
+	}
 	return p, nil
+}
+
+// maxHTMLDepth is how deep HTML elements may nest before they are
+// unwrapped (their children take their place): converting nested block
+// quotes to Markdown costs the square of their depth.
+const maxHTMLDepth = 32
+
+// flattenDOM unwraps every element of n's subtree deeper than
+// maxHTMLDepth (n is at depth), keeping its children in its place, and
+// returns how many it unwrapped. Each node is visited once, however deep.
+func flattenDOM(n *html.Node, depth int) int {
+	count := 0
+	for c := n.FirstChild; c != nil; {
+		if c.Type == html.ElementNode && depth+1 > maxHTMLDepth {
+			// Move c's children before c, then drop c; visit them next.
+			first := c.FirstChild
+			for gc := c.FirstChild; gc != nil; {
+				next := gc.NextSibling
+				c.RemoveChild(gc)
+				n.InsertBefore(gc, c)
+				gc = next
+			}
+			next := c.NextSibling
+			n.RemoveChild(c)
+			count++
+			if first != nil {
+				c = first
+			} else {
+				c = next
+			}
+			continue
+		}
+		count += flattenDOM(c, depth+1)
+		c = c.NextSibling
+	}
+	return count
 }
 
 func htmlTitle(n *html.Node) string {

@@ -11,7 +11,10 @@
 // place.
 //
 // Bad input never panics and never yields an empty document: Load returns a
-// *SkipError with a one-line reason the user can act on.
+// *SkipError with a one-line reason the user can act on. Hostile input
+// costs time and memory in proportion to its size: ReadFile checks a file
+// (type, size limit, head) before reading it, every step after is linear,
+// and loading checks its context often enough to stop at once.
 package ingest
 
 import (
@@ -19,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -66,6 +68,12 @@ type Loaded struct {
 	// begins: page i+1 starts at PageStarts[i]. Pages are joined by a
 	// blank line.
 	PageStarts []int
+	// Notes says what was changed or left out while loading, one line
+	// each, for the user (e.g. base64 blobs dropped); nil when nothing.
+	Notes []string
+	// PageLabels (PDF only) holds the page number printed on each page
+	// ("" where none was found); it is taken out of the text.
+	PageLabels []string
 }
 
 // SkipError is a file that was not added, with a one-line reason for the
@@ -80,26 +88,34 @@ func skip(path, format string, args ...any) *SkipError {
 	return &SkipError{Path: path, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Load reads, parses and chunks the file at path. Bad input (unreadable,
-// empty, binary, invalid UTF-8, unsupported type, corrupt or encrypted PDF,
-// PDF without text) is reported as a *SkipError; other errors are the
-// context's or the PDF engine's.
+// Load reads, parses and chunks the file at path, read with ReadFile and
+// the default Limits. Bad input (unreadable, not a regular file, too
+// large, empty, binary, invalid UTF-8, unsupported type, corrupt or
+// encrypted PDF, PDF without text) is reported as a *SkipError; other
+// errors are the context's or the PDF engine's.
 func (l *Loader) Load(ctx context.Context, path string) (*Loaded, error) {
-	abs, err := filepath.Abs(path)
+	f, err := ReadFile(ctx, path, Limits{})
 	if err != nil {
-		return nil, skip(path, "cannot resolve path: %v", err)
+		return nil, err
 	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return nil, skip(path, "%s", readReason(err))
-	}
-	return l.LoadBytes(ctx, path, data)
+	return l.load(ctx, path, f.Data, f.Hash)
+}
+
+// LoadFile is Load for a file ReadFile has read.
+func (l *Loader) LoadFile(ctx context.Context, f *File) (*Loaded, error) {
+	return l.load(ctx, f.Path, f.Data, f.Hash)
 }
 
 // LoadBytes is Load for a file already read: data is the content of the
 // file at path (the path names the document and, by its extension, the
 // format). It lets a caller hash and load the same bytes.
 func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Loaded, error) {
+	return l.load(ctx, path, data, "")
+}
+
+// load loads data, the content of the file at path, whose hash is hash
+// ("" to compute it).
+func (l *Loader) load(ctx context.Context, path string, data []byte, hash string) (*Loaded, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, skip(path, "cannot resolve path: %v", err)
@@ -115,7 +131,9 @@ func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Load
 	if !ok {
 		return nil, skip(path, "%s", unsupportedReason(abs, head))
 	}
-	hash := HashBytes(data)
+	if hash == "" {
+		hash = HashBytes(data)
+	}
 	doc := store.Document{
 		ID:     DocumentID(hash),
 		Path:   abs,
@@ -126,26 +144,20 @@ func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Load
 	if format == "pdf" {
 		p, err = l.loadPDF(ctx, path, data)
 	} else {
-		var text string
-		text, err = decodeText(path, data)
-		if err == nil {
-			switch format {
-			case "markdown":
-				p = parseMarkdown(text)
-			case "html":
-				p, err = parseHTML(path, text)
-			default:
-				p = parseText(text)
-			}
-		}
+		p, err = parseTextFormat(ctx, path, format, data)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	for i := range p.sections {
+		for j, h := range p.sections[i].path {
+			p.sections[i].path[j] = OneLine(h)
+		}
+	}
+	segs, err := chunk(ctx, p.text, p.sections, p.pageStarts, l.budget)
+	if err != nil {
 		return nil, err
 	}
-	segs := chunk(p.text, p.sections, p.pageStarts, l.budget)
 	if len(segs) == 0 {
 		if format == "pdf" {
 			return nil, skip(path, "%s", reasonNoPDFText)
@@ -157,14 +169,15 @@ func (l *Loader) LoadBytes(ctx context.Context, path string, data []byte) (*Load
 		segs[i].Index = i
 		segs[i].ID = doc.ID + ":" + strconv.Itoa(i)
 	}
-	doc.Title = p.title
+	// No field carries a line break or a control character (OneLine).
+	doc.Title = OneLine(p.title)
 	if doc.Title == "" {
-		doc.Title = fileTitle(abs)
+		doc.Title = OneLine(fileTitle(abs))
 	}
-	doc.Author, doc.URL, doc.Date = p.author, p.url, p.date
+	doc.Author, doc.URL, doc.Date = OneLine(p.author), OneLine(p.url), OneLine(p.date)
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
-	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts}, nil
+	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels}, nil
 }
 
 // parsed is a document's text and structure, before chunking.
@@ -176,7 +189,9 @@ type parsed struct {
 	text                     string
 	sections                 []section
 	pageStarts               []int
+	pageLabels               []string // PDF only: the number printed on each page, "" if none
 	title, author, url, date string
+	notes                    []string // see Loaded.Notes
 }
 
 // section is a run of text under one heading path.

@@ -167,8 +167,8 @@ func TestLoadBadInput(t *testing.T) {
 		{"testdata/latin1.txt", "invalid UTF-8 at byte offset 3; convert the file to UTF-8"},
 		{"testdata/utf16.txt", "UTF-16 text; convert the file to UTF-8"},
 		{"testdata/blob", "binary file, not text (NUL byte at offset 3)"},
-		{"testdata/image.png", `unsupported file type ".png"; ibid reads ` + supportedExts},
-		{"testdata/report.docx", `unsupported file type ".docx"; ibid reads ` + supportedExts},
+		{"testdata/image.png", `unsupported file type ".png"; ibid reads ` + SupportedList()},
+		{"testdata/report.docx", `unsupported file type ".docx"; ibid reads ` + SupportedList()},
 		{"testdata/fake.pdf", "corrupt PDF (pdfium cannot parse it)"},
 		{"testdata/corrupt.pdf", "corrupt PDF (pdfium cannot parse it)"},
 		{"testdata/encrypted.pdf", "encrypted PDF (needs a password); save an unencrypted copy to add it"},
@@ -228,38 +228,5 @@ func TestSniff(t *testing.T) {
 		if f != tt.format || ok != tt.ok {
 			t.Errorf("Sniff(%q, %q) = %q, %v; want %q, %v", tt.path, tt.head, f, ok, tt.format, tt.ok)
 		}
-	}
-}
-
-func TestFrontMatter(t *testing.T) {
-	tests := []struct {
-		in   string
-		meta map[string]string
-		body string
-	}{
-		{"no front matter", nil, "no front matter"},
-		{"---\ntitle: A\n---\nbody", map[string]string{"title": "A"}, "body"},
-		{"---\nTitle: 'It''s'\nAuthor: \"Q \\\"R\\\"\"\n...\nbody\n", map[string]string{"title": "It's", "author": `Q "R"`}, "body\n"},
-		{"---\nauthors:\n  - A\n  - B\nurl: http://x/y # comment\n---\n", map[string]string{"authors": "A, B", "url": "http://x/y"}, ""},
-		{"---\nauthor: [A, 'B']\nnested:\n  key: v\n---\nx", map[string]string{"author": "A, B"}, "x"},
-		{"---\nnot closed\n", nil, "---\nnot closed\n"},
-		{"--- \ntitle: no\n---\n", nil, "--- \ntitle: no\n---\n"},
-	}
-	for _, tt := range tests {
-		meta, body := frontMatter(tt.in)
-		if body != tt.body || len(meta) != len(tt.meta) {
-			t.Errorf("frontMatter(%q) = %q, %q; want %q, %q", tt.in, meta, body, tt.meta, tt.body)
-			continue
-		}
-		for k, v := range tt.meta {
-			if meta[k] != v {
-				t.Errorf("frontMatter(%q)[%s] = %q, want %q", tt.in, k, meta[k], v)
-			}
-		}
-	}
-	// Authors fall back from "authors".
-	p := parseMarkdown("---\nauthors: [A, B]\n---\n# T\nx")
-	if p.author != "A, B" || p.title != "T" {
-		t.Errorf("author %q title %q", p.author, p.title)
 	}
 }

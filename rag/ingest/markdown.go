@@ -5,6 +5,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -20,13 +21,19 @@ func parseText(s string) *parsed {
 // section with an empty path. The title is the front matter's, else the
 // first level-1 heading's.
 func parseMarkdown(s string) *parsed {
-	meta, body := frontMatter(s)
+	meta, body, fmNote := frontMatter(s)
+	body, note := flattenNesting(body)
 	p := &parsed{text: body, title: meta["title"], author: meta["author"], url: meta["url"], date: meta["date"]}
+	for _, n := range []string{fmNote, note} {
+		if n != "" {
+			p.notes = append(p.notes, n)
+		}
+	}
 	if p.author == "" {
 		p.author = meta["authors"]
 	}
 	src := []byte(body)
-	doc := goldmark.New().Parser().Parse(text.NewReader(src))
+	doc := blockParser().Parse(text.NewReader(src))
 
 	type heading struct {
 		level int
@@ -44,7 +51,7 @@ func parseMarkdown(s string) *parsed {
 		if ls > start {
 			p.sections = append(p.sections, section{path: path, start: start, end: ls})
 		}
-		title := inlineText(h, src)
+		title := headingText(h, src)
 		if title == "" {
 			title = strings.Repeat("#", h.Level)
 		}
@@ -86,6 +93,39 @@ func lineStart(s string, off int) int {
 	return strings.LastIndexByte(s[:off], '\n') + 1
 }
 
+// maxHeadingSource is the most bytes of a heading's source whose inline
+// markup is parsed for its title.
+const maxHeadingSource = 1024
+
+// blockParser parses Markdown's blocks only: finding headings needs no
+// inline parsing, which is where hostile input (a megabyte of "[") costs
+// the parser most. Headings' own text is parsed by headingText.
+func blockParser() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+}
+
+// headingText is the plain text of a heading (markup such as emphasis,
+// links and code taken off), from at most maxHeadingSource bytes of it.
+func headingText(h *ast.Heading, src []byte) string {
+	var raw []byte
+	lines := h.Lines()
+	for i := 0; i < lines.Len() && len(raw) < maxHeadingSource; i++ {
+		if i > 0 {
+			raw = append(raw, ' ')
+		}
+		seg := lines.At(i)
+		raw = append(raw, seg.Value(src)...)
+	}
+	if len(raw) > maxHeadingSource {
+		raw = raw[:runeFloor(string(raw), maxHeadingSource)]
+	}
+	doc := goldmark.New().Parser().Parse(text.NewReader(raw))
+	return inlineText(doc, raw)
+}
+
 // inlineText is the plain text of a heading's inline content.
 func inlineText(n ast.Node, src []byte) string {
 	var b strings.Builder
@@ -105,93 +145,4 @@ func inlineText(n ast.Node, src []byte) string {
 		return ast.WalkContinue, nil
 	})
 	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-// frontMatter splits YAML front matter ("---" line, key: value lines, "---"
-// or "..." line) from the body. It understands what notes use: scalar
-// values (quoted or not), inline lists ([a, b]) and block lists ("- a"),
-// which are joined with ", ". Keys are lower-cased. Without front matter,
-// meta is nil and body is s.
-func frontMatter(s string) (meta map[string]string, body string) {
-	if !strings.HasPrefix(s, "---\n") {
-		return nil, s
-	}
-	rest := s[4:]
-	end, next := -1, 0
-	for off := 0; off <= len(rest); {
-		le := strings.IndexByte(rest[off:], '\n')
-		line := rest[off:]
-		if le >= 0 {
-			line = rest[off : off+le]
-		}
-		if t := strings.TrimRight(line, " \t"); t == "---" || t == "..." {
-			end = off
-			next = off + len(line) + 1
-			if le < 0 {
-				next = len(rest)
-			}
-			break
-		}
-		if le < 0 {
-			break
-		}
-		off += le + 1
-	}
-	if end < 0 {
-		return nil, s // an opening rule without a closing one is a thematic break
-	}
-	meta = map[string]string{}
-	var listKey string
-	for _, line := range strings.Split(rest[:end], "\n") {
-		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		if listKey != "" && strings.HasPrefix(t, "- ") {
-			v := unquote(strings.TrimSpace(t[2:]))
-			if meta[listKey] != "" {
-				v = meta[listKey] + ", " + v
-			}
-			meta[listKey] = v
-			continue
-		}
-		listKey = ""
-		if line != strings.TrimLeft(line, " \t") {
-			continue // nested mapping: not metadata ibid uses
-		}
-		k, v, ok := strings.Cut(t, ":")
-		if !ok {
-			continue
-		}
-		k = strings.ToLower(strings.TrimSpace(k))
-		v = strings.TrimSpace(v)
-		if i := strings.Index(v, " #"); i >= 0 && !strings.HasPrefix(v, `"`) && !strings.HasPrefix(v, "'") {
-			v = strings.TrimSpace(v[:i])
-		}
-		switch {
-		case v == "":
-			listKey = k
-		case strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]"):
-			var items []string
-			for _, it := range strings.Split(v[1:len(v)-1], ",") {
-				if it = unquote(strings.TrimSpace(it)); it != "" {
-					items = append(items, it)
-				}
-			}
-			meta[k] = strings.Join(items, ", ")
-		default:
-			meta[k] = unquote(v)
-		}
-	}
-	return meta, rest[next:]
-}
-
-func unquote(v string) string {
-	if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
-		if v[0] == '"' {
-			return strings.ReplaceAll(v[1:len(v)-1], `\"`, `"`)
-		}
-		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
-	}
-	return v
 }

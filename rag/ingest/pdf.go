@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
-	"github.com/klippa-app/go-pdfium/enums"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
-	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
@@ -26,6 +24,12 @@ import (
 // compilation cache; a closed engine refuses further work.
 type pdfEngine struct {
 	cacheDir string
+	work     sync.WaitGroup // reading goroutines, abandoned ones too
+	// deadline bounds the time one PDF may take and memPages the memory
+	// (in 64 KiB WebAssembly pages) each pdfium instance may grow to;
+	// zero means the defaults. Both are set before the first PDF.
+	deadline time.Duration
+	memPages uint32
 
 	once   sync.Once
 	mu     sync.Mutex // guards pool, cache, closed
@@ -35,6 +39,31 @@ type pdfEngine struct {
 	closed bool
 }
 
+// Defaults for a PDF's time and an instance's memory. Real papers take
+// well under a second and a few dozen MiB; a decompression bomb takes
+// minutes and gigabytes.
+const (
+	defaultPDFDeadline = 30 * time.Second
+	defaultPDFMemPages = 16384 // 1 GiB
+)
+
+func (e *pdfEngine) timeout() time.Duration {
+	if e.deadline > 0 {
+		return e.deadline
+	}
+	return defaultPDFDeadline
+}
+
+func (e *pdfEngine) memoryPages() uint32 {
+	if e.memPages > 0 {
+		return e.memPages
+	}
+	return defaultPDFMemPages
+}
+
+// closeWait is how long Close waits for abandoned work.
+const closeWait = 2 * time.Second
+
 // pdfWorkers bounds the number of pdfium instances (each holds its own
 // WebAssembly memory, which grows with the document).
 const pdfWorkers = 2
@@ -42,7 +71,12 @@ const pdfWorkers = 2
 // start compiles the pdfium module (using the on-disk cache when there is
 // one) and creates the pool. It runs once per engine.
 func (e *pdfEngine) start() {
-	rc := wazero.NewRuntimeConfig()
+	// The memory limit stops a decompression bomb before it takes the
+	// machine. (WithCloseOnContextDone would let a deadline stop pdfium
+	// inside a call, but it starts a goroutine on every call, which more
+	// than doubles the cost of reading a page; extract abandons a PDF at
+	// its deadline instead.)
+	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(e.memoryPages())
 	var cache wazero.CompilationCache
 	if e.cacheDir != "" {
 		c, err := wazero.NewCompilationCacheWithDir(e.cacheDir)
@@ -111,13 +145,26 @@ func (e *pdfEngine) instance(ctx context.Context) (pdfium.Pdfium, error) {
 	return inst, nil
 }
 
+// Close releases the pool. A PDF abandoned at its deadline may still be
+// inside pdfium: Close waits up to closeWait for it, then leaves the pool
+// to the garbage collector rather than close it under a running call.
 func (e *pdfEngine) Close() error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.closed {
+		e.mu.Unlock()
 		return nil
 	}
 	e.closed = true
+	e.mu.Unlock()
+	idle := make(chan struct{})
+	go func() { e.work.Wait(); close(idle) }()
+	select {
+	case <-idle:
+	case <-time.After(closeWait):
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	var err error
 	if e.pool != nil {
 		err = e.pool.Close()
@@ -135,89 +182,96 @@ func (e *pdfEngine) Close() error {
 // pdfText is what the PDF engine extracts from one file.
 type pdfText struct {
 	Title, Author string
-	Pages         []string // text of each page, page 1 first
-	// TextObjects counts the text objects checked (the first
-	// maxTextObjectChecks); Unmapped those whose glyphs have no Unicode (a
-	// font without a ToUnicode map that pdfium cannot map either): their
-	// text is lost.
+	Pages         []*rawPage // page 1 first
+	Outline       []outlineItem
+	// TextObjects counts the text objects drawn; Unmapped those whose
+	// glyphs have no Unicode (a font without a ToUnicode map that pdfium
+	// cannot map either): their text is lost.
 	TextObjects, Unmapped int
-}
-
-// maxTextObjectChecks bounds how many text objects (from the first pages
-// on) are checked for unmapped glyphs: every pdfium call through wazero
-// costs an allocation, and fonts without a Unicode map show on the first
-// pages of a document as well as anywhere.
-const maxTextObjectChecks = 300
-
-// readPage appends page i's text to out and counts its text objects.
-func readPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int, out *pdfText) error {
-	page, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: i})
-	if err != nil {
-		return err
-	}
-	defer inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: page.Page})
-	pg := requests.Page{ByReference: &page.Page}
-	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: pg})
-	if err != nil {
-		return err
-	}
-	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
-	cnt, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
-	if err != nil {
-		return err
-	}
-	text := ""
-	if cnt.Count > 0 {
-		t, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: cnt.Count})
-		if err != nil {
-			return err
-		}
-		text = t.Text
-	}
-	out.Pages = append(out.Pages, text)
-
-	if out.TextObjects >= maxTextObjectChecks {
-		return nil
-	}
-	objs, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: pg})
-	if err != nil {
-		return err
-	}
-	for k := 0; k < objs.Count && out.TextObjects < maxTextObjectChecks; k++ {
-		o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: pg, Index: k})
-		if err != nil {
-			return err
-		}
-		typ, err := inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: o.PageObject})
-		if err != nil || typ.Type != enums.FPDF_PAGEOBJ_TEXT {
-			continue
-		}
-		out.TextObjects++
-		t, err := inst.FPDFTextObj_GetText(&requests.FPDFTextObj_GetText{PageObject: o.PageObject, TextPage: tp.TextPage})
-		if err != nil || t.Text == "" {
-			out.Unmapped++
-		}
-	}
-	return nil
 }
 
 // errPDFEngine marks failures of the engine itself (not of the document).
 var errPDFEngine = errors.New("PDF engine failed")
 
-// extract reads the pages and Info dictionary of a PDF held in data. Bad
-// documents come back as *SkipError-ready reasons via pdfReason; the engine
-// is protected against panics.
-func (e *pdfEngine) extract(ctx context.Context, data []byte) (out *pdfText, err error) {
+// hostileError is a PDF the engine gave up on: it crashed pdfium, used up
+// the memory limit or ran past the deadline. Reason is for the user.
+type hostileError struct{ reason string }
+
+func (e *hostileError) Error() string { return "corrupt or hostile PDF (" + e.reason + ")" }
+
+// extract reads the pages, outline and Info dictionary of a PDF held in
+// data, within the engine's deadline and memory limit. The engine is
+// protected against panics; an instance that failed is killed, not
+// reused.
+//
+// At the deadline extract returns at once; pdfium may still be inside one
+// call (inflating a bomb), so the reading goroutine finishes that call in
+// the background, within the memory limit, notices the deadline and
+// gives the instance back. Close waits a little for such stragglers.
+func (e *pdfEngine) extract(ctx context.Context, data []byte) (*pdfText, error) {
 	inst, err := e.instance(ctx)
 	if err != nil {
 		return nil, err
 	}
+	e.mu.Lock()
+	if e.closed { // Close raced with instance: give the instance back
+		e.mu.Unlock()
+		inst.Close()
+		return nil, fmt.Errorf("%w: loader is closed", errEngineStart)
+	}
+	e.work.Add(1) // under mu, so never after Close's Wait began
+	e.mu.Unlock()
+	dctx, cancel := context.WithTimeout(ctx, e.timeout())
+	type result struct {
+		out *pdfText
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer e.work.Done()
+		defer cancel()
+		out, err := e.read(ctx, dctx, inst, data)
+		done <- result{out, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-dctx.Done():
+		// The reading goroutine cancels dctx itself once it has sent
+		// its result: take the result when there is one.
+		select {
+		case r = <-done:
+		default:
+			r.err = dctx.Err()
+		}
+	}
+	if r.err != nil && ctx.Err() == nil && errors.Is(r.err, context.DeadlineExceeded) {
+		r.err = fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}, r.err)
+	}
+	return r.out, r.err
+}
+
+// read does extract's work on inst, which it owns and gives back (or
+// kills, if pdfium failed) before it returns.
+func (e *pdfEngine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte) (out *pdfText, err error) {
+	if err := dctx.Err(); err != nil {
+		inst.Close()
+		return nil, err
+	}
 	broken := false
+	var wd *wasmDoc
 	defer func() {
 		if r := recover(); r != nil {
 			broken = true
 			err = fmt.Errorf("%w: %v", errPDFEngine, r)
 			out = nil
+		}
+		if err != nil && ctx.Err() == nil && (broken || errors.Is(err, errPDFEngine)) {
+			err = e.hostile(dctx, inst, err)
+			broken = true
+		}
+		if wd != nil && !broken {
+			wd.free()
 		}
 		if broken {
 			inst.Kill() // the worker may be in a bad state: let the pool replace it
@@ -247,19 +301,61 @@ func (e *pdfEngine) extract(ctx context.Context, data []byte) (out *pdfText, err
 			}
 		}
 	}
-	n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc.Document})
+	if bm, err := inst.GetBookmarks(&requests.GetBookmarks{Document: doc.Document}); err == nil {
+		out.Outline = flattenOutline(bm.Bookmarks, 1, nil)
+	}
+	wd, err = openWasmDoc(dctx, inst, data)
+	if err != nil {
+		return nil, err
+	}
+	n, err := wd.pageCount()
 	if err != nil {
 		return nil, fmt.Errorf("couldn't count pages: %w", err)
 	}
-	for i := 0; i < n.PageCount; i++ {
-		if err := ctx.Err(); err != nil {
+	objs := map[uint32]bool{} // text object: has a mapped character
+	for i := 0; i < n; i++ {
+		if err := dctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := readPage(inst, doc.Document, i, out); err != nil {
+		pg, err := wd.readPage(i)
+		if err != nil {
 			return nil, fmt.Errorf("couldn't read page %d: %w", i+1, err)
 		}
+		for _, c := range pg.chars {
+			if c.obj != 0 {
+				objs[c.obj] = objs[c.obj] || !c.unmapped
+			}
+		}
+		// Objects are identified by address: count them per page. Text
+		// objects whose glyphs pdfium cannot map at all never reach the
+		// text page; those it reaches may still be unmapped.
+		mapped := 0
+		for _, m := range objs {
+			if m {
+				mapped++
+			}
+		}
+		out.TextObjects += max(pg.textObjects, len(objs))
+		out.Unmapped += max(pg.textObjects, len(objs)) - mapped
+		clear(objs)
+		out.Pages = append(out.Pages, pg)
 	}
 	return out, nil
+}
+
+// hostile turns an engine failure into a one-line reason: over the
+// deadline, out of memory, or a crash.
+func (e *pdfEngine) hostile(dctx context.Context, inst pdfium.Pdfium, err error) error {
+	limit := uint64(e.memoryPages()) * 65536
+	reason := "the PDF engine crashed on it"
+	switch mod, _ := moduleOf(inst); {
+	case errors.Is(dctx.Err(), context.DeadlineExceeded):
+		reason = fmt.Sprintf("took longer than %s", e.timeout())
+	case mod != nil && mod.Memory() != nil && uint64(mod.Memory().Size()) >= limit*3/4,
+		strings.Contains(strings.ToLower(err.Error()), "memory"): // a failed grow or malloc
+		reason = fmt.Sprintf("needed more than the %d MiB memory limit", limit>>20)
+	}
+	return fmt.Errorf("%w: %w", &hostileError{reason}, err)
 }
 
 // isDocumentError reports whether err is pdfium refusing the document (as
@@ -276,7 +372,10 @@ func isDocumentError(err error) bool {
 // pdfReason turns a pdfium error on opening a document into the one-line
 // reason a user sees.
 func pdfReason(err error) string {
+	var he *hostileError
 	switch {
+	case errors.As(err, &he):
+		return he.Error()
 	case errors.Is(err, pdferrors.ErrPassword):
 		return "encrypted PDF (needs a password); save an unencrypted copy to add it"
 	case errors.Is(err, pdferrors.ErrSecurity):
@@ -284,7 +383,7 @@ func pdfReason(err error) string {
 	case errors.Is(err, pdferrors.ErrFormat), errors.Is(err, pdferrors.ErrFile), errors.Is(err, pdferrors.ErrUnknown):
 		return "corrupt PDF (pdfium cannot parse it)"
 	case errors.Is(err, errPDFEngine):
-		return "corrupt PDF (the PDF engine failed on it)"
+		return "corrupt or hostile PDF (the PDF engine crashed on it)"
 	}
 	return "unreadable PDF: " + err.Error()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -14,11 +15,10 @@ import (
 // (scanned images, or text drawn as shapes).
 const reasonNoPDFText = "no extractable text in this PDF (scanned pages or text drawn as images); run OCR on it first"
 
-// loadPDF extracts a PDF's pages with pdfium and finds its structure.
-// The text is the pages' text, cleaned, joined by a blank line; page i+1
-// starts at pageStarts[i]. Sections come from numbered headings when they
-// can be found, else the whole text is one section (segments then follow
-// paragraphs and pages, and may span two pages).
+// loadPDF extracts a PDF's pages with pdfium and reads them as a paper
+// (see layoutPDF): paragraphs in reading order joined by a blank line,
+// sections from the outline or the headings, footnotes as sections of
+// their own. Page i+1 starts at pageStarts[i].
 func (l *Loader) loadPDF(ctx context.Context, path string, data []byte) (*parsed, error) {
 	out, err := l.pdf.extract(ctx, data)
 	if err != nil {
@@ -38,25 +38,49 @@ func (l *Loader) loadPDF(ctx context.Context, path string, data []byte) (*parsed
 	if out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
 		return nil, skip(path, "no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)
 	}
-	var b strings.Builder
-	p := &parsed{author: out.Author}
-	for i, pg := range out.Pages {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		p.pageStarts = append(p.pageStarts, b.Len())
-		b.WriteString(cleanPDFText(pg))
+	lay, p, err := readPaper(out)
+	if err != nil {
+		return nil, skip(path, "unreadable PDF: %v", err)
 	}
-	p.text = b.String()
 	if strings.TrimSpace(p.text) == "" {
 		return nil, skip(path, "%s", reasonNoPDFText)
 	}
-	p.sections = pdfSections(p.text)
-	p.title = out.Title
+	p.title, p.author = out.Title, out.Author
+	if p.title == "" || generatedTitle(p.title) {
+		p.title = lay.title
+	}
 	if p.title == "" {
 		p.title = firstLineTitle(p.text[:pageEnd(p, 0)])
 	}
+	if p.author == "" {
+		p.author = strings.Join(lay.authors, ", ")
+	}
 	return p, nil
+}
+
+// readPaper lays the pages out and writes the text; a bug in the layout
+// on a strange file costs that file, not the run.
+func readPaper(out *pdfText) (lay *pdfLayout, p *parsed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("layout failed: %v", r)
+		}
+	}()
+	lay = layoutPDF(out.Pages, out.Outline)
+	return lay, assemblePDF(lay), nil
+}
+
+// generatedTitle reports whether an Info title names the file or the
+// program that made it ("Microsoft Word - paper.docx", "main.tex")
+// rather than the paper.
+func generatedTitle(t string) bool {
+	l := strings.ToLower(t)
+	for _, ext := range []string{".docx", ".doc", ".tex", ".pdf", ".dvi", ".odt", ".rtf", ".indd"} {
+		if strings.HasSuffix(l, ext) {
+			return true
+		}
+	}
+	return strings.HasPrefix(l, "microsoft word - ") || l == "untitled"
 }
 
 func pageEnd(p *parsed, i int) int {
@@ -66,44 +90,71 @@ func pageEnd(p *parsed, i int) int {
 	return len(p.text)
 }
 
-// cleanPDFText normalises pdfium's page text: "\r\n" line ends become
-// "\n", the marker pdfium puts where a word was hyphenated at a line end
-// (U+0002) is dropped so the word is whole again, other control characters
-// and non-characters are removed, trailing white space on lines goes, and
-// runs of blank lines shrink to one.
-func cleanPDFText(s string) string {
+// assemblePDF writes a layout's paragraphs as text, one blank line apart,
+// and finds the sections: each heading starts one (its path from the
+// heading levels; a named heading such as References is top-level); the
+// title, authors and abstract share the first section (path "Abstract"
+// when there is one); each footnote is a section of its own under the
+// current path, so it is a segment of its own.
+func assemblePDF(lay *pdfLayout) *parsed {
 	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\r':
-			continue
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r == 0x02: // generated hyphen: join the word
-			continue
-		case r == utf8.RuneError, r == 0xFFFE, r == 0xFFFF, unicode.IsControl(r):
-			continue
-		default:
-			b.WriteRune(r)
-		}
-	}
-	lines := strings.Split(b.String(), "\n")
-	out := lines[:0]
-	blank := false
-	for _, ln := range lines {
-		ln = strings.TrimRightFunc(ln, unicode.IsSpace)
-		if ln == "" {
-			if blank {
-				continue
+	p := &parsed{pageStarts: make([]int, len(lay.pages)), pageLabels: lay.labels}
+	set := make([]bool, len(lay.pages))
+	startPage := func(pg, off int) {
+		for k := 0; k <= pg && k < len(set); k++ {
+			if !set[k] {
+				p.pageStarts[k], set[k] = off, true
 			}
-			blank = true
-		} else {
-			blank = false
 		}
-		out = append(out, ln)
 	}
-	return strings.Trim(strings.Join(out, "\n"), "\n")
+	var stack, path []string
+	secStart := 0
+	newSection := func(at int, next []string) {
+		if at > secStart {
+			p.sections = append(p.sections, section{path: path, start: secStart, end: at})
+		}
+		secStart, path = at, next
+	}
+	headings := 0
+	for _, para := range lay.paras {
+		if strings.TrimSpace(para.text) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		off := b.Len()
+		startPage(para.first().page, off)
+		switch para.kind {
+		case paraHeading:
+			t := para.text
+			switch {
+			case headings == 0 && abstractHeadings[strings.ToLower(t)] && para.first().page == 0:
+				path = []string{t} // the front matter and the abstract are one section
+			case isNamedHeading(t):
+				stack = []string{t}
+				newSection(off, slices.Clone(stack))
+			default:
+				d := min(max(para.level, 1), len(stack)+1)
+				stack = append(stack[:d-1], t)
+				newSection(off, slices.Clone(stack))
+			}
+			headings++
+		case paraFootnote:
+			newSection(off, path)
+		}
+		b.WriteString(para.text)
+		for _, po := range para.pageOffs {
+			startPage(po.page, off+po.off)
+		}
+		if para.kind == paraFootnote {
+			newSection(b.Len(), path)
+		}
+	}
+	startPage(len(lay.pages)-1, b.Len())
+	p.text = b.String()
+	newSection(len(p.text), nil)
+	return p
 }
 
 // firstLineTitle guesses a title from the first page when the Info
@@ -203,6 +254,10 @@ var namedHeadings = map[string]bool{
 	"appendix": true, "appendices": true, "摘要": true, "摘 要": true, "参考文献": true,
 	"致谢": true, "附录": true, "要旨": true, "謝辞": true,
 }
+
+// abstractHeadings name an abstract; before any other heading on page 1,
+// it joins the title and authors in the first section.
+var abstractHeadings = map[string]bool{"abstract": true, "摘要": true, "摘 要": true, "要旨": true}
 
 func isNamedHeading(line string) bool {
 	return namedHeadings[strings.ToLower(strings.TrimSpace(line))]

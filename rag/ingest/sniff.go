@@ -13,41 +13,23 @@ import (
 // sniffLen is how many leading bytes Sniff looks at.
 const sniffLen = 8192
 
-// Extensions by format. Files with another extension are not read (their
-// content is not guessed), except that a PDF is always recognised by its
-// header; files without an extension are sniffed.
-var extFormats = map[string]string{
-	".pdf":      "pdf",
-	".md":       "markdown",
-	".markdown": "markdown",
-	".mdown":    "markdown",
-	".mkd":      "markdown",
-	".txt":      "text",
-	".text":     "text",
-	".html":     "html",
-	".htm":      "html",
-	".xhtml":    "html",
-}
-
-// supportedExts is shown to the user when a file type is not read.
-const supportedExts = ".pdf, .md, .markdown, .txt, .html, .htm (or text without an extension)"
-
 // Sniff tells a file's format ("pdf", "markdown", "text", "html") from its
 // name and its first bytes (head; a few KB is enough). ok is false for
-// files ibid does not read: unknown extensions, and extension-less files
-// that are binary or not UTF-8.
+// files ibid does not read: extensions not in Extensions (their content is
+// not guessed, except that a PDF is always recognised by its header), and
+// extension-less files that are binary or not UTF-8.
 func Sniff(path string, head []byte) (format string, ok bool) {
 	ext := strings.ToLower(filepath.Ext(path))
 	// A text format's extension wins unless the file really starts as a PDF:
 	// a Markdown page that mentions "%PDF-" near its top is still Markdown.
-	if f, ok := extFormats[ext]; ok && f != "pdf" && !bytes.HasPrefix(head, []byte("%PDF-")) {
-		return f, true
+	if e, ok := extensionOf(ext); ok && e.Format != "pdf" && !bytes.HasPrefix(head, []byte("%PDF-")) {
+		return e.Format, true
 	}
 	if isPDFHead(head) {
 		return "pdf", true
 	}
-	if f, ok := extFormats[ext]; ok {
-		return f, true
+	if e, ok := extensionOf(ext); ok {
+		return e.Format, true
 	}
 	if ext != "" && ext != strings.ToLower(filepath.Base(path)) {
 		return "", false
@@ -139,7 +121,7 @@ func decodeText(path string, data []byte) (string, error) {
 func unsupportedReason(path string, head []byte) string {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != "" && ext != strings.ToLower(filepath.Base(path)) {
-		return fmt.Sprintf("unsupported file type %q; ibid reads %s", ext, supportedExts)
+		return fmt.Sprintf("unsupported file type %q; ibid reads %s", ext, SupportedList())
 	}
 	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
 		return "UTF-16 text; convert the file to UTF-8"

@@ -2,7 +2,11 @@ package ingest
 
 import (
 	"fmt"
+	"iter"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
@@ -13,6 +17,29 @@ import (
 // once per process (building it takes a noticeable fraction of a second)
 // from the offline vocabulary bundled with tiktoken-go-loader: no network.
 const tokenEncoding = "cl100k_base"
+
+// The tokenizer is quadratic in the length of a run it cannot break (one
+// letter repeated, Chinese without punctuation, a long run of spaces or
+// brackets), and its regular expression is slow. Text is therefore handed
+// to it word by word, through a cache:
+//
+//   - a word is cut where cl100k_base's pre-tokenizer cuts anyway (before
+//     a space or tab that follows non-white space), so the count of
+//     ordinary text is exact;
+//   - a run of more than maxRun bytes without such a place is cut every
+//     maxRun bytes on a rune boundary; its count is then the tokenizer's
+//     for those pieces (a token or so more per cut than the whole would
+//     get), which keeps the cost per byte bounded;
+//   - words repeat (in prose, and in every hostile run), so the tokens of
+//     up to cacheEntries words are kept.
+const (
+	maxRun       = 64
+	cacheEntries = 1 << 16
+	// maxTokenBytes is the longest token of cl100k_base in bytes: a text
+	// of more than budget*maxTokenBytes bytes has more than budget
+	// tokens, whatever it holds.
+	maxTokenBytes = 128
+)
 
 var (
 	encOnce sync.Once
@@ -33,39 +60,130 @@ func encoder() *tiktoken.Tiktoken {
 	return enc
 }
 
-// CountTokens is the number of tokens in s, as segments are budgeted.
-func CountTokens(s string) int {
-	if s == "" {
-		return 0
+// wordCache maps a word (see pieces) to its tokens. It is emptied when
+// full, so it never holds more than cacheEntries words. Safe for
+// concurrent use.
+var wordCache = struct {
+	sync.Mutex
+	m map[string][]int
+}{m: map[string][]int{}}
+
+// Work counters that tests bound: bytes of words looked up (cache hits
+// and misses), and bytes handed to the tokenizer itself (misses).
+var lookedUpBytes, tokenizedBytes atomic.Int64
+
+// wordTokens is the tokens of one word.
+func wordTokens(w string) []int {
+	lookedUpBytes.Add(int64(len(w)))
+	wordCache.Lock()
+	t, ok := wordCache.m[w]
+	wordCache.Unlock()
+	if ok {
+		return t
 	}
-	return len(encoder().EncodeOrdinary(s))
+	tokenizedBytes.Add(int64(len(w)))
+	t = encoder().EncodeOrdinary(w)
+	wordCache.Lock()
+	if len(wordCache.m) >= cacheEntries {
+		clear(wordCache.m)
+	}
+	wordCache.m[strings.Clone(w)] = t
+	wordCache.Unlock()
+	return t
 }
 
-// prefixWithin returns the length in bytes of the longest prefix of s, cut
-// on a rune boundary, that has at most budget tokens; it is at least one
-// rune long when s is not empty, so a caller cutting s always progresses.
-func prefixWithin(s string, budget int) int {
-	e := encoder()
-	toks := e.EncodeOrdinary(s)
-	if len(toks) <= budget {
-		return len(s)
+// CountTokens is the number of tokens in s, as segments are budgeted: the
+// cl100k_base count for ordinary text, computed in time linear in len(s)
+// for any text (see maxRun).
+func CountTokens(s string) int {
+	n := 0
+	for w := range words(s) {
+		n += len(wordTokens(w))
 	}
-	n := len(e.Decode(toks[:budget])) // bytes; may end inside a rune
-	if n > len(s) {
-		n = len(s)
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	// Re-encoding the prefix can merge differently: shrink until it fits.
-	for n > 0 && CountTokens(s[:n]) > budget {
-		n--
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
+	return n
+}
+
+// words yields consecutive non-empty words of s that together make s: cut
+// before a space or tab that follows non-white space, and inside any run
+// of more than maxRun bytes without such a place. No word is longer than
+// maxRun bytes plus one rune. Where s is cut depends only on what comes
+// before, so a prefix of s that ends where a word ends has the same words.
+func words(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start := 0 // of the pending word
+		prevSpace := true
+		for i, r := range s {
+			space := isTokenSpace(r)
+			if (r == ' ' || r == '\t') && !prevSpace || i-start >= maxRun {
+				if i > start && !yield(s[start:i]) {
+					return
+				}
+				start = i
+			}
+			prevSpace = space
+		}
+		if start < len(s) {
+			yield(s[start:])
 		}
 	}
+}
+
+// isTokenSpace is white space as the pre-tokenizer's \s sees it.
+func isTokenSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
+	}
+	return unicode.IsSpace(r)
+}
+
+// prefixWithin returns the length in bytes of a longest prefix of s, cut
+// on a rune boundary, that has at most budget tokens: whole words while
+// they fit, then as much of the next as fits. It is at least one
+// rune long when s is not empty, so a caller cutting s always progresses.
+// It reads s only as far as the prefix reaches, so cutting a long text
+// into pieces costs time linear in its length.
+func prefixWithin(s string, budget int) int {
+	n, tok := 0, 0
+	for w := range words(s) {
+		t := len(wordTokens(w))
+		if tok+t > budget {
+			// Fill the budget from inside the word that does not fit.
+			if k := cutWord(w, budget-tok); tok < budget && CountTokens(s[:n+k]) <= budget {
+				return n + k
+			}
+			if n == 0 {
+				_, n = utf8.DecodeRuneInString(s)
+			}
+			return n
+		}
+		n += len(w)
+		tok += t
+	}
+	return len(s)
+}
+
+// cutWord is the longest prefix of the word w, on a rune boundary, with at
+// most budget tokens, and at least one rune.
+func cutWord(w string, budget int) int {
+	toks := wordTokens(w)
+	n := 0
+	for k := min(budget, len(toks)); k > 0; k-- {
+		n = runeFloor(w, min(len(w), len(encoder().Decode(toks[:k]))))
+		if n > 0 && CountTokens(w[:n]) <= budget {
+			break
+		}
+		n = 0
+	}
 	if n == 0 {
-		_, n = utf8.DecodeRuneInString(s)
+		_, n = utf8.DecodeRuneInString(w)
+	}
+	return n
+}
+
+// runeFloor is n, moved back to the start of the rune it falls in.
+func runeFloor(s string, n int) int {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return n
 }

@@ -34,6 +34,14 @@ type AddProgress struct {
 type AddReport struct {
 	Added, Unchanged, Replaced, Moved []store.Document
 	Skipped                           []*ingest.SkipError
+	// Notes say what loading changed or left out of files that were added
+	// (base64 blobs dropped, deep nesting flattened, front matter not read).
+	Notes []Note
+}
+
+// Note is one thing loading changed or left out of a file.
+type Note struct {
+	Path, Text string
 }
 
 // Commit batching: small documents are committed together (each commit
@@ -61,6 +69,7 @@ type adder struct {
 	ctx      context.Context
 	progress func(AddProgress)
 	rep      *AddReport
+	opt      AddOptions
 	p        AddProgress
 	loader   *ingest.Loader
 
@@ -87,6 +96,18 @@ type adder struct {
 // only. An error that would fail every file (the embedder cannot be
 // reached, the disk is full) stops the run with the report so far.
 func (l *Library) Add(ctx context.Context, paths []string, progress func(AddProgress)) (*AddReport, error) {
+	return l.AddWith(ctx, paths, AddOptions{}, progress)
+}
+
+// AddOptions tune an Add.
+type AddOptions struct {
+	// MaxFileSize skips files larger than this many bytes, with the reason;
+	// 0 leaves it to the loader's limits per format.
+	MaxFileSize int64
+}
+
+// AddWith is Add with options.
+func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, progress func(AddProgress)) (*AddReport, error) {
 	rep := &AddReport{}
 	if l.emb == nil {
 		return rep, l.noEmbedder()
@@ -96,7 +117,7 @@ func (l *Library) Add(ctx context.Context, paths []string, progress func(AddProg
 	}
 	files, skipped := ingest.Expand(paths)
 	rep.Skipped = append(rep.Skipped, skipped...)
-	a := &adder{l: l, ctx: ctx, progress: progress, rep: rep}
+	a := &adder{l: l, ctx: ctx, progress: progress, rep: rep, opt: opt}
 	a.p.FilesTotal = len(files) + len(skipped)
 	for _, s := range skipped {
 		a.p.FilesDone++
@@ -188,7 +209,7 @@ func (a *adder) file(r fileRead) error {
 		return nil
 	}
 	if r.ld == nil { // its content was in the library when read, but is not now
-		ld, reason, err := a.load(a.ctx, r.abs, r.data)
+		ld, reason, err := a.load(a.ctx, r.file)
 		switch {
 		case err != nil:
 			return err
@@ -197,6 +218,9 @@ func (a *adder) file(r fileRead) error {
 			return nil
 		}
 		r.ld = ld
+	}
+	for _, n := range r.ld.Notes {
+		a.rep.Notes = append(a.rep.Notes, Note{Path: r.path, Text: n})
 	}
 	doc, segs := r.ld.Document, r.ld.Segments
 	doc.Path = r.abs

@@ -13,7 +13,7 @@ import (
 // content already, loaded.
 type fileRead struct {
 	path, abs, id string
-	data          []byte         // the file's bytes, when not loaded
+	file          *ingest.File   // the file as read, when not loaded
 	ld            *ingest.Loaded // nil: not loaded
 	skip          string         // the reason the file is skipped, if it is
 	err           error          // what stops the run (ctx's error)
@@ -49,24 +49,41 @@ func (a *adder) read(ctx context.Context, path string) fileRead {
 		return r
 	}
 	r.abs = abs
-	b, err := os.ReadFile(abs)
-	if err != nil {
+	f, err := ingest.ReadFile(ctx, abs, a.limits())
+	var se *ingest.SkipError
+	switch {
+	case errors.As(err, &se):
+		r.skip = se.Reason
+		return r
+	case err != nil && ctx.Err() != nil:
+		r.err = ctx.Err()
+		return r
+	case err != nil:
 		r.skip = "unreadable: " + cause(err)
 		return r
 	}
-	r.id = ingest.DocumentID(ingest.HashBytes(b))
+	r.id = ingest.DocumentID(f.Hash)
 	if _, err := a.l.st.Document(ctx, r.id); err == nil {
-		r.data = b // probably unchanged; the caller decides
+		r.file = f // probably unchanged; the caller decides
 		return r
 	}
-	r.ld, r.skip, r.err = a.load(ctx, abs, b)
+	r.ld, r.skip, r.err = a.load(ctx, f)
 	return r
 }
 
-// load loads a file's bytes; a file that cannot be used gets a reason to
-// skip it; err is only ctx's error.
-func (a *adder) load(ctx context.Context, abs string, b []byte) (*ingest.Loaded, string, error) {
-	ld, err := a.loader.LoadBytes(ctx, abs, b)
+// limits are the loader's per-file size limits, or --max-file-size for
+// every format.
+func (a *adder) limits() ingest.Limits {
+	if n := a.opt.MaxFileSize; n > 0 {
+		return ingest.Limits{MaxPDF: n, MaxText: n}
+	}
+	return ingest.Limits{}
+}
+
+// load loads a file read; a file that cannot be used gets a reason to skip
+// it; err is only ctx's error.
+func (a *adder) load(ctx context.Context, f *ingest.File) (*ingest.Loaded, string, error) {
+	ld, err := a.loader.LoadFile(ctx, f)
 	switch {
 	case err == nil && len(ld.Segments) == 0:
 		return nil, "no text to index", nil

@@ -131,7 +131,11 @@ func mustSegs(t testing.TB, l *Library, docID string) []store.Segment {
 // libDir is the folder of the embedded library called name, under the
 // test's XDG_DATA_HOME.
 func libDir(name string) string {
-	return filepath.Join(xdg.DataDir(), "libraries", name)
+	data, err := xdg.DataDir()
+	if err != nil {
+		panic(err)
+	}
+	return filepath.Join(data, "libraries", name)
 }
 
 // fakeEmbedder is a deterministic embedder with another name than the

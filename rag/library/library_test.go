@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -346,8 +348,8 @@ func TestLibraryInMemory(t *testing.T) {
 	if len(mustDocs(t, l)) != 3 || !l.InMemory() {
 		t.Fatalf("in memory: %d documents at %q", len(mustDocs(t, l)), l.Location())
 	}
-	if _, err := os.Stat(xdg.DataDir()); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("in-memory library wrote to %s: %v", xdg.DataDir(), err)
+	if data, _ := xdg.DataDir(); data == "" || func() bool { _, err := os.Stat(data); return !errors.Is(err, os.ErrNotExist) }() {
+		t.Fatalf("in-memory library wrote to %s", data)
 	}
 }
 
@@ -385,13 +387,13 @@ func TestLibraryDocumentText(t *testing.T) {
 	libAdd(t, l, tmp)
 	doc, _ := libDocAt(t, l, filepath.Join(tmp, "plants.md"))
 	text, exact, err := l.DocumentText(context.Background(), doc.ID)
-	if err != nil || !exact || !libTextFits(text, mustSegs(t, l, doc.ID)) {
-		t.Fatalf("DocumentText: exact %v, %v, fits %v", exact, err, libTextFits(text, mustSegs(t, l, doc.ID)))
+	if err != nil || !exact || !textFits(text, mustSegs(t, l, doc.ID)) {
+		t.Fatalf("DocumentText: exact %v, %v, fits %v", exact, err, textFits(text, mustSegs(t, l, doc.ID)))
 	}
 	// The file changed: rebuilt from the segments, which still fit.
 	libWrite(t, tmp, map[string]string{"plants.md": "changed"})
 	rebuilt, exact, err := l.DocumentText(context.Background(), doc.ID)
-	if err != nil || exact || !libTextFits(rebuilt, mustSegs(t, l, doc.ID)) || len(rebuilt) > len(text) {
+	if err != nil || exact || !textFits(rebuilt, mustSegs(t, l, doc.ID)) || len(rebuilt) > len(text) {
 		t.Fatalf("rebuilt text: exact %v, %v, %d bytes of %d", exact, err, len(rebuilt), len(text))
 	}
 }
@@ -488,5 +490,51 @@ func TestLibraryCloseCancelsAdd(t *testing.T) {
 	libCheckWhole(t, l)
 	if n := len(mustDocs(t, l)); n >= 60 {
 		t.Fatalf("%d documents: the add was not cut short", n)
+	}
+}
+
+// TestLibraryHostileFiles: a named pipe in a folder is passed over (never
+// waited on; ingest's Open tests a file swapped for one), a file over --max-file-size is skipped without being
+// read, a Markdown file with a base64 image is added with a note, and the
+// good files beside them are added.
+func TestLibraryHostileFiles(t *testing.T) {
+	tmp := filepath.Join(libTestEnv(t), "docs")
+	libWrite(t, tmp, libNotes)
+	if err := syscall.Mkfifo(filepath.Join(tmp, "pipe.md"), 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	big := filepath.Join(tmp, "big.txt")
+	if err := os.WriteFile(big, []byte(strings.Repeat("Sourdough rises slowly. ", 400)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blob := "# Image\n\nA picture of a harbour: ![x](data:image/png;base64," + strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAE", 40) + ")\n"
+	libWrite(t, tmp, map[string]string{"image.md": blob})
+	l := libOpen(t, Options{})
+	done := make(chan *AddReport, 1)
+	go func() {
+		rep, err := l.AddWith(context.Background(), []string{tmp}, AddOptions{MaxFileSize: 4096}, nil)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	var rep *AddReport
+	select {
+	case rep = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Add hangs on a named pipe")
+	}
+	reasons := map[string]string{}
+	for _, s := range rep.Skipped {
+		reasons[filepath.Base(s.Path)] = s.Reason
+	}
+	if !strings.Contains(reasons["big.txt"], "too large") || !strings.Contains(reasons["big.txt"], "--max-file-size") {
+		t.Errorf("skips: %q", reasons)
+	}
+	if len(rep.Added) != 4 { // the three notes and image.md
+		t.Errorf("added %d documents, want 4: %s", len(rep.Added), libCounts(rep))
+	}
+	if len(rep.Notes) != 1 || filepath.Base(rep.Notes[0].Path) != "image.md" || !strings.Contains(rep.Notes[0].Text, "base64") {
+		t.Errorf("notes: %+v", rep.Notes)
 	}
 }

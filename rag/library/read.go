@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,4 +59,26 @@ func (l *Library) Search(ctx context.Context, query string, opt retrieve.Options
 		return nil, fmt.Errorf("couldn't search library %q: %w", l.name, err)
 	}
 	return ps, nil
+}
+
+// DocFreq says how many segments hold each term (as keyword search
+// analyses text) and how many segments there are, when the library's
+// store can tell (store.TermCounter); otherwise it returns an error
+// wrapping errors.ErrUnsupported.
+func (l *Library) DocFreq(ctx context.Context, terms []string) ([]int, int, error) {
+	tc, ok := l.st.(store.TermCounter)
+	if !ok {
+		return nil, 0, fmt.Errorf("library %q cannot count terms: %w", l.name, errors.ErrUnsupported)
+	}
+	return tc.DocFreq(ctx, terms)
+}
+
+// Damage is the damage the store found in the library when it opened it
+// (it then reads every intact record and refuses writes until a repair),
+// or nil; see store.Damaged.
+func (l *Library) Damage() error {
+	if d, ok := l.st.(store.Damaged); ok {
+		return d.Damage()
+	}
+	return nil
 }

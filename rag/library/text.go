@@ -3,7 +3,6 @@ package library
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
@@ -25,8 +24,8 @@ func (l *Library) DocumentText(ctx context.Context, id string) (text string, exa
 	if err != nil {
 		return "", false, err
 	}
-	if b, err := os.ReadFile(doc.Path); err == nil && ingest.HashBytes(b) == doc.Hash {
-		ld, err := l.getLoader().LoadBytes(ctx, doc.Path, b)
+	if f, err := ingest.ReadFile(ctx, doc.Path, ingest.Limits{}); err == nil && f.Hash == doc.Hash {
+		ld, err := l.getLoader().LoadFile(ctx, f)
 		if err == nil && textFits(ld.Text, segs) {
 			return ld.Text, true, nil
 		}

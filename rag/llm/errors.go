@@ -127,30 +127,39 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	if e.cause == ErrIdleTimeout {
-		return fmt.Sprintf("the server at %s stopped sending for %v in the middle of the answer; try again, or check the server", e.Host, e.After)
+		return fmt.Sprintf("the server at %s stopped sending for %v: it may be overloaded or stuck; try again, or check the server", e.Host, e.After)
 	}
 	return fmt.Sprintf("the server at %s accepted the request but sent nothing back for %v: it may be overloaded or stuck; try again, or check the server", e.Host, e.After)
 }
 
 func (e *TimeoutError) Unwrap() error { return e.cause }
 
-// ConnectError says no connection could be made; it wraps ErrUnreachable
-// and the cause.
+// ConnectError says no connection could be made (it wraps ErrUnreachable
+// and the cause) or, when Broken, that the connection broke before the
+// server answered.
 type ConnectError struct {
-	Host  string
-	Tries int
-	Err   error
+	Host   string
+	Tries  int
+	Err    error
+	Broken bool
 }
 
 func (e *ConnectError) Error() string {
 	tries := ""
 	if e.Tries > 1 {
-		tries = fmt.Sprintf(" after %d tries", e.Tries)
+		tries = fmt.Sprintf(" (after %d tries)", e.Tries)
+	}
+	if e.Broken {
+		return fmt.Sprintf("the connection to %s broke before the server answered%s: %v; try again, or check the server", e.Host, tries, e.Err)
 	}
 	return fmt.Sprintf("couldn't connect to %s%s: %v; is the server running? (check OPENAI_BASE_URL or --base-url)", e.Host, tries, e.Err)
 }
 
-func (e *ConnectError) Unwrap() []error { return []error{ErrUnreachable, e.Err} }
+// Is makes errors.Is(err, ErrUnreachable) true when no connection was
+// made.
+func (e *ConnectError) Is(target error) bool { return target == ErrUnreachable && !e.Broken }
+
+func (e *ConnectError) Unwrap() error { return e.Err }
 
 // oneLine is s on one line, at most n bytes (cut at a rune).
 func oneLine(s string, n int) string {

@@ -70,8 +70,11 @@ func Connect(ctx context.Context, cfg ModelConfig) (*Model, error) {
 	m := NewModel(New(cfg.Config), cfg.Model)
 	if m.name == "" {
 		list, err := m.c.Models(ctx)
+		if err != nil && Status(err) != 0 {
+			return nil, fmt.Errorf("%w (or name a model with --model)", err) // a server without a model list
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%w (or name a model with --model)", err)
+			return nil, err
 		}
 		if len(list) == 0 {
 			return nil, fmt.Errorf("%s lists no models: name one with --model", cfg.BaseURL)

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -26,6 +27,12 @@ func TestConnect(t *testing.T) {
 	m, err = Connect(context.Background(), ModelConfig{Config: Config{BaseURL: srv.URL + "/nowhere", Policy: fast}})
 	if err == nil || !strings.Contains(err.Error(), "--model") || !strings.Contains(err.Error(), "HTTP 404") {
 		t.Errorf("a server without /models and no --model: %v, %v", m, err)
+	}
+	// A server that is not there is not told to name a model.
+	srv.Close()
+	m, err = Connect(context.Background(), ModelConfig{Config: Config{BaseURL: srv.BaseURL(), Policy: fast}})
+	if !errors.Is(err, ErrUnreachable) || strings.Contains(err.Error(), "--model") {
+		t.Errorf("no server: %v, %v", m, err)
 	}
 }
 

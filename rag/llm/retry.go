@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -134,6 +135,8 @@ func (w Wait) String() string {
 		return "the server is busy, " + in
 	case w.Status != 0:
 		return fmt.Sprintf("the server answered HTTP %d, %s", w.Status, in)
+	case errors.Is(w.Err, ErrStreamCut):
+		return "the answer's stream broke before it began, " + in
 	}
 	return "couldn't reach the server, " + in
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -79,6 +80,7 @@ func TestWaitString(t *testing.T) {
 		{Wait{Status: 503, Delay: time.Second}, "the server is busy, retrying in 1 s"},
 		{Wait{Status: 502, Delay: 10 * time.Millisecond}, "the server answered HTTP 502, retrying in 1 s"},
 		{Wait{Delay: 4 * time.Second}, "couldn't reach the server, retrying in 4 s"},
+		{Wait{Delay: time.Second, Err: fmt.Errorf("%w: EOF", ErrStreamCut)}, "the answer's stream broke before it began, retrying in 1 s"},
 	}
 	for _, c := range cases {
 		if got := c.w.String(); got != c.want {

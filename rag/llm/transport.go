@@ -63,11 +63,11 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 				refused++
 			case connBroken:
 				if retries >= d.policy.Retries || !replayable {
-					return nil, err
+					return nil, &ConnectError{Host: req.URL.Host, Tries: tries, Err: err, Broken: true}
 				}
 				retries++
 			default:
-				return nil, err
+				return nil, &ConnectError{Host: req.URL.Host, Tries: tries, Err: err}
 			}
 			w.Delay = d.policy.Backoff(retries+refused-1, d.rnd)
 		case resp.StatusCode >= 400 || resp.StatusCode < 200:

@@ -262,21 +262,27 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestIdleTimeoutIsPerGap(t *testing.T) {
-	// Chunks every 120 ms for about a second: no gap reaches the 400 ms
-	// idle timeout, though the whole answer takes longer.
-	srv := llmtest.New(llmtest.Reply{Chunks: strings.Split("a b c d e f g h", " "), Delay: 120 * time.Millisecond})
+	// Chunks every 150 ms for 1.2 s: no gap reaches the 1 s idle timeout,
+	// though the whole answer takes longer.
+	srv := llmtest.New(llmtest.Reply{Chunks: strings.Split("a b c d e f g h", " "), Delay: 150 * time.Millisecond})
 	defer srv.Close()
-	m := modelOn(srv, Config{Policy: fast, IdleTimeout: 400 * time.Millisecond, FirstByteTimeout: 400 * time.Millisecond})
+	m := modelOn(srv, Config{Policy: fast, IdleTimeout: time.Second, FirstByteTimeout: time.Second})
 	got, err := ask(context.Background(), m)
 	if err != nil || got != "abcdefgh" {
 		t.Fatalf("got %q, %v", got, err)
 	}
-	// Time the caller spends between reads is not the server's silence.
-	srv.SetReplies(llmtest.Reply{Chunks: []string{"x", "y", "z"}})
+}
+
+func TestIdleTimeoutIgnoresTheCallersTime(t *testing.T) {
+	// The server sends a piece every 40 ms; the caller takes twice the
+	// idle timeout over each piece. That is not the server's silence.
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"x", "y", "z"}, Delay: 40 * time.Millisecond})
+	defer srv.Close()
+	m := modelOn(srv, Config{Policy: fast, IdleTimeout: 250 * time.Millisecond})
 	var b strings.Builder
-	err = m.Stream(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, nil, func(s string) {
+	err := m.Stream(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, nil, func(s string) {
 		b.WriteString(s)
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)
 	})
 	if err != nil || b.String() != "xyz" {
 		t.Fatalf("slow reader: got %q, %v", b.String(), err)
@@ -293,7 +299,7 @@ func TestStreamBrokenBeforeContentRetried(t *testing.T) {
 	if err != nil || got != "ok" {
 		t.Fatalf("got %q, %v", got, err)
 	}
-	if n := len(srv.Requests()); n != 2 || len(w.all()) != 1 {
+	if n := len(srv.Requests()); n != 2 || len(w.all()) != 1 || !errors.Is(w.all()[0].Err, ErrStreamCut) {
 		t.Errorf("%d requests, waits %+v", n, w.all())
 	}
 }
@@ -357,5 +363,34 @@ func TestEmbeddingsUseThePolicy(t *testing.T) {
 	c = New(Config{BaseURL: srv.BaseURL(), Policy: fast, FirstByteTimeout: 100 * time.Millisecond})
 	if _, err := c.Embed(context.Background(), "emb", []string{"a"}, 0); !errors.Is(err, ErrFirstByteTimeout) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestBrokenConnectionRetriedThenClearError(t *testing.T) {
+	var mu sync.Mutex
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close() // accepted, read, and hung up without a word
+		}
+	}))
+	defer srv.Close()
+	var w waits
+	p := fast
+	p.Retries = 2
+	m := NewModel(New(Config{BaseURL: srv.URL + "/v1", Policy: p}), "m")
+	_, err := ask(w.ctx(), m)
+	var ce *ConnectError
+	if !errors.As(err, &ce) || !ce.Broken || errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "broke before the server answered (after 3 tries)") {
+		t.Fatalf("err = %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits != 3 || len(w.all()) != 2 {
+		t.Errorf("%d requests, %d waits; want 3 and 2", hits, len(w.all()))
 	}
 }

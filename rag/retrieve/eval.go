@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 // BEIR is a retrieval test collection in BEIR's format: corpus.jsonl
@@ -204,6 +205,13 @@ func Evaluate(ctx context.Context, st store.Store, emb Embedder, b *BEIR, mode M
 	s.Recall /= float64(len(b.Queries))
 	return s, nil
 }
+
+// BM25 parameters of the embedded store's keyword index (for `ibid eval`'s
+// flags; embedded.Store.SetBM25 tunes them).
+const (
+	DefaultK1 = keyword.DefaultK1
+	DefaultB  = keyword.DefaultB
+)
 
 // Load puts b's corpus into st, one document of one segment per BEIR
 // document (title and text as one field, document id = BEIR _id), with

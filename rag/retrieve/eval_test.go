@@ -138,3 +138,104 @@ func (constEmbedder) Embed(_ context.Context, texts []string) ([][]float32, erro
 	}
 	return out, nil
 }
+
+// sciFactTrain is SciFact's training split (809 queries, judged against
+// the same corpus) as a BEIR folder: the queries and judgments of
+// ../shared/data/scifact-train beside the test split's corpus.
+func sciFactTrain(t testing.TB) string {
+	test := sciFact(t)
+	src := filepath.Join(test, "..", "scifact-train")
+	if _, err := os.Stat(filepath.Join(src, "queries.jsonl")); err != nil {
+		t.Skipf("SciFact training split not present at %s", src)
+	}
+	dir := t.TempDir()
+	for from, to := range map[string]string{
+		filepath.Join(test, "corpus.jsonl"): "corpus.jsonl",
+		filepath.Join(src, "queries.jsonl"): "queries.jsonl",
+		filepath.Join(src, "qrels.tsv"):     "qrels.tsv",
+	} {
+		abs, err := filepath.Abs(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(dir, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// sciFactFigures are the SciFact nDCG@10 figures docs/retrieval.md states,
+// on the training queries (where every default was chosen) and the test
+// queries (reported). TestSciFactFigures measures them again.
+var sciFactFigures = []struct {
+	retriever   string
+	mode        Mode
+	k1, b       float64 // BM25's parameters; 0: the defaults
+	train, test float64 // nDCG@10
+	recall      float64 // Recall@100 on the test queries; 0: not stated
+}{
+	{"default (local embedder: BM25 only)", Default, 0, 0, 0.6986, 0.6830, 0.9282},
+	{"BM25 at Anserini's k1 0.9, b 0.4", Lexical, 0.9, 0.4, 0.6965, 0.6777, 0.9253},
+	{"dense, local embedder", Dense, 0, 0, 0.4342, 0.4330, 0.7221},
+	{"hybrid, local embedder (convex, dense weight 0.15)", Hybrid, 0, 0, 0.6903, 0.6897, 0},
+}
+
+// TestSciFactFigures measures every SciFact figure of docs/retrieval.md on
+// the training and the test queries through the store contract, and
+// checks the goals: the default retrieval at least matches the best
+// published BM25 on the test queries (Anserini flat, 0.679) and is never
+// below our own BM25. It embeds 5,183 abstracts: skipped with -short and
+// -race.
+func TestSciFactFigures(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("embeds the SciFact corpus (slow with -short or -race)")
+	}
+	test, err := ReadBEIR(sciFact(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, err := ReadBEIR(sciFactTrain(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := NewLocalEmbedder()
+	st := indexBEIR(t, test, emb)
+	ctx := context.Background()
+	type tuner interface{ SetBM25(k1, b float64) }
+	got := map[string][2]float64{}
+	for _, f := range sciFactFigures {
+		if f.k1 != 0 {
+			st.(tuner).SetBM25(f.k1, f.b)
+		}
+		var pair [2]float64
+		var recall float64
+		for i, b := range []*BEIR{train, test} {
+			s, err := Evaluate(ctx, st, emb, b, f.mode, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pair[i], recall = s.NDCG10, s.Recall
+		}
+		st.(tuner).SetBM25(DefaultK1, DefaultB)
+		got[f.retriever] = pair
+		t.Logf("%-52s train %.4f  test %.4f  R@100 %.4f", f.retriever, pair[0], pair[1], recall)
+		if d0, d1 := pair[0]-f.train, pair[1]-f.test; d0 < -0.00005 || d0 > 0.00005 || d1 < -0.00005 || d1 > 0.00005 {
+			t.Errorf("%s: train %.4f, test %.4f; docs/retrieval.md says %.4f, %.4f", f.retriever, pair[0], pair[1], f.train, f.test)
+		}
+		if d := recall - f.recall; f.recall != 0 && (d < -0.00005 || d > 0.00005) {
+			t.Errorf("%s: Recall@100 %.4f; docs/retrieval.md says %.4f", f.retriever, recall, f.recall)
+		}
+	}
+	lex, err := Evaluate(ctx, st, emb, train, Lexical, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lexTest, err := Evaluate(ctx, st, emb, test, Lexical, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def := got[sciFactFigures[0].retriever]; def[1] < 0.679 || def[0] < lex.NDCG10 || def[1] < lexTest.NDCG10 {
+		t.Errorf("default retrieval %.4f/%.4f: below Anserini's 0.679 or our own BM25 (%.4f/%.4f)", def[0], def[1], lex.NDCG10, lexTest.NDCG10)
+	}
+}

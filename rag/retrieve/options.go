@@ -6,13 +6,32 @@ import "github.com/ibid-dev/ibid/store"
 type Mode uint8
 
 const (
-	Hybrid  Mode = iota // dense and keyword, fused (the default)
+	// Default is the retrieval that measurably works best with the
+	// embedder: keyword only with the local embedder (its dense half did
+	// not help on held-out data, so no query is embedded), Hybrid with
+	// any other.
+	Default Mode = iota
+	Hybrid              // dense and keyword, fused
 	Dense               // the store's vector similarity only
 	Lexical             // keyword (BM25) only
 )
 
+// For is the mode a search with emb runs: m itself, or, for Default, the
+// default retrieval for emb.
+func (m Mode) For(emb Embedder) Mode {
+	if m != Default {
+		return m
+	}
+	if emb == nil || emb.Name() == localDefault.Name() {
+		return Lexical
+	}
+	return Hybrid
+}
+
 func (m Mode) String() string {
 	switch m {
+	case Default:
+		return "default"
 	case Hybrid:
 		return "hybrid"
 	case Dense:
@@ -29,7 +48,8 @@ const (
 	DefaultNeighbours = 1
 )
 
-// Options shape a search. The zero value asks for DefaultK hybrid passages
+// Options shape a search. The zero value asks for DefaultK passages of the
+// default retrieval (Mode Default)
 // with DefaultNeighbours neighbour on each side, from the whole library.
 type Options struct {
 	K          int      // passages to return (default 8)

@@ -57,6 +57,7 @@ func Search(ctx context.Context, st store.Store, emb Embedder, query string, opt
 	if st == nil {
 		return nil, errors.New("retrieve: search needs a store")
 	}
+	opt.Mode = opt.Mode.For(emb)
 	if emb == nil && opt.Mode != Lexical {
 		return nil, errors.New("retrieve: dense search needs an embedder")
 	}

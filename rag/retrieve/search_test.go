@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/ibid-dev/ibid/store"
@@ -295,5 +296,50 @@ func TestSearchWhileAdding(t *testing.T) {
 	ps, err := ix.Search(ctx, "機械学習", Options{K: 20, Mode: Lexical})
 	if err != nil || len(ps) != 10 {
 		t.Errorf("after adding 20 and removing 10: %d hits, %v", len(ps), err)
+	}
+}
+
+// windowStore records how a search reads segments.
+type windowStore struct {
+	store.Store
+	mu      sync.Mutex
+	windows [][2]int
+	listed  bool
+}
+
+func (w *windowStore) Segments(ctx context.Context, doc string, from, to int) ([]store.Segment, error) {
+	w.mu.Lock()
+	w.windows = append(w.windows, [2]int{from, to})
+	w.mu.Unlock()
+	return w.Store.Segments(ctx, doc, from, to)
+}
+
+func (w *windowStore) Documents(ctx context.Context) ([]store.Document, error) {
+	w.listed = true
+	return w.Store.Documents(ctx)
+}
+
+// TestSearchReadsWindows: a search reads each hit's neighbours as one
+// window of 2n+1 segments, never a whole document or the library.
+func TestSearchReadsWindows(t *testing.T) {
+	ix, st := newTestIndex(t)
+	w := &windowStore{Store: st}
+	for _, n := range []int{1, 2} {
+		w.windows = nil
+		ps, err := Search(context.Background(), w, ix.emb, "random effects hospitals", Options{K: 3, Neighbours: n})
+		if err != nil || len(ps) != 3 {
+			t.Fatalf("%v, %v", hitIDs(ps), err)
+		}
+		if len(w.windows) != 3 {
+			t.Fatalf("±%d: %d reads for 3 passages", n, len(w.windows))
+		}
+		for i, win := range w.windows {
+			if win[1] < 0 || win[1]-win[0] != 2*n+1 || win[0] != ps[i].Segment.Index-n {
+				t.Errorf("±%d: read window %v for hit %s", n, win, ps[i].Segment.ID)
+			}
+		}
+	}
+	if w.listed {
+		t.Error("a search listed the library's documents")
 	}
 }

@@ -99,7 +99,10 @@ func (folders) Libraries(ctx context.Context, location string) ([]store.LibraryI
 		}
 		li, ok, err := describe(filepath.Join(root, name))
 		if err != nil {
-			return nil, fmt.Errorf("couldn't list library %s: %w", name, err)
+			// Listed all the same, with what is unknown left zero: one
+			// unreadable library must not hide the others (`ibid doctor`
+			// says what is wrong with it).
+			li, ok = store.LibraryInfo{}, true
 		}
 		if ok {
 			li.Name = name

@@ -9,6 +9,7 @@ import (
 
 func TestMain(m *testing.M) {
 	storetest.Child()
+	compactChild()
 	code := m.Run()
 	cleanupBench()
 	os.Exit(code)

@@ -59,10 +59,31 @@ func TestTornLastRecord(t *testing.T) {
 		}
 		check(t, dir, before)
 	}
-	for _, at := range []int64{l0, l0 + 2, l0 + 5, l0 + recordHeader + 3, l1 - 1} {
+	// A flipped header byte leaves no trustworthy length: the record reads
+	// as a write cut short.
+	for _, at := range []int64{l0, l0 + 2, l0 + 5} {
 		dir := copyDir(t, base)
 		flipByte(t, filepath.Join(dir, logName(1)), at)
 		check(t, dir, before)
+	}
+	// A whole last record (intact header, every byte present) that fails
+	// its checksum was committed and damaged since: it is reported, the
+	// store opens read-only with what is intact, and nothing is cut.
+	for _, at := range []int64{l0 + recordHeader + 3, l1 - 1} {
+		dir := copyDir(t, base)
+		flipByte(t, filepath.Join(dir, logName(1)), at)
+		s := mustOpen(t, dir, testInfo)
+		if err := s.Damage(); err == nil {
+			t.Fatalf("byte %d of a whole last record flipped: no damage reported", at)
+		}
+		docs, err := s.Documents(context.Background())
+		if err != nil || len(docs) < 2 {
+			t.Fatalf("byte %d flipped: %d documents (%v), want a and b at least", at, len(docs), err)
+		}
+		s.Close()
+		if got := fileSize(t, filepath.Join(dir, logName(1))); got != l1 {
+			t.Fatalf("byte %d flipped: the log was cut to %d bytes of %d", at, got, l1)
+		}
 	}
 	// Vectors written without their record, and garbage after the log.
 	dir := copyDir(t, base)
@@ -189,4 +210,29 @@ func TestFormat1(t *testing.T) {
 	if n, _ := s.Len(ctx); n != 7 {
 		t.Fatalf("Len = %d after conversion, want 7", n)
 	}
+}
+
+// TestTailOfDeadWriter: a writer of another process died mid-record after
+// this store had tidied the files; this store's next commit cuts the dead
+// writer's tail, so that nothing uncommitted follows its record.
+func TestTailOfDeadWriter(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir, testInfo)
+	defer s.Close()
+	put(t, s, "a", 2, 1)
+	appendFile(t, filepath.Join(dir, logName(1)), append([]byte(recordMagic), make([]byte, 500)...))
+	appendFile(t, filepath.Join(dir, vectorName(1)), make([]byte, 4*testInfo.Dimension*7))
+	put(t, s, "b", 1, 1)
+	if got, want := fileSize(t, filepath.Join(dir, logName(1))), s.disk.logEnd; got != want {
+		t.Fatalf("log is %d bytes after the commit, its committed end %d", got, want)
+	}
+	if got, want := fileSize(t, filepath.Join(dir, vectorName(1))), int64(3*testInfo.Dimension*4); got != want {
+		t.Fatalf("vector file is %d bytes, want %d", got, want)
+	}
+	r := mustOpen(t, dir, testInfo)
+	defer r.Close()
+	if err := r.Damage(); err != nil {
+		t.Fatal(err)
+	}
+	sameDocs(t, r, map[string][2]int{"a": {2, 1}, "b": {1, 1}})
 }

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/internal/atomicfile"
 )
 
 // disk is a library folder's files. All fields are owned by the store's
@@ -36,6 +36,7 @@ type disk struct {
 	deadRows int // rows of replaced or deleted documents
 	damage   *DamageError
 
+	dirSeen fs.FileInfo // the library's folder, when this store last locked it
 	manSeen fs.FileInfo // the manifest as last read
 	logSize int64       // the log's size and time when last looked at
 	logTime time.Time
@@ -81,7 +82,7 @@ func writeManifest(dir string, m manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(filepath.Join(dir, manifestName), append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, manifestName), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("couldn't write library manifest: %w", err)
 	}
 	return syncDir(dir)
@@ -108,9 +109,28 @@ func syncDir(dir string) error {
 const lockWait = 20 * time.Millisecond
 
 // lockFile takes the library's lock for one write, waiting for other
-// processes as long as ctx allows; the returned func releases it.
+// processes as long as ctx allows; the returned func releases it. A lock
+// taken on a library folder that was dropped (and perhaps created again)
+// while this process waited is the old folder's: lockFile then takes the
+// new folder's lock, or says the library is gone.
 func (d *disk) lockFile(ctx context.Context) (func(), error) {
-	return lockLibrary(ctx, d.flk, d.dir)
+	for {
+		unlock, err := lockLibrary(ctx, d.flk, d.dir)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := os.Stat(d.dir)
+		if err != nil {
+			unlock()
+			return nil, fmt.Errorf("%w: the library in %s was removed", store.ErrNoLibrary, d.dir)
+		}
+		if d.dirSeen == nil || os.SameFile(fi, d.dirSeen) {
+			d.dirSeen = fi
+			return unlock, nil
+		}
+		d.dirSeen = fi
+		unlock()
+	}
 }
 
 func lockLibrary(ctx context.Context, flk *flock.Flock, dir string) (func(), error) {
@@ -201,6 +221,15 @@ func (d *disk) commit(ctx context.Context, payload []byte, vecs [][]float32) err
 	}
 	dim := d.man.Dimension
 	off := int64(d.rows) * int64(dim) * 4
+	// What lies beyond the committed ends was never committed (a writer
+	// of another process that died): cut it, so that it cannot follow
+	// this commit's record.
+	if err := cutTo(d.log, d.logEnd); err != nil {
+		return fmt.Errorf("couldn't drop uncommitted log tail: %w", err)
+	}
+	if err := cutTo(d.vec, off); err != nil {
+		return fmt.Errorf("couldn't drop uncommitted vectors: %w", err)
+	}
 	rows := 0
 	for _, v := range vecs {
 		if err := ctx.Err(); err != nil {
@@ -248,6 +277,15 @@ func (d *disk) noteLog() {
 func (d *disk) close() error {
 	d.closeFiles()
 	return nil
+}
+
+// cutTo shortens an open file to size if it is longer.
+func cutTo(f *os.File, size int64) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= size {
+		return err
+	}
+	return f.Truncate(size)
 }
 
 // truncateTo shortens an existing file to size; a missing file is fine.

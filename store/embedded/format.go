@@ -28,7 +28,10 @@ import (
 // the length and the payload's CRC. A record is committed when it is
 // complete and its checksums match.
 //
-// The payload is uvarint(number of ops) followed by the ops:
+// The payload is uvarint(number of ops) followed by the ops. In format 2
+// each op is framed: uint32 LE length | uint32 LE CRC-32C | op, so that
+// when a committed record is damaged the intact ops in it (whole
+// documents) can still be read; format 1 ops follow each other unframed.
 //
 //	opPut:    kind | str document JSON | uvarint first row |
 //	          uint32 LE CRC-32C of the document's vector rows (format 2) |
@@ -86,6 +89,19 @@ type op struct {
 	id       string          // opDelete
 }
 
+// opFrame is the size of an op's frame header in format 2.
+const opFrame = 8
+
+// beginOp reserves an op's frame header; endOp fills it in.
+func beginOp(b []byte) ([]byte, int) { return append(b, make([]byte, opFrame)...), len(b) }
+
+func endOp(b []byte, start int) []byte {
+	body := b[start+opFrame:]
+	binary.LittleEndian.PutUint32(b[start:], uint32(len(body)))
+	binary.LittleEndian.PutUint32(b[start+4:], crc32.Checksum(body, crcTable))
+	return b
+}
+
 // appendPut encodes a put op for doc whose segments' vectors start at row
 // and have the checksum vecSum.
 func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool, row int, vecSum uint32) ([]byte, error) {
@@ -93,6 +109,7 @@ func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool,
 	if err != nil {
 		return nil, fmt.Errorf("couldn't encode document %s: %w", doc.ID, err)
 	}
+	b, start := beginOp(b)
 	b = append(b, opPut)
 	b = wire.AppendBytes(b, js)
 	b = binary.AppendUvarint(b, uint64(row))
@@ -117,12 +134,14 @@ func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool,
 		b = binary.AppendVarint(b, int64(s.Start))
 		b = binary.AppendVarint(b, int64(s.End))
 	}
-	return b, nil
+	return endOp(b, start), nil
 }
 
 func appendDelete(b []byte, id string) []byte {
+	b, start := beginOp(b)
 	b = append(b, opDelete)
-	return wire.AppendString(b, id)
+	b = wire.AppendString(b, id)
+	return endOp(b, start)
 }
 
 // frame wraps payload into a commit record of format 2.
@@ -165,54 +184,127 @@ func decodePayload(p []byte, format int, ops []op) ([]op, error) {
 	d := wire.Decoder{B: p}
 	n := d.Count()
 	for i := 0; i < n && d.Err() == nil; i++ {
-		switch kind := d.Byte(); kind {
-		case opPut:
-			o := op{kind: opPut}
-			js := d.Bytes()
-			if d.Err() != nil {
+		if format >= 2 {
+			body, ok := nextOp(&d)
+			if !ok {
+				d.Fail()
 				break
 			}
-			if err := json.Unmarshal(js, &o.doc); err != nil {
-				return ops, fmt.Errorf("%w: document: %v", wire.ErrCorrupt, err)
-			}
-			o.firstRow = int(d.Uvarint())
-			if format >= 2 {
-				o.vecSum = d.Uint32()
-			}
-			ns := d.Count()
-			if d.Err() != nil {
-				break
-			}
-			o.segs = make([]store.Segment, ns)
-			o.zero = make([]bool, ns)
-			for j := range o.segs {
-				s := &o.segs[j]
-				o.zero[j] = d.Byte()&segZeroVector != 0
-				s.Text = d.String()
-				if format >= 2 {
-					s.IndexText = d.String()
-					s.Parent = d.String()
-				}
-				if m := d.Count(); m > 0 {
-					s.Section = make([]string, m)
-					for k := range s.Section {
-						s.Section[k] = d.String()
-					}
-				}
-				s.PageStart = d.Int()
-				s.PageEnd = d.Int()
-				s.Start = d.Int()
-				s.End = d.Int()
+			o, err := decodeOp(&wire.Decoder{B: body}, format, true)
+			if err != nil {
+				return ops, err
 			}
 			ops = append(ops, o)
-		case opDelete:
-			ops = append(ops, op{kind: opDelete, id: d.String()})
-		default:
-			d.Fail()
+			continue
 		}
+		o, err := decodeOp(&d, format, false)
+		if err != nil {
+			return ops, err
+		}
+		ops = append(ops, o)
 	}
 	if d.Err() == nil && len(d.B) != 0 {
 		d.Fail()
 	}
 	return ops, d.Err()
+}
+
+// nextOp reads one framed op (format 2) and checks its checksum.
+func nextOp(d *wire.Decoder) (body []byte, ok bool) {
+	if len(d.B) < opFrame {
+		return nil, false
+	}
+	n := binary.LittleEndian.Uint32(d.B)
+	sum := binary.LittleEndian.Uint32(d.B[4:])
+	if uint64(n) > uint64(len(d.B)-opFrame) {
+		return nil, false
+	}
+	body = d.B[opFrame : opFrame+n : opFrame+n]
+	d.B = d.B[opFrame+n:]
+	return body, crc32.Checksum(body, crcTable) == sum
+}
+
+// salvage reads what it can of the payload of a committed record that
+// failed its checksum: every framed op whose own checksum matches, until
+// the frames can no longer be followed. lost counts the ops it skipped.
+func salvage(p []byte) (ops []op, lost int) {
+	d := wire.Decoder{B: p}
+	n := int(d.Uvarint())
+	if d.Err() != nil {
+		return nil, 1
+	}
+	for i := 0; i < n; i++ {
+		if len(d.B) < opFrame {
+			return ops, lost + n - i
+		}
+		size := binary.LittleEndian.Uint32(d.B)
+		if uint64(size) > uint64(len(d.B)-opFrame) {
+			return ops, lost + n - i // the frame itself is damaged: the rest is out of reach
+		}
+		body, ok := nextOp(&d)
+		if !ok {
+			lost++
+			continue
+		}
+		o, err := decodeOp(&wire.Decoder{B: body}, formatVersion, true)
+		if err != nil {
+			lost++
+			continue
+		}
+		ops = append(ops, o)
+	}
+	return ops, lost
+}
+
+// decodeOp decodes one op; whole says the decoder holds exactly that op.
+func decodeOp(d *wire.Decoder, format int, whole bool) (op, error) {
+	var o op
+	switch kind := d.Byte(); kind {
+	case opPut:
+		o.kind = opPut
+		js := d.Bytes()
+		if d.Err() != nil {
+			break
+		}
+		if err := json.Unmarshal(js, &o.doc); err != nil {
+			return o, fmt.Errorf("%w: document: %v", wire.ErrCorrupt, err)
+		}
+		o.firstRow = int(d.Uvarint())
+		if format >= 2 {
+			o.vecSum = d.Uint32()
+		}
+		ns := d.Count()
+		if d.Err() != nil {
+			break
+		}
+		o.segs = make([]store.Segment, ns)
+		o.zero = make([]bool, ns)
+		for j := range o.segs {
+			s := &o.segs[j]
+			o.zero[j] = d.Byte()&segZeroVector != 0
+			s.Text = d.String()
+			if format >= 2 {
+				s.IndexText = d.String()
+				s.Parent = d.String()
+			}
+			if m := d.Count(); m > 0 {
+				s.Section = make([]string, m)
+				for k := range s.Section {
+					s.Section[k] = d.String()
+				}
+			}
+			s.PageStart = d.Int()
+			s.PageEnd = d.Int()
+			s.Start = d.Int()
+			s.End = d.Int()
+		}
+	case opDelete:
+		o = op{kind: opDelete, id: d.String()}
+	default:
+		d.Fail()
+	}
+	if whole && d.Err() == nil && len(d.B) != 0 {
+		d.Fail()
+	}
+	return o, d.Err()
 }

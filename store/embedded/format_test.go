@@ -81,3 +81,22 @@ func TestPayloadRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSalvage: reading what is intact of a damaged payload never panics,
+// and never returns an op whose frame checksum failed.
+func FuzzSalvage(f *testing.F) {
+	doc, segs := makeDoc("fz", 3, 4, 1)
+	p := binary.AppendUvarint(nil, 3)
+	p, _ = appendPut(p, &doc, segs, []bool{false, true, false}, 7, 1)
+	p = appendDelete(p, "gone")
+	p, _ = appendPut(p, &doc, segs[:1], []bool{false}, 10, 2)
+	f.Add(p)
+	f.Add([]byte{})
+	f.Add([]byte{5, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ops, lost := salvage(b)
+		if lost < 0 || len(ops) > len(b) {
+			t.Fatalf("salvage: %d ops, %d lost from %d bytes", len(ops), lost, len(b))
+		}
+	})
+}

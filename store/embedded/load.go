@@ -12,8 +12,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
-
-	"github.com/ibid-dev/ibid/store"
+	"unsafe"
 )
 
 // replay reads the committed records of the log from byte from to its end
@@ -21,7 +20,10 @@ import (
 // up). A damaged stretch followed by intact records is damage: it is
 // reported in d.damage and skipped, and replay goes on with the next intact
 // record. A bad stretch with no intact record after it is an uncommitted
-// tail: replay stops before it. It returns the offset past the last intact
+// tail, unless it is a whole record (intact header, every byte its length
+// claims present): then it was committed and damaged since, and is
+// reported. Replay stops before an uncommitted tail. It returns the offset
+// past the last intact
 // record and the number of vector rows the applied puts reach.
 func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, rowsEnd int, err error) {
 	name := logName(d.man.Generation)
@@ -72,10 +74,35 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 		if bad {
 			next, found := d.resync(f, off, size, format)
 			if !found {
-				return end, rowsEnd, nil // an uncommitted tail
+				if !wholeRecordAt(f, off, size, format) {
+					return end, rowsEnd, nil // an uncommitted tail: the write never finished
+				}
+				// The last record is all there, its header intact, yet it
+				// fails its checksum: committed and damaged since, not torn.
+				next = size
 			}
-			d.addDamage(Problem{File: name, Offset: off, Length: next - off,
-				What: fmt.Sprintf("%d bytes fail their checksum and were skipped (the documents committed there are lost)", next-off)})
+			// Intact records follow, so the bad one had been committed:
+			// keep what of it is intact, whole documents only.
+			stretch := make([]byte, next-off)
+			f.ReadAt(stretch, off)
+			var got []op
+			lost := 1
+			if len(stretch) > recordHeader {
+				got, lost = salvage(stretch[recordHeader:])
+			}
+			what := fmt.Sprintf("a record of %d bytes fails its checksum", next-off)
+			switch {
+			case len(got) > 0 && lost > 0:
+				what += fmt.Sprintf("; %d of its changes were read, %d are lost (the documents they put are missing)", len(got), lost)
+			case len(got) > 0:
+				what += fmt.Sprintf("; all %d of its changes were read from their own checksums", len(got))
+			default:
+				what += " and was skipped (the documents committed there are lost)"
+			}
+			d.addDamage(Problem{File: name, Offset: off, Length: next - off, What: what})
+			for i := range got {
+				rowsEnd = d.apply(name, off, &got[i], rowsEnd, live)
+			}
 			off = next
 			r.Reset(io.NewSectionReader(f, off, size-off))
 			continue
@@ -215,21 +242,29 @@ func (d *disk) attach(live map[string]*entry, block []float32, base, haveRows in
 			continue
 		}
 		lo, hi := (e.row-base)*dim, (e.row-base+len(e.segs))*dim
-		e.vecs = block[lo:hi:hi]
 		var what string
+		if lo < 0 || hi > len(block) {
+			// Rows outside what this replay read: only a damaged log
+			// says so (apply reported it).
+			e.vecs = make([]float32, len(e.segs)*dim)
+			what = "lie outside the rows the log commits"
+		} else {
+			e.vecs = block[lo:hi:hi]
+		}
 		switch {
+		case what != "":
 		case e.row+len(e.segs) > haveRows:
-			what = "is shorter than the log says"
+			what = "are missing: the file is shorter than the log says"
 		case d.man.Format >= 2 && vecSum(e.vecs) != e.sum:
-			what = "fails its checksum"
+			what = "fail their checksum"
 		case d.man.Format == 1 && hasNaN(e.vecs):
-			what = "holds values that are not numbers"
+			what = "hold values that are not numbers"
 		default:
 			continue
 		}
 		d.addDamage(Problem{File: name, Offset: int64(e.row) * int64(dim) * 4, Length: int64(len(e.vecs)) * 4,
 			What: fmt.Sprintf("the vectors of document %s (%s) %s; its segments are kept but dense search skips them", e.doc.ID, e.doc.Path, what)})
-		clear(e.vecs)
+		e.vecs = make([]float32, len(e.segs)*dim) // not clear: the rows may be another's too
 		e.lost = true
 		for i := range e.zero {
 			e.zero[i] = true
@@ -284,6 +319,12 @@ func (d *disk) loadAll() ([]*entry, error) {
 	at := 0 // next free row of the block; never past the entry being moved
 	for _, e := range entries {
 		size := len(e.segs) * dim
+		if e.row < at || !sameBlock(e.vecs, block) {
+			// Rows shared with the entry before (a damaged log) or not
+			// in the block: keep them apart.
+			e.vecs = slices.Clone(e.vecs)
+			continue
+		}
 		if e.row != at {
 			copy(block[at*dim:at*dim+size], e.vecs)
 		}
@@ -323,4 +364,27 @@ func entriesOf(m map[string]*entry) []*entry {
 	return out
 }
 
-var _ = store.ErrNotFound
+// sameBlock reports whether v is a slice of block's memory.
+func sameBlock(v, block []float32) bool {
+	if len(v) == 0 || len(block) == 0 {
+		return len(v) == 0
+	}
+	start := uintptr(unsafe.Pointer(&block[0]))
+	p := uintptr(unsafe.Pointer(&v[0]))
+	return p >= start && p < start+uintptr(len(block))*4
+}
+
+// wholeRecordAt reports whether a record of format 2 with an intact header
+// starts at off and all the bytes its header claims are in the file: a
+// record that cannot be a write cut short, whatever its payload holds.
+func wholeRecordAt(f *os.File, off, size int64, format int) bool {
+	if format == 1 {
+		return false
+	}
+	var hdr [recordHeader]byte
+	if _, err := f.ReadAt(hdr[:], off); err != nil {
+		return false
+	}
+	h, ok := parseHeader(hdr[:], format)
+	return ok && off+int64(recordHeader)+int64(h.n) <= size
+}

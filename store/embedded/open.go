@@ -43,6 +43,9 @@ func OpenDir(ctx context.Context, dir string, opt store.Options) (*Store, error)
 		return nil, mismatch(dir, m.info(), opt.Info)
 	}
 	d := &disk{dir: dir, man: m, manSeen: fi, readOnly: opt.ReadOnly, flk: flock.New(filepath.Join(dir, lockName))}
+	if d.dirSeen, err = os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("couldn't open library: %w", err)
+	}
 	if !d.readOnly {
 		// A folder we cannot write to opens read-only.
 		f, err := os.OpenFile(d.path(lockName), os.O_RDWR|os.O_CREATE, 0o644)
@@ -100,11 +103,25 @@ func create(ctx context.Context, dir string, info store.Info) (manifest, fs.File
 // is the only user of s.
 func (s *Store) loadLocked() error {
 	d := s.disk
-	d.damage = nil
-	d.noteLog()
-	entries, err := d.loadAll()
-	if err != nil {
-		return err
+	var entries []*entry
+	for try := 0; ; try++ {
+		d.damage = nil
+		d.noteLog()
+		var err error
+		if entries, err = d.loadAll(); err != nil {
+			return err
+		}
+		// Another process may have compacted while this one read: its
+		// files of the old generation vanish half-read. What looks like
+		// damage then is only that: read the new generation.
+		if d.damage == nil || try == 2 {
+			break
+		}
+		m, fi, ok, err := readManifest(d.dir)
+		if err != nil || !ok || m == d.man || m.info() != s.info {
+			break
+		}
+		d.man, d.manSeen = m, fi
 	}
 	docs := make(map[string]*entry, len(entries))
 	nsegs := 0
@@ -136,6 +153,7 @@ func (s *Store) loadLocked() error {
 	s.docs, s.nsegs, s.coll, s.kw = docs, nsegs, fresh.coll, kw
 	s.mu.Unlock()
 	d.tidy = false
+	s.publishDamage()
 	return nil
 }
 
@@ -176,12 +194,12 @@ func (s *Store) catchUp() error {
 		if m.info() != s.info {
 			return mismatch(d.dir, m.info(), s.info)
 		}
+		// A new manifest means a new generation (a compaction, a repair),
+		// or a new library in place of a dropped one: load it whole.
 		d.manSeen = fi
-		if m != d.man {
-			d.closeFiles()
-			d.man = m
-			return s.loadLocked()
-		}
+		d.closeFiles()
+		d.man = m
+		return s.loadLocked()
 	}
 	lfi, err := os.Stat(d.path(logName(d.man.Generation)))
 	switch {
@@ -201,7 +219,16 @@ func (s *Store) catchUp() error {
 	if lfi.Size() == d.logEnd {
 		return nil
 	}
+	intact := d.damage == nil
 	delta, err := d.catchUpEntries()
+	if intact && d.damage != nil {
+		// As in loadLocked: a compaction by another process may have
+		// removed the files half-read. Then read the new generation.
+		if m, _, ok, merr := readManifest(d.dir); merr == nil && ok && m != d.man {
+			return s.loadLocked()
+		}
+	}
+	s.publishDamage()
 	if err != nil {
 		return err
 	}

@@ -14,9 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/philippgille/chromem-go"
@@ -66,9 +68,18 @@ type Store struct {
 	closed bool
 
 	disk *disk // nil in memory; its fields are guarded by wsem
+
+	// damaged is a copy of disk.damage for Damage, which may run beside a
+	// writer: published after each load and catch-up.
+	damaged atomic.Pointer[DamageError]
 }
 
 // entry is one live document with its segments and vectors.
+//
+// Invariant: len(zero) == len(segs), len(vecs) == len(segs)×dimension,
+// segs[i].Index == i and segs[i].ID == doc.ID + ":" + i; doc.Segments ==
+// len(segs). Once linked into a store an entry is never modified except
+// for row (by a compaction, under the store's lock).
 type entry struct {
 	doc   store.Document
 	segs  []store.Segment // Vector nil
@@ -198,10 +209,23 @@ func (s *Store) SetBM25(k1, b float64) {
 // none was; otherwise an error wrapping *DamageError that says what to do.
 // A damaged library is open read-only.
 func (s *Store) Damage() error {
-	if s.disk == nil || s.disk.damage == nil {
-		return nil
+	if d := s.damaged.Load(); d != nil {
+		return d
 	}
-	return s.disk.damage
+	return nil
+}
+
+// publishDamage makes what the last load or catch-up found visible to
+// Damage; the caller holds wsem.
+func (s *Store) publishDamage() {
+	d := s.disk.damage
+	if d == nil {
+		s.damaged.Store(nil)
+		return
+	}
+	c := *d
+	c.Problems = slices.Clone(d.Problems)
+	s.damaged.Store(&c)
 }
 
 // Close saves the keyword index if it changed and releases the library's
@@ -223,12 +247,12 @@ func (s *Store) Close() error {
 }
 
 // saveKeywordLocked writes the keyword index when it changed since it was
-// last saved (and, unless force, at most every keywordSaveEvery); the
-// caller holds wsem and mu (shared at least). A failure only costs the
-// next open a rebuild.
+// last saved (with throttle, at most every keywordSaveEvery); the caller
+// holds wsem and mu (shared at least). A failure only costs the next open
+// the analysis of what changed.
 func (s *Store) saveKeywordLocked(throttle bool) {
 	d := s.disk
-	if d == nil || !d.kwDirty || !d.writable() {
+	if d == nil || !d.kwDirty || !d.writable() || d.damage != nil {
 		return
 	}
 	if throttle && time.Since(d.kwSaved) < keywordSaveEvery {

@@ -35,7 +35,6 @@ func normalise(v []float32) (zero bool, err error) {
 	return false, nil
 }
 
-
 func dot(a, b []float32) float32 {
 	var s float32
 	b = b[:len(a)]

@@ -7,8 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/ibid-dev/ibid/store/internal/atomicfile"
 	"github.com/ibid-dev/ibid/store/internal/wire"
 )
 
@@ -16,11 +15,11 @@ import (
 const bm25Magic = "ibid-bm25\x01"
 
 // Save writes the index's live postings to path atomically and durably
-// (a synced temporary file renamed over the old one), so that Load can
+// (atomicfile: a synced temporary file renamed over the old one), so that Load can
 // start from it instead of analysing every text again.
 func (x *BM25) Save(path string) error {
 	b := x.appendBinary(make([]byte, 0, 1<<20))
-	if err := renameio.WriteFile(path, b, 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("couldn't save the keyword index: %w", err)
 	}
 	return nil

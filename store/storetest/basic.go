@@ -330,3 +330,22 @@ func testClosed(t *testing.T, h Harness) {
 	_, err = st.Document(ctx, "a")
 	wantErr(t, err, store.ErrClosed)
 }
+
+func testReadOnly(t *testing.T, h Harness) {
+	ctx := context.Background()
+	w, loc := fresh(t, h)
+	update(t, w, []store.Put{doc("a", 2, 1)})
+	r, err := store.Open(ctx, loc, store.Options{Library: "lib", ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	checkDoc(t, r, doc("a", 2, 1))
+	wantErr(t, r.Update(ctx, []store.Put{doc("x", 1, 1)}, nil), store.ErrReadOnly)
+	wantErr(t, r.Update(ctx, nil, []string{"a"}), store.ErrReadOnly)
+	update(t, w, []store.Put{doc("b", 1, 1)})
+	checkDoc(t, r, doc("b", 1, 1)) // a reader follows the writer
+	checkDoc(t, w, doc("a", 2, 1))
+	_, err = store.Open(ctx, loc, store.Options{Library: "none", Info: testInfo, Create: true, ReadOnly: true})
+	wantErr(t, err, store.ErrNoLibrary)
+}

@@ -70,8 +70,13 @@ func Child() {
 	os.Exit(0)
 }
 
-// child starts the test binary as a child in mode on loc.
-func child(t *testing.T, mode, loc string, env ...string) (*exec.Cmd, *bufio.Scanner) {
+// childTimeout bounds how long the suite waits for a child's next line.
+const childTimeout = time.Minute
+
+// child starts the test binary as a child in mode on loc; its output
+// lines arrive on the channel, which is closed when the child's output
+// ends.
+func child(t *testing.T, mode, loc string, env ...string) (*exec.Cmd, <-chan string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -88,7 +93,28 @@ func child(t *testing.T, mode, loc string, env ...string) (*exec.Cmd, *bufio.Sca
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd, bufio.NewScanner(out)
+	lines := make(chan string, 64)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return cmd, lines
+}
+
+// next returns the child's next line; ok is false at the end of its
+// output. A child silent for childTimeout fails the test.
+func next(t *testing.T, lines <-chan string) (line string, ok bool) {
+	t.Helper()
+	select {
+	case line, ok = <-lines:
+		return line, ok
+	case <-time.After(childTimeout):
+		t.Fatalf("the child process printed nothing for %v", childTimeout)
+		return "", false
+	}
 }
 
 func needProcesses(t *testing.T, h Harness) {
@@ -167,9 +193,12 @@ func testKill(t *testing.T, h Harness) {
 		loc := h.Location(t)
 		cmd, out := child(t, "kill", loc)
 		last := -1
-		stopAt := 3 + r.IntN(25)
-		for last < stopAt && out.Scan() {
-			line := out.Text()
+		stopAt := 3 + r.IntN(25+60*rounds/4) // far enough, sometimes, for a compaction
+		for last < stopAt {
+			line, ok := next(t, out)
+			if !ok {
+				t.Fatal("the child ended before it was killed")
+			}
 			if n, ok := strings.CutPrefix(line, "committed "); ok {
 				last, _ = strconv.Atoi(n)
 				continue
@@ -178,8 +207,12 @@ func testKill(t *testing.T, h Harness) {
 		}
 		time.Sleep(time.Duration(r.IntN(3000)) * time.Microsecond) // somewhere inside the next op
 		cmd.Process.Kill()
-		for out.Scan() { // lines printed before the kill (Wait would close the pipe)
-			if n, ok := strings.CutPrefix(out.Text(), "committed "); ok {
+		for { // lines printed before the kill (Wait would close the pipe)
+			line, ok := next(t, out)
+			if !ok {
+				break
+			}
+			if n, ok := strings.CutPrefix(line, "committed "); ok {
 				last, _ = strconv.Atoi(n)
 			}
 		}
@@ -225,10 +258,14 @@ func testOtherProcess(t *testing.T, h Harness) {
 		mine[i] = err == nil
 	}
 	theirs := map[int]bool{}
-	for out.Scan() {
-		f := strings.Fields(out.Text())
+	for {
+		line, ok := next(t, out)
+		if !ok {
+			break
+		}
+		f := strings.Fields(line)
 		if len(f) != 2 || f[0] == "error" {
-			t.Fatalf("child: %s", out.Text())
+			t.Fatalf("child: %s", line)
 		}
 		i, _ := strconv.Atoi(f[1])
 		theirs[i] = f[0] == "committed"

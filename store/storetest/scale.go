@@ -8,12 +8,13 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// testNoLoss stores 200,000 segments (20,000 with -short), reopens the
-// library and finds every one of them by id, with its own text and vector.
+// testNoLoss stores 200,000 segments (20,000 with -short or -race),
+// reopens the library and finds every one of them by id, with its own text
+// and vector.
 func testNoLoss(t *testing.T, h Harness) {
 	const perDoc = 100
 	docs := 2000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		docs = 200
 	}
 	ctx := context.Background()

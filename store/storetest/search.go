@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 func hitIDs(hs []store.Hit) []string {
@@ -252,6 +253,15 @@ func testKeyword(t *testing.T, h Harness) {
 	}
 	if hits, err := st.Keyword(ctx, "folding", 1, store.Filter{}); err != nil || len(hits) != 1 {
 		t.Fatalf("k=1: %v, %v", hitIDs(hits), err)
+	}
+	// The optional term statistics agree with what the search matches.
+	if tc, ok := st.(store.TermCounter); ok {
+		terms := keyword.Tokenize("folding hospital 機械学習 unicorn")
+		df, n, err := tc.DocFreq(ctx, terms)
+		want := []int{2, 1, 1, 1, 1, 0} // fold; hospit; 機械 械学 学習; unicorn
+		if err != nil || n != 5 || !slices.Equal(df, want) {
+			t.Fatalf("DocFreq(%q) = %v, %d, %v; want %v, 5", terms, df, n, err, want)
+		}
 	}
 }
 

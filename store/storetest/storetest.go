@@ -62,6 +62,7 @@ func Run(t *testing.T, h Harness) {
 		{"Keyword", testKeyword},
 		{"KeywordIndexText", testKeywordIndexText},
 		{"Closed", testClosed},
+		{"ReadOnly", testReadOnly},
 		{"Libraries", testLibraries},
 		{"Drop", testDrop},
 		{"TwoStoresOneLibrary", testTwoStores},

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// addCommand is ibid add: files, folders and globs into a library.
+func addCommand(cfg *Config) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "add PATH...",
+		Short: "Add files, folders or globs to a library",
+		Long: prose(`Adds files, folders (recursively) and globs to a library: PDF, Markdown,
+text and HTML. A file already in the library is left alone when unchanged
+and replaced when its content changed; files that cannot be read are
+skipped, each with its reason, and the rest are added. Stop with Ctrl+C at
+any time: the library keeps the documents that were whole.
+
+Libraries live in $XDG_DATA_HOME/ibid/libraries (default ~/.local/share),
+or in the folder --store names. A library remembers the embedder that
+built it; use the same one later.`),
+		Example: `# A folder, recursively:
+ibid add ~/papers
+
+# A glob, into the library "thesis":
+ibid add --library thesis notes/*.md
+
+# Embed with an OpenAI-compatible endpoint:
+ibid add --embed-model nomic-embed-text --base-url http://localhost:11434/v1 paper.pdf`,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			return runAdd(cmd, cfg, paths)
+		},
+	}
+	fs := c.Flags()
+	cfg.libraryFlags(fs)
+	cfg.embedderFlags(fs)
+	fs.Var(byteSize{&cfg.MaxFileSize}, "max-file-size",
+		"skip files larger than this size (bytes, or with KB, MB, GB: 200MB); 0 leaves the limit to the library")
+	completeCommon(c, cfg)
+	return c
+}
+
+func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
+	if len(paths) == 0 {
+		return errors.New("add: give the files or folders to add, e.g. ibid add ~/papers")
+	}
+	ctx := cmd.Context()
+	lib, err := openLibrary(ctx, cfg, cfg.Library, writable)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+
+	stderr := cmd.ErrOrStderr()
+	tty, width := isTerminal(stderr)
+	pr := &addPrinter{w: stderr, tty: tty, width: width, lib: lib.Name()}
+	rep, err := addFiles(ctx, lib, paths, cfg.MaxFileSize, pr.progress)
+	pr.clear()
+	printAddReport(cmd.OutOrStdout(), lib, rep)
+	if err != nil {
+		return err
+	}
+	if len(rep.Added)+len(rep.Unchanged)+len(rep.Replaced)+len(rep.Moved) == 0 {
+		return errors.New("add: nothing could be added; ibid reads PDF, Markdown (.md), text (.txt) and HTML files: check the paths and the reasons above")
+	}
+	return nil
+}
+
+// addPrinter shows an add's progress: on a terminal one line redrawn in
+// place, otherwise a plain line per file.
+type addPrinter struct {
+	w     io.Writer
+	tty   bool
+	width int
+	lib   string
+	drawn bool      // a progress line is on screen
+	last  time.Time // when it was drawn
+}
+
+func (p *addPrinter) progress(ap addProgress) {
+	if ap.Stage == "waiting" {
+		p.clear()
+		fmt.Fprintf(p.w, "waiting for another ibid that is changing library %q…\n", p.lib)
+		return
+	}
+	if !p.tty {
+		switch ap.Stage {
+		case "file":
+			fmt.Fprintf(p.w, "[%d/%d] %s: %s, %s\n", ap.FilesDone, ap.FilesTotal,
+				clean(displayPath(ap.File)), clean(ap.Status), plural(ap.FileSegments, "segment"))
+		case "skip":
+			fmt.Fprintf(p.w, "[%d/%d] %s: skipped\n", ap.FilesDone, ap.FilesTotal, clean(displayPath(ap.File)))
+		}
+		return
+	}
+	// Redraw at most 20 times a second, but always the last state.
+	if ap.Stage != "done" && ap.Stage != "file" && time.Since(p.last) < 50*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	fmt.Fprint(p.w, "\r\x1b[K"+fit(progressLine(ap, p.width), p.width-1))
+	p.drawn = true
+}
+
+// clear removes the progress line.
+func (p *addPrinter) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
+}
+
+// progressLine is the one-line view of an add: a bar over files, then
+// counts and the current file.
+func progressLine(ap addProgress, width int) string {
+	barWidth := min(max(width/6, 8), 30)
+	filled := 0
+	if ap.FilesTotal > 0 {
+		filled = barWidth * ap.FilesDone / ap.FilesTotal
+	}
+	bar := strings.Repeat("█", filled) + strings.Repeat("░", barWidth-filled)
+	line := fmt.Sprintf("%s %d/%d files · %d segments", bar, ap.FilesDone, ap.FilesTotal, ap.Segments)
+	if ap.ToEmbed > 0 && ap.Embedded < ap.ToEmbed {
+		line += fmt.Sprintf(" · embedding %d/%d", ap.Embedded, ap.ToEmbed)
+	}
+	switch ap.Stage {
+	case "load", "embed":
+		line += " · " + filepath.Base(ap.File)
+	case "store":
+		line += " · saving"
+	}
+	return line
+}
+
+// printAddReport prints what an add did: the counts, the replaced and
+// moved documents, and each skipped file with its reason.
+func printAddReport(w io.Writer, lib *library, rep *addReport) {
+	if rep == nil {
+		return
+	}
+	parts := []string{
+		fmt.Sprintf("%d added", len(rep.Added)),
+		fmt.Sprintf("%d unchanged", len(rep.Unchanged)),
+		fmt.Sprintf("%d replaced", len(rep.Replaced)),
+	}
+	if len(rep.Moved) > 0 {
+		parts = append(parts, fmt.Sprintf("%d moved", len(rep.Moved)))
+	}
+	parts = append(parts, fmt.Sprintf("%d skipped", len(rep.Skipped)))
+	segs := 0
+	for _, d := range rep.Added {
+		segs += d.Segments
+	}
+	for _, d := range rep.Replaced {
+		segs += d.Segments
+	}
+	docs, all, err := libraryContents(context.Background(), lib)
+	if err != nil {
+		fmt.Fprintf(w, "library %q: %s (%d new segments; couldn't count the rest: %v)\n", lib.Name(), strings.Join(parts, ", "), segs, err)
+		return
+	}
+	fmt.Fprintf(w, "library %q: %s (%d new segments; %d documents, %d segments in all)\n",
+		lib.Name(), strings.Join(parts, ", "), segs, len(docs), all)
+	for _, d := range rep.Replaced {
+		fmt.Fprintf(w, "  replaced %s (changed since it was added)\n", displayPath(d.Path))
+	}
+	for _, d := range rep.Moved {
+		fmt.Fprintf(w, "  moved    %s (same content, old path gone)\n", displayPath(d.Path))
+	}
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(w, "  skipped  %s: %s\n", displayPath(sk.Path), clean(sk.Reason))
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "  note     %s: %s\n", displayPath(n.Path), clean(n.Text))
+	}
+}

@@ -1,0 +1,29 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestAddProgressTerminal(t *testing.T) {
+	var b bytes.Buffer
+	p := &addPrinter{w: &b, tty: true, width: 60, lib: "default"}
+	p.progress(addProgress{Stage: "load", File: "/x/paper.pdf", FilesDone: 1, FilesTotal: 4, Segments: 10})
+	p.progress(addProgress{Stage: "file", File: "/x/paper.pdf", FilesDone: 2, FilesTotal: 4, Segments: 120, Embedded: 100, ToEmbed: 120})
+	p.clear()
+	out := b.String()
+	if strings.Count(out, "\r\x1b[K") != 3 || strings.Contains(out, "\n") {
+		t.Fatalf("terminal progress is not redrawn in place: %q", out)
+	}
+	if !strings.Contains(out, "2/4 files") || !strings.Contains(out, "embedding 100/120") || !strings.Contains(out, "█████") {
+		t.Fatalf("progress line lacks counts or bar: %q", out)
+	}
+	for _, line := range strings.Split(out, "\r\x1b[K") {
+		if w := ansi.StringWidth(line); w >= 60 {
+			t.Errorf("progress line %q is %d cells, wider than the terminal", line, w)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
+)
+
+// This file connects the faces that answer without the chat (ask, serve)
+// to a library and a model.
+
+// openAnswerer opens the library cfg names and connects the model it
+// names; m is nil when none answers (the extractive answerer). An empty
+// library is an error that says how to fill it.
+func openAnswerer(ctx context.Context, cfg *Config) (lib *library, m *llm.Model, mode citations.Mode, err error) {
+	mode, err = citations.ParseMode(cfg.CiteFormat)
+	if err != nil {
+		return nil, nil, mode, fmt.Errorf("--cite-format: %w (use inline, json or sections)", err)
+	}
+	if err := cfg.check(); err != nil {
+		return nil, nil, mode, err
+	}
+	lib, err = openLibrary(ctx, cfg, cfg.Library, writable)
+	if err != nil {
+		return nil, nil, mode, err
+	}
+	if _, segs, err := libraryContents(ctx, lib); err != nil || segs == 0 {
+		lib.Close()
+		if err != nil {
+			return nil, nil, mode, err
+		}
+		lib.Close()
+		return nil, nil, mode, fmt.Errorf("the library %q is empty: add documents with ibid add PATH", cfg.Library)
+	}
+	m, err = llm.Connect(ctx, modelConfig(cfg))
+	if err != nil {
+		lib.Close()
+		return nil, nil, mode, err
+	}
+	return lib, m, mode, nil
+}
+
+// modelConfig is the model cfg names, with its timeouts.
+func modelConfig(cfg *Config) llm.ModelConfig {
+	return llm.ModelConfig{
+		Config:   serverConfig(cfg),
+		Model:    cfg.Model,
+		NoOllama: cfg.NoOllama,
+	}
+}
+
+// serverConfig is the OpenAI-compatible server cfg names, for the chat
+// model and the embedder alike.
+func serverConfig(cfg *Config) llm.Config {
+	return llm.Config{
+		BaseURL:          cfg.BaseURL,
+		APIKey:           cfg.APIKey,
+		FirstByteTimeout: cfg.FirstByteTimeout,
+		IdleTimeout:      cfg.IdleTimeout,
+	}
+}
+
+// modelName is the name of the model that answers: m's, or the extractive
+// answerer's when m is nil.
+func modelName(m *llm.Model) string {
+	if m == nil {
+		return rag.ExtractiveName
+	}
+	return m.Name()
+}
+
+// resumeConversation loads the saved conversation --resume names (resume
+// is "" without the flag, resumeLatest for the latest) and returns it with
+// the folder it is saved in; without --resume it returns nil and saves
+// nowhere.
+func resumeConversation(resume string) (*rag.Conversation, string, error) {
+	if resume == "" {
+		return nil, "", nil
+	}
+	dir, err := rag.ConversationsDir()
+	if err != nil {
+		return nil, "", err
+	}
+	id := resume
+	if id == resumeLatest {
+		id = ""
+	}
+	conv, err := rag.LoadConversation(dir, id)
+	if err != nil {
+		return nil, "", err
+	}
+	return conv, dir, nil
+}

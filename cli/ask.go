@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibid-dev/ibid/headless"
+	"github.com/ibid-dev/ibid/rag"
+)
+
+// askCommand is ibid ask: one cited answer, streamed, then exit.
+func askCommand(cfg *Config) *cobra.Command {
+	var format, resume string
+	var explain bool
+	c := &cobra.Command{
+		Use:   "ask QUESTION",
+		Short: "Answer one question with cited sources, then exit",
+		Long: prose(`Answers one question from the library with cited sources, streaming as the
+answer arrives, then exits. Formats:
+  text      the answer with [n], then a numbered source list
+  markdown  Pandoc footnotes ([^1] and their definitions)
+  ndjson    one JSON event per line (see docs/answers.md)
+
+With no model configured (OPENAI_BASE_URL, --base-url, or a local Ollama)
+the answer is extractive: the best-matching sentences, each cited.`),
+		Example: `ibid ask "what limits the method?"
+
+# Footnotes into your notes:
+ibid ask --format markdown "how was the data collected?" >> notes.md`,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, words []string) error {
+			return runAsk(cmd, cfg, askFlags{format, resume, explain}, words)
+		},
+	}
+	fs := c.Flags()
+	cfg.libraryFlags(fs)
+	cfg.embedderFlags(fs)
+	cfg.modelFlags(fs)
+	fs.StringVar(&format, "format", "text", "output format: text, markdown or ndjson")
+	fs.BoolVar(&explain, "explain", false, "say on standard error why the extractive answerer chose each sentence, or declined")
+	fs.StringVar(&resume, "resume", "",
+		"continue a saved conversation (the chat's, or an earlier ask's): --resume the latest, --resume=ID a given one; the answer is saved to it")
+	fs.Lookup("resume").NoOptDefVal = resumeLatest
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(
+		[]string{"text", "markdown", "ndjson"}, cobra.ShellCompDirectiveNoFileComp))
+	completeCommon(c, cfg)
+	return c
+}
+
+// askFlags are ask's own flags.
+type askFlags struct {
+	format, resume string
+	explain        bool
+}
+
+func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
+	question := strings.TrimSpace(strings.Join(words, " "))
+	if question == "" {
+		return errors.New(`ask: give a question, e.g. ibid ask "what limits the method?"`)
+	}
+	ctx := cmd.Context()
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	w, err := headless.NewWriter(f.format, out)
+	if err != nil {
+		return fmt.Errorf("ask: %w", err)
+	}
+	conv, convDir, err := resumeConversation(f.resume)
+	if err != nil {
+		return fmt.Errorf("ask: %w", err)
+	}
+	if conv != nil {
+		cfg.Library = conv.Library
+	} else {
+		conv = rag.NewConversation(cfg.Library)
+	}
+	lib, m, mode, err := openAnswerer(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("ask: %w", err)
+	}
+	defer lib.Close()
+	opt := rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering}
+	if f.explain {
+		opt.Explain = func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), "explain: "+headless.TerminalSafe(line)) }
+	}
+	p := rag.NewPipeline(lib, m, opt)
+	var writeErr error
+	err = p.Answer(ctx, conv, question, func(e rag.Event) {
+		if writeErr == nil {
+			writeErr = w.Write(e)
+		}
+	})
+	if ferr := out.Flush(); writeErr == nil {
+		writeErr = ferr
+	}
+	if convDir != "" {
+		if serr := conv.Save(convDir); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("ask: %w", err)
+	}
+	if writeErr != nil {
+		return fmt.Errorf("ask: couldn't write the answer: %w", writeErr)
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
+	"github.com/ibid-dev/ibid/ui"
+)
+
+// resumeLatest is --resume's value when it is given without one.
+const resumeLatest = "latest"
+
+// chatCommand is the root command: the chat, after adding any PATHs.
+func chatCommand(cfg *Config) *cobra.Command {
+	var resume string
+	c := &cobra.Command{
+		Use:   "ibid [PATH...]",
+		Short: "Chat with your own documents; every claim carries a footnote",
+		Long: prose(`Chat with your own documents; every claim carries a footnote.
+
+Opens the chat on the library. PATHs (files, folders, globs) are added to
+the library first, with progress on the status line. Every claim of an
+answer carries a footnote [n]; tab to the transcript, ] and [ or a digit
+select one, enter opens the cited passage. ? shows every key, /help the
+slash commands. Keys and screens: docs/tui.md.
+
+With nothing configured ibid uses a local embedder and, when no model
+answers, an extractive answerer. Point it at a model with OPENAI_BASE_URL
+(and OPENAI_API_KEY) or --base-url and --model; a local Ollama is found by
+itself. Documentation: docs/ (start with docs/README.md).`),
+		Example: `# Add ibid's own documentation, then chat with it:
+ibid --library ibid-docs docs/
+
+# Chat with the library "thesis", one footnote ledger for the whole conversation:
+ibid --library thesis --numbering conversation
+
+# Reopen the latest conversation, or a given one:
+ibid --resume
+ibid --resume=e96d6a868b2e2bd1`,
+		Args:                       cobra.ArbitraryArgs,
+		SuggestionsMinimumDistance: 2,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			if cmd.Flags().Changed("resume") && resume == "" {
+				resume = resumeLatest
+			}
+			return runChat(cmd, cfg, paths, resume)
+		},
+	}
+	fs := c.Flags()
+	cfg.libraryFlags(fs)
+	cfg.embedderFlags(fs)
+	cfg.modelFlags(fs)
+	fs.StringVar(&cfg.Numbering, "numbering", cfg.Numbering,
+		"footnote numbering: answer (numbers restart with each answer) or conversation (one ledger) (env IBID_NUMBERING)")
+	fs.StringVar(&cfg.Theme, "theme", cfg.Theme, "colours: light or dark; empty asks the terminal, then COLORFGBG (env IBID_THEME)")
+	_ = c.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]string{"light", "dark"}, cobra.ShellCompDirectiveNoFileComp))
+	fs.StringVar(&resume, "resume", "",
+		"reopen a saved conversation: --resume the latest, --resume=ID a given one, with the same numbers and sources")
+	fs.Lookup("resume").NoOptDefVal = resumeLatest
+	_ = c.RegisterFlagCompletionFunc("numbering", cobra.FixedCompletions([]string{"answer", "conversation"}, cobra.ShellCompDirectiveNoFileComp))
+	completeCommon(c, cfg)
+	return c
+}
+
+func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) error {
+	ctx := cmd.Context()
+	if err := unknownCommand(cmd, paths); err != nil {
+		return err
+	}
+	if err := resumeIDAsPath(resume, paths); err != nil {
+		return err
+	}
+	if cfg.Numbering != "answer" && cfg.Numbering != "conversation" {
+		return fmt.Errorf("--numbering %q: use answer or conversation", cfg.Numbering)
+	}
+	mode, err := citations.ParseMode(cfg.CiteFormat)
+	if err != nil {
+		return fmt.Errorf("--cite-format: %w (use inline, json or sections)", err)
+	}
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	if f, ok := cmd.InOrStdin().(*os.File); !ok || !isTTY(f) {
+		return errors.New("the chat needs a terminal; for pipes and scripts use ibid ask")
+	}
+	conv, _, err := resumeConversation(resume)
+	if err != nil {
+		return err
+	}
+	if conv != nil {
+		cfg.Library = conv.Library
+	}
+	lib, err := openLibrary(ctx, cfg, cfg.Library, writable)
+	if err != nil {
+		return err
+	}
+	model, err := llm.Connect(ctx, modelConfig(cfg))
+	if err != nil {
+		lib.Close()
+		return err
+	}
+	open := func(ctx context.Context, name string) (*library, error) {
+		return openLibrary(ctx, cfg, name, writable)
+	}
+	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering}, conv, open)
+	defer b.Close()
+	switch cfg.Theme {
+	case "", "light", "dark":
+	default:
+		return fmt.Errorf("--theme %q: use light or dark (or leave it empty to ask the terminal)", cfg.Theme)
+	}
+	opt := ui.Options{AddFirst: paths, Theme: cfg.Theme}
+	if _, segs, err := libraryContents(ctx, lib); err == nil && len(paths) == 0 && segs == 0 && conv == nil {
+		opt.Notice = fmt.Sprintf("the library %q is empty: type /add PATH (files, folders, globs)", cfg.Library)
+	}
+	p := tea.NewProgram(ui.New(b, opt), tea.WithContext(ctx), tea.WithInput(cmd.InOrStdin()), tea.WithOutput(cmd.OutOrStdout()))
+	_, err = p.Run()
+	// The chat saves after every answer in the background; save once more
+	// so that quitting right after an answer cannot lose it (bounded: an
+	// answer still winding down holds the conversation).
+	saved := make(chan error, 1)
+	go func() { saved <- b.Save() }()
+	select {
+	case serr := <-saved:
+		if serr != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ibid: couldn't save the conversation: %v\n", serr)
+		}
+	case <-time.After(2 * time.Second):
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("chat: %w", err)
+	}
+	return nil
+}
+
+// unknownCommand catches a mistyped command (ibid serach …): a first
+// argument that is no file, no folder and no glob, but close to a command's
+// name. Anything else is a path to add.
+func unknownCommand(cmd *cobra.Command, paths []string) error {
+	if len(paths) == 0 || strings.ContainsAny(paths[0], `*?[/\.`) {
+		return nil
+	}
+	if _, err := os.Lstat(paths[0]); err == nil {
+		return nil
+	}
+	if s := cmd.SuggestionsFor(paths[0]); len(s) > 0 {
+		return fmt.Errorf("unknown command %q: did you mean ibid %s? (to add a file of that name, write ./%s)", paths[0], s[0], paths[0])
+	}
+	return nil
+}
+
+// resumeIDAsPath refuses "--resume ID": with --resume given without a
+// value, a first PATH that does not exist but reads like a conversation's
+// id (hex) was meant as one, and ibid says how to write it.
+func resumeIDAsPath(resume string, paths []string) error {
+	if resume != resumeLatest || len(paths) == 0 || len(paths[0]) < 8 {
+		return nil
+	}
+	for _, r := range paths[0] {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return nil
+		}
+	}
+	if _, err := os.Lstat(paths[0]); err == nil {
+		return nil
+	}
+	return fmt.Errorf("no file or folder %q to add: to reopen the conversation of that id, write --resume=%s", paths[0], paths[0])
+}

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestChatFlags(t *testing.T) {
+	cmdEnv(t)
+	for _, c := range []struct {
+		args []string
+		want string // in the error, or in the output for --help
+	}{
+		{[]string{"-h"}, "--resume"},
+		{[]string{"--library", "x", "--help"}, "--numbering"},
+		{[]string{"--numbering", "page"}, "use answer or conversation"},
+		{[]string{"--cite-format", "xml"}, "use inline, json or sections"},
+		{[]string{"--idle-timeout", "-5s"}, "--idle-timeout"},
+		{[]string{"--first-byte-timeout", "soon"}, "invalid argument"},
+		{[]string{}, "needs a terminal"},
+		{[]string{"docs/", "--library", "x"}, "needs a terminal"}, // PATHs, then flags
+		{[]string{"serach", "tides"}, `did you mean ibid search?`},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errs := runCmd(t, c.args...)
+			if len(c.args) > 0 && (c.args[len(c.args)-1] == "-h" || c.args[len(c.args)-1] == "--help") {
+				if code != 0 || !strings.Contains(out, c.want) {
+					t.Errorf("help: exit %d, lacks %q:\n%s", code, c.want, out)
+				}
+				return
+			}
+			if code != exitError || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d, stderr %q, want %q", code, errs, c.want)
+			}
+		})
+	}
+}
+
+// TestResumeTakesOptionalID: --resume alone is the latest conversation and
+// leaves the next argument a PATH; an id is written --resume=ID, and an id
+// written as a separate argument is refused with how to write it.
+func TestResumeTakesOptionalID(t *testing.T) {
+	cmdEnv(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--resume=e96d6a868b2e2bd1"}, "needs a terminal"},
+		{[]string{"--resume", "docs/"}, "needs a terminal"},
+		{[]string{"docs/", "--resume"}, "needs a terminal"},
+		{[]string{"--resume", "e96d6a868b2e2bd1"}, "write --resume=e96d6a868b2e2bd1"},
+	} {
+		code, _, errs := runCmd(t, c.args...)
+		if code != exitError || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
+		}
+	}
+	if _, out, _ := runCmd(t, "--help"); !strings.Contains(out, "--resume=ID") {
+		t.Errorf("help does not show how to give an id:\n%s", out)
+	}
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ibid-dev/ibid/internal/xdg"
+	"github.com/spf13/pflag"
+)
+
+// Config is everything ibid's commands read from the environment and the
+// command line.
+//
+// Invariants: the environment is read once, by loadConfig, into the
+// defaults of the flags; a flag given on the command line then overwrites
+// its field. Nothing else in the package reads the environment, and no
+// command changes a Config after its flags are parsed except the chat,
+// which takes a resumed conversation's library name.
+type Config struct {
+	// Store is where the libraries live: "" the data folder
+	// (DataDir/libraries), or a folder holding one folder per library
+	// (--store, IBID_STORE).
+	Store string
+	// Library names the library (--library, IBID_LIBRARY; "default").
+	Library string
+	// EmbedModel is an OpenAI-compatible embedding model; "" uses the local
+	// embedder (--embed-model, IBID_EMBED_MODEL).
+	EmbedModel string
+	// MaxFileSize is the largest file add reads, in bytes; 0 leaves it to
+	// the library (--max-file-size).
+	MaxFileSize int64
+
+	// BaseURL is the OpenAI-compatible API, for the chat model and the
+	// embedder alike (--base-url, OPENAI_BASE_URL); "" tries a local
+	// Ollama for answers.
+	BaseURL string
+	APIKey  string // OPENAI_API_KEY; never a flag, so it stays out of ps
+	// Model is the chat model (--model, IBID_MODEL); "" picks the server's
+	// first model.
+	Model string
+	// CiteFormat is how the model writes citations: inline, json or
+	// sections (--cite-format, IBID_CITE_FORMAT).
+	CiteFormat string
+	// NoOllama stops the look for a local Ollama (IBID_NO_OLLAMA set).
+	NoOllama bool
+	// FirstByteTimeout and IdleTimeout bound the wait for a model's first
+	// byte and between two of its chunks; 0 waits for ever
+	// (--first-byte-timeout, --idle-timeout).
+	FirstByteTimeout time.Duration
+	IdleTimeout      time.Duration
+
+	// Numbering is the chat's footnote numbering: answer or conversation
+	// (--numbering, IBID_NUMBERING).
+	Numbering string
+	// Token is the bearer token serve's clients send (--token, IBID_TOKEN).
+	Token string
+	// warn is where warnings go (standard error); nil: nowhere.
+	warn io.Writer
+	// Theme is the chat's colours: light, dark, or "" to ask the terminal
+	// (--theme, IBID_THEME).
+	Theme string
+}
+
+// Default timeouts of a model's answer.
+const (
+	defaultFirstByteTimeout = 3 * time.Minute // a local model may load first
+	defaultIdleTimeout      = time.Minute
+)
+
+// loadConfig reads the environment through getenv into a Config: the
+// defaults that flags then overwrite.
+func loadConfig(getenv func(string) string) *Config {
+	or := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	return &Config{
+		Store:            getenv("IBID_STORE"),
+		Library:          or("IBID_LIBRARY", "default"),
+		EmbedModel:       getenv("IBID_EMBED_MODEL"),
+		BaseURL:          getenv("OPENAI_BASE_URL"),
+		APIKey:           getenv("OPENAI_API_KEY"),
+		Model:            getenv("IBID_MODEL"),
+		CiteFormat:       or("IBID_CITE_FORMAT", "inline"),
+		NoOllama:         getenv("IBID_NO_OLLAMA") != "",
+		FirstByteTimeout: defaultFirstByteTimeout,
+		IdleTimeout:      defaultIdleTimeout,
+		Numbering:        or("IBID_NUMBERING", "answer"),
+		Theme:            getenv("IBID_THEME"),
+		Token:            getenv("IBID_TOKEN"),
+	}
+}
+
+// The flags below are declared by each command that takes them, bound to
+// the one Config, with the environment's values as defaults.
+
+// libraryFlags declares --library and --store.
+func (c *Config) libraryFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Library, "library", c.Library, "library name (env IBID_LIBRARY)")
+	fs.StringVar(&c.Store, "store", c.Store,
+		"where libraries live: a folder holding one folder per library, or postgres://… (env IBID_STORE); empty: "+defaultStore())
+}
+
+// embedderFlags declares --embed-model and --base-url, which the embedder
+// uses too.
+func (c *Config) embedderFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.EmbedModel, "embed-model", c.EmbedModel,
+		"embedding model at the --base-url endpoint (env IBID_EMBED_MODEL); empty uses the local embedder")
+	c.baseURLFlag(fs)
+}
+
+func (c *Config) baseURLFlag(fs *pflag.FlagSet) {
+	if fs.Lookup("base-url") != nil {
+		return
+	}
+	fs.StringVar(&c.BaseURL, "base-url", c.BaseURL,
+		"base URL of an OpenAI-compatible API, for the model and the embedder (env OPENAI_BASE_URL); empty tries a local Ollama, then the extractive answerer")
+}
+
+// modelFlags declares the flags of every face that asks a model.
+func (c *Config) modelFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Model, "model", c.Model, "chat model name (env IBID_MODEL); empty picks the server's first model")
+	c.baseURLFlag(fs)
+	fs.StringVar(&c.CiteFormat, "cite-format", c.CiteFormat, "how the model writes citations: inline, json or sections (env IBID_CITE_FORMAT)")
+	fs.DurationVar(&c.FirstByteTimeout, "first-byte-timeout", c.FirstByteTimeout,
+		"give up on an answer whose first byte takes longer than this duration (0: wait for ever)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout,
+		"give up on an answer that stalls longer than this duration between two chunks (0: wait for ever)")
+}
+
+// ignoredEmbedderFlag accepts --embed-model on a command that needs no
+// embedder (ls, rm), so that scripts written when those listed it keep
+// working, and leaves it out of the help.
+func (c *Config) ignoredEmbedderFlag(fs *pflag.FlagSet) {
+	var ignored string
+	fs.StringVar(&ignored, "embed-model", "", "ignored: listing and removing need no embedder")
+	_ = fs.MarkHidden("embed-model")
+}
+
+// check reports a setting that cannot work, saying what to write instead.
+func (c *Config) check() error {
+	if c.FirstByteTimeout < 0 {
+		return fmt.Errorf("--first-byte-timeout %v: give a duration such as 90s, or 0 to wait for ever", c.FirstByteTimeout)
+	}
+	if c.IdleTimeout < 0 {
+		return fmt.Errorf("--idle-timeout %v: give a duration such as 30s, or 0 to wait for ever", c.IdleTimeout)
+	}
+	return nil
+}
+
+// byteSize is a flag value of bytes, written as 1048576, 500KB, 200MB,
+// 1.5GB or 2GiB (KB, MB, GB are powers of 1000; KiB, MiB, GiB of 1024).
+type byteSize struct{ n *int64 }
+
+func (b byteSize) Type() string { return "size" }
+
+func (b byteSize) String() string {
+	if b.n == nil || *b.n == 0 {
+		return "0"
+	}
+	return strconv.FormatInt(*b.n, 10)
+}
+
+func (b byteSize) Set(s string) error {
+	n, err := parseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b.n = n
+	return nil
+}
+
+var byteUnits = []struct {
+	suffix string
+	mult   float64
+}{
+	// Longest first, so that "MiB" is not read as "B".
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"b", 1},
+}
+
+// parseByteSize reads a size as byteSize describes it.
+func parseByteSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := 1.0
+	for _, u := range byteUnits {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v >= 0 && v*mult <= 1<<62) { // NaN fails too
+		return 0, fmt.Errorf("%q is not a size: write bytes, or a number with KB, MB or GB (e.g. 200MB)", s)
+	}
+	return int64(v * mult), nil
+}
+
+// defaultStore says where libraries live without --store.
+func defaultStore() string {
+	data, err := xdg.DataDir()
+	if err != nil {
+		return "the XDG data folder"
+	}
+	return filepath.Join(data, "libraries")
+}

@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// evalCommand is ibid eval: retrieval quality on a BEIR-format folder. It
+// loads the corpus into an index in memory (one segment per document,
+// title and text as one field) and prints nDCG@10 and Recall@k for BM25,
+// dense and hybrid retrieval, one line each, with trec_eval's semantics.
+func evalCommand(cfg *Config) *cobra.Command {
+	var (
+		depth       int
+		k1, b       float64
+		lexicalOnly bool
+	)
+	c := &cobra.Command{
+		Use:   "eval DIR",
+		Short: "Measure retrieval quality on a BEIR-format folder",
+		Long: prose(`Reads a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels.tsv) into a
+temporary index in memory and prints nDCG@10 and Recall@k for BM25, dense
+and hybrid retrieval (docs/retrieval.md).`),
+		Example: `ibid eval ../shared/data/scifact
+ibid eval --bm25-only --k1 0.9 --b 0.4 ../shared/data/scifact`,
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("eval: give one BEIR folder, e.g. ibid eval ../shared/data/scifact")
+			}
+			if depth <= 0 {
+				return fmt.Errorf("eval: -k %d: give a retrieval depth of at least 1", depth)
+			}
+			return runEval(cmd, cfg, args[0], evalConfig{depth: depth, k1: k1, b: b, lexicalOnly: lexicalOnly})
+		},
+	}
+	fs := c.Flags()
+	cfg.embedderFlags(fs)
+	fs.IntVarP(&depth, "k", "k", 100, "retrieval depth for Recall@k")
+	fs.Float64Var(&k1, "k1", retrieve.DefaultK1, "BM25 k1")
+	fs.Float64VarP(&b, "b", "b", retrieve.DefaultB, "BM25 b")
+	fs.BoolVar(&lexicalOnly, "bm25-only", false, "measure BM25 only (no embedding)")
+	return c
+}
+
+func runEval(cmd *cobra.Command, cfg *Config, dir string, ec evalConfig) error {
+	emb, err := newEmbedder(cfg)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if emb == nil {
+		emb = retrieve.NewLocalEmbedder()
+	}
+	ec.emb, ec.progress, ec.store = emb, cmd.ErrOrStderr(), cfg.Store
+	ec.modes = []retrieve.Mode{retrieve.Lexical, retrieve.Dense, retrieve.Hybrid}
+	if ec.lexicalOnly {
+		ec.modes = ec.modes[:1]
+	}
+	res, err := evalBEIR(cmd.Context(), dir, ec)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	for _, r := range res {
+		fmt.Fprintf(cmd.OutOrStdout(), "%-7s nDCG@10 %.4f  Recall@%d %.4f\n", r.name, r.ndcg, ec.depth, r.recall)
+	}
+	return nil
+}
+
+type evalConfig struct {
+	emb         retrieve.Embedder
+	depth       int
+	k1, b       float64
+	lexicalOnly bool
+	store       string // where to load the corpus: "" in memory, else a temporary library there
+	modes       []retrieve.Mode
+	progress    io.Writer // nil: silent
+}
+
+type evalResult struct {
+	name         string
+	ndcg, recall float64 // means over the queries with judgments
+}
+
+// evalBEIR runs the evaluation of cfg on the BEIR folder dir.
+func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, error) {
+	logf := func(format string, a ...any) {
+		if cfg.progress != nil {
+			fmt.Fprintf(cfg.progress, format, a...)
+		}
+	}
+	data, err := retrieve.ReadBEIR(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(data.Queries) == 0 {
+		return nil, fmt.Errorf("%s has no query with a judgment", dir)
+	}
+	logf("%s: %d documents, %d queries with judgments\n", dir, len(data.Corpus), len(data.Queries))
+
+	tty := false
+	if f, ok := cfg.progress.(*os.File); ok {
+		tty = term.IsTerminal(f.Fd())
+	}
+	needDense := false
+	for _, m := range cfg.modes {
+		needDense = needDense || m != retrieve.Lexical
+	}
+	emb := &cachedEmbedder{Embedder: cfg.emb, cache: map[string][]float32{}}
+	dim := 1
+	if needDense {
+		vs, err := cfg.emb.Embed(ctx, []string{"dimension probe"})
+		if err != nil {
+			return nil, fmt.Errorf("%w (check --embed-model, --base-url or OPENAI_BASE_URL, and OPENAI_API_KEY; or use --bm25-only)", err)
+		}
+		if len(vs) != 1 || len(vs[0]) == 0 {
+			return nil, fmt.Errorf("embedder %s returned no vector", emb.Name())
+		}
+		dim = len(vs[0])
+	}
+	texts := make([]string, len(data.Corpus))
+	for i, d := range data.Corpus {
+		texts[i] = d.Title + "\n" + d.Text
+	}
+	var vecs [][]float32
+	if needDense {
+		start := time.Now()
+		if vecs, err = embedAll(ctx, cfg.emb, texts, func(done int) {
+			if done%1024 >= 64 && done != len(texts) {
+				return
+			}
+			if tty {
+				logf("\rembedding with %s: %d/%d documents", emb.Name(), done, len(texts))
+			} else {
+				logf("embedding with %s: %d/%d documents\n", emb.Name(), done, len(texts))
+			}
+		}); err != nil {
+			return nil, err
+		}
+		if tty {
+			logf("\n")
+		}
+		logf("embedded in %.1f s\n", time.Since(start).Seconds())
+	}
+	puts := make([]store.Put, len(data.Corpus))
+	for i, d := range data.Corpus {
+		seg := store.Segment{ID: d.ID + ":0", DocumentID: d.ID, Text: texts[i], End: len(texts[i])}
+		if needDense {
+			seg.Vector = vecs[i]
+		} else {
+			seg.Vector = []float32{1}
+		}
+		puts[i] = store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Format: "text", Segments: 1}, Segments: []store.Segment{seg}}
+	}
+	start := time.Now()
+	st, drop, err := evalStore(ctx, cfg.store, store.Info{Embedder: emb.Name(), Dimension: dim}, puts)
+	if err != nil {
+		return nil, err
+	}
+	defer drop()
+	if t, ok := st.(interface{ SetBM25(k1, b float64) }); ok {
+		t.SetBM25(cfg.k1, cfg.b)
+	} else if cfg.k1 != retrieve.DefaultK1 || cfg.b != retrieve.DefaultB {
+		logf("this store ranks keywords its own way: --k1 and --b are ignored\n")
+	}
+	logf("BM25 index: %.2f s\n", time.Since(start).Seconds())
+	if needDense {
+		qs := make([]string, len(data.Queries))
+		for i, q := range data.Queries {
+			qs[i] = q.Text
+		}
+		if err := emb.warm(ctx, qs); err != nil {
+			return nil, err
+		}
+	}
+
+	var out []evalResult
+	for _, m := range cfg.modes {
+		sc, err := retrieve.Evaluate(ctx, st, emb, data, m, cfg.depth)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evalResult{m.String(), sc.NDCG10, sc.Recall})
+	}
+	return out, nil
+}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	libpkg "github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// This file is the command line's one door into the library and the store:
+// the commands open, fill, search, list and delete libraries only through
+// the helpers and names below, so that a change of the library's or the
+// store's API is a change of this file.
+
+// library is an open library; addProgress and addReport are what adding to
+// it reports.
+type (
+	library     = libpkg.Library
+	addProgress = libpkg.AddProgress
+	addReport   = libpkg.AddReport
+)
+
+// access is what a command needs of the library it opens.
+type access int
+
+const (
+	// writable: a library that does not exist is created; one built by
+	// another embedder than the configured one is refused with a message
+	// that says how to run with it or rebuild (add, the chat, ask, serve).
+	writable access = iota
+	// searchable: a library that does not exist opens empty and nothing is
+	// created; one built by an embedder not at hand opens, and Search then
+	// says how to run it (search).
+	searchable
+	// listable: no embedder is needed or made (ls, rm).
+	listable
+)
+
+// libraryNames lists the libraries in cfg's store, for completion; a
+// store that cannot be read has none.
+func libraryNames(ctx context.Context, cfg *Config) []string {
+	libs, err := libpkg.List(ctx, cfg.Store)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(libs))
+	for i, l := range libs {
+		names[i] = l.Name
+	}
+	return names
+}
+
+// newEmbedder is the embedder cfg asks for: the OpenAI-compatible
+// endpoint at cfg.BaseURL with cfg.EmbedModel, else nil, which lets the
+// library pick (the local embedder, or the one that built it).
+func newEmbedder(cfg *Config) (retrieve.Embedder, error) {
+	if cfg.EmbedModel == "" {
+		return nil, nil
+	}
+	emb, err := retrieve.NewOpenAIEmbedder(retrieve.OpenAIEmbedderConfig{
+		Server: serverConfig(cfg),
+		Model:  cfg.EmbedModel,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--embed-model: %w", err)
+	}
+	return emb, nil
+}
+
+// openLibrary opens the library called name in cfg's store, as a needs.
+func openLibrary(ctx context.Context, cfg *Config, name string, a access) (*library, error) {
+	opt := libpkg.Options{Name: name, Store: cfg.Store, AnyEmbedder: a != writable}
+	if a != listable {
+		var err error
+		if opt.Embedder, err = newEmbedder(cfg); err != nil {
+			return nil, err
+		}
+	}
+	lib, err := libpkg.Open(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	if d := lib.Damage(); d != nil && cfg.warn != nil {
+		fmt.Fprintf(cfg.warn, "ibid: warning: %s\n", clean(d.Error()))
+	}
+	return lib, nil
+}
+
+// deleteLibrary deletes the library called name from cfg's store, so that
+// it can be built again, perhaps with another embedder.
+func deleteLibrary(ctx context.Context, cfg *Config, name string) error {
+	return libpkg.Delete(ctx, libpkg.Options{Name: name, Store: cfg.Store})
+}
+
+// addFiles adds paths (files, folders, globs) to lib, reporting progress;
+// files larger than maxFileSize bytes (0: the loader's default limits) are
+// skipped with the reason.
+func addFiles(ctx context.Context, lib *library, paths []string, maxFileSize int64, progress func(addProgress)) (*addReport, error) {
+	return lib.AddWith(ctx, paths, libpkg.AddOptions{MaxFileSize: maxFileSize}, progress)
+}
+
+// removeDocuments removes the documents refs name (ids, id prefixes,
+// paths, folders) from lib, all or, if one names nothing, none.
+func removeDocuments(ctx context.Context, lib *library, refs []string) ([]store.Document, error) {
+	return lib.Remove(ctx, refs...)
+}
+
+// searchLibrary is retrieval over lib, as the model would get it.
+func searchLibrary(ctx context.Context, lib *library, query string, opt retrieve.Options) ([]retrieve.Passage, error) {
+	return lib.Search(ctx, query, opt)
+}
+
+// libraryContents is lib's documents, sorted by path, and its number of
+// segments; a library that cannot be read has none (the command that
+// needs them then says so through its own error).
+func libraryContents(ctx context.Context, lib *library) (docs []store.Document, segments int, err error) {
+	if docs, err = lib.Documents(ctx); err != nil {
+		return nil, 0, err
+	}
+	if segments, err = lib.Len(ctx); err != nil {
+		return nil, 0, err
+	}
+	return docs, segments, nil
+}
+
+// libraryExists reports whether lib is kept anywhere (a library opened
+// with listable or searchable access that does not exist is not).
+func libraryExists(lib *library) bool { return !lib.InMemory() }
+
+// evalStore opens a store for an evaluation's corpus: in memory, or, with
+// --store, a temporary library there that drop deletes; the store holds
+// docs, each whole with its segments and vectors. info names the embedder
+// and its dimension.
+func evalStore(ctx context.Context, location string, info store.Info, docs []store.Put) (st store.Store, drop func(), err error) {
+	loc, name := "memory:", "eval"
+	if location != "" {
+		loc, name = location, fmt.Sprintf("ibid-eval-%d", os.Getpid())
+	}
+	st, err = store.Open(ctx, loc, store.Options{Library: name, Info: info, Create: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	drop = func() {
+		st.Close()
+		if loc != "memory:" {
+			store.Drop(context.WithoutCancel(ctx), loc, name)
+		}
+	}
+	for start := 0; start < len(docs); start += 1024 {
+		if err := st.Update(ctx, docs[start:min(start+1024, len(docs))], nil); err != nil {
+			drop()
+			return nil, nil, err
+		}
+	}
+	return st, drop, nil
+}
+
+// listLibraries lists the libraries in cfg's store.
+func listLibraries(ctx context.Context, cfg *Config) ([]store.LibraryInfo, error) {
+	return libpkg.List(ctx, cfg.Store)
+}
+
+// storeName says where cfg's libraries live, for messages.
+func storeName(cfg *Config) string {
+	if cfg.Store == "" {
+		return defaultStore()
+	}
+	return cfg.Store
+}

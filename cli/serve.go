@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ibid-dev/ibid/headless"
+	"github.com/ibid-dev/ibid/rag"
+)
+
+// serveCommand is ibid serve: cited answers over HTTP as server-sent
+// events.
+func serveCommand(cfg *Config) *cobra.Command {
+	var addr string
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve cited answers over HTTP (server-sent events)",
+		Long: prose(`Serves cited answers over HTTP (docs/answers.md):
+  POST /v1/answers        {"question", "cite_format", "conversation_id"} → server-sent events
+  GET  /v1/segments/{id}  a passage with its page and neighbours
+
+It listens on loopback by default. A non-loopback address needs --token
+(or IBID_TOKEN); clients then send "Authorization: Bearer <token>".`),
+		Example: `ibid serve --library thesis
+IBID_TOKEN=s3cret ibid serve --addr 0.0.0.0:8484`,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, rest []string) error {
+			return runServe(cmd, cfg, addr, rest)
+		},
+	}
+	fs := c.Flags()
+	cfg.libraryFlags(fs)
+	cfg.embedderFlags(fs)
+	cfg.modelFlags(fs)
+	fs.StringVar(&addr, "addr", "127.0.0.1:8484", "listen address (host:port)")
+	fs.StringVar(&cfg.Token, "token", cfg.Token, "bearer token clients must send (env IBID_TOKEN); required off loopback")
+	completeCommon(c, cfg)
+	return c
+}
+
+func runServe(cmd *cobra.Command, cfg *Config, addr string, rest []string) error {
+	if len(rest) > 0 {
+		return fmt.Errorf("serve: unexpected argument %q (ibid serve --help lists the flags)", rest[0])
+	}
+	if !loopback(addr) && cfg.Token == "" {
+		return fmt.Errorf("serve: %s is not a loopback address: set --token (clients then send it as a bearer token), or listen on 127.0.0.1", addr)
+	}
+	ctx := cmd.Context()
+	lib, m, mode, err := openAnswerer(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer lib.Close()
+	ln, err := headless.Listen(addr, headless.HTTPOptions{})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	srv := headless.NewHTTPServer(headless.NewServer(headless.ServerConfig{
+		Library: lib, LibraryName: cfg.Library, Model: m,
+		Options: rag.PipelineOptions{CiteFormat: mode}, Token: cfg.Token,
+	}), headless.HTTPOptions{})
+	srv.BaseContext = func(net.Listener) context.Context { return ctx }
+	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s)\n", cfg.Library, ln.Addr(), modelName(m))
+	if err := headless.Serve(ctx, srv, ln); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// loopback reports whether addr (host:port) listens on loopback only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

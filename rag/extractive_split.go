@@ -1,0 +1,70 @@
+package rag
+
+import (
+	"strings"
+
+	"github.com/ibid-dev/ibid/rag/ingest"
+)
+
+// splitSentences splits a passage into the whole sentences the extractive
+// answerer may quote, with ingest.Sentences (abbreviations, decimals,
+// initials and citation brackets do not end a sentence; no sentence ends
+// inside an inline code span). Fenced code blocks, headings, table rows,
+// very short fragments and sentences that would leave a code span open
+// are dropped; list and quote markers and bold markers are taken off, and
+// a lead-in's final ':' becomes '.'.
+func splitSentences(text string) []string {
+	fences := ingest.FencedBlocks(text)
+	var out []string
+	for _, sp := range ingest.Sentences(text) {
+		if inFence(sp, fences) {
+			continue
+		}
+		s := strings.Join(strings.Fields(text[sp.Start:sp.End]), " ")
+		s = strings.TrimLeft(s, "-*+> ")
+		s = strings.NewReplacer("**", "", "__", "").Replace(s)
+		if len(s) < 12 || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "|") || !closedSpans(s) {
+			continue
+		}
+		if strings.HasSuffix(s, ":") {
+			s = s[:len(s)-1] + "."
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// inFence reports whether sp lies within one of the fenced blocks.
+func inFence(sp ingest.Span, fences []ingest.Span) bool {
+	for _, f := range fences {
+		if sp.Start >= f.Start && sp.End <= f.End {
+			return true
+		}
+	}
+	return false
+}
+
+// closedSpans reports whether every run of backticks in s is closed by a
+// later run of the same length, as CommonMark pairs code spans; a sentence
+// with an unclosed run would turn the citation after it into code.
+func closedSpans(s string) bool {
+	open := 0 // length of the run that opened the span we are in; 0 outside
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '`' {
+			j++
+		}
+		switch n := j - i; {
+		case open == 0:
+			open = n
+		case open == n:
+			open = 0
+		}
+		i = j
+	}
+	return open == 0
+}

@@ -1,0 +1,144 @@
+package rag
+
+import (
+	"context"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/rag/ragtest"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// statsLibrary is a test library that gives term statistics, as ibid's
+// libraries do.
+type statsLibrary struct{ *ragtest.Library }
+
+func (l statsLibrary) DocFreq(ctx context.Context, terms []string) ([]int, int, error) {
+	df := make([]int, len(terms))
+	n := 0
+	docs, _ := l.Documents(ctx)
+	for _, d := range docs {
+		segs, _ := l.Segments(ctx, d.ID)
+		for _, s := range segs {
+			n++
+			have := termSet(s.Text)
+			for i, t := range terms {
+				if have[t] {
+					df[i]++
+				}
+			}
+		}
+	}
+	return df, n, nil
+}
+
+func TestExtractiveDeclines(t *testing.T) {
+	var lines []string
+	p := NewPipeline(statsLibrary{newFakeLibrary()}, nil, PipelineOptions{Explain: func(s string) { lines = append(lines, s) }})
+	// "bees" matches a passage, "mercury" and "boiling" nothing: the
+	// library does not answer this.
+	evs, err := collect(t, p, NewConversation("t"), "What is the boiling point of mercury for bees?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOrder(t, evs)
+	got := plain(evs)
+	if !strings.HasPrefix(got, DeclineText+" in “Bees and Flowers” (p") || strings.Count(got, "[") != 2 {
+		t.Fatalf("decline = %q", got)
+	}
+	if strings.Contains(got, "pollinate") || strings.Contains(got, "mites") {
+		t.Errorf("a decline quotes a passage as if it answered: %q", got)
+	}
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "declined: ") || !strings.Contains(lines[0], "mercuri") {
+		t.Errorf("explain = %q", lines)
+	}
+
+	lines = nil
+	evs, _ = collect(t, p, NewConversation("t"), "How do honey bees pollinate almond orchards?")
+	if got := plain(evs); strings.HasPrefix(got, DeclineText) {
+		t.Fatalf("declined an answerable question: %q", got)
+	}
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "answered: ") || !strings.HasPrefix(lines[1], "[source_1] score ") ||
+		!strings.Contains(lines[1], "almond") {
+		t.Errorf("explain = %q", lines)
+	}
+}
+
+func TestExtractiveWholeSentences(t *testing.T) {
+	l := newFakeLibrary()
+	l.Add(store.Document{ID: "d3", Title: "Summaries", Format: "markdown"},
+		ragtest.Seg("Liu et al. (2019) use ROUGE to score summaries of long papers. Fig. 3 shows that e.g. longer summaries score 98.5% of the time. "+
+			"The citation recall of summaries is measured with `ibid eval. --strict` on held-out papers.", 0))
+	p := NewPipeline(statsLibrary{l}, nil, PipelineOptions{})
+	evs, _ := collect(t, p, NewConversation("t"), "Which score do Liu et al. use for summaries of long papers?")
+	got := plain(evs)
+	if !strings.Contains(got, "Liu et al. (2019) use ROUGE to score summaries of long papers. [") {
+		t.Errorf("not a whole sentence: %q", got)
+	}
+	evs, _ = collect(t, p, NewConversation("t"), "How is citation recall of summaries measured on held-out papers?")
+	got = plain(evs)
+	if !strings.Contains(got, "`ibid eval. --strict` on held-out papers. [") {
+		t.Errorf("sentence cut inside a code span: %q", got)
+	}
+	for _, s := range splitSentences("Smith et al. found it. See Fig. 2 for i.e. the rest. A value of 3.5 holds. J. Doe agrees.") {
+		if strings.HasSuffix(s, "al.") || strings.HasSuffix(s, "Fig.") || strings.HasSuffix(s, "i.e.") || strings.HasSuffix(s, " J.") {
+			t.Errorf("sentence ends at an abbreviation: %q", s)
+		}
+	}
+}
+
+func TestExtractiveNoEcho(t *testing.T) {
+	l := newFakeLibrary()
+	l.Add(store.Document{ID: "d4", Title: "Tips", Format: "markdown"},
+		ragtest.Seg("Ask: what happens when the model cites a source it was not given?", 0),
+		ragtest.Seg("When the model cites a source it was not given, the id is unknown: it gets no number and is listed in the report.", 0))
+	p := NewPipeline(statsLibrary{l}, nil, PipelineOptions{})
+	evs, _ := collect(t, p, NewConversation("t"), "What happens when the model cites a source it was not given?")
+	got := plain(evs)
+	if !strings.HasPrefix(got, "When the model cites a source it was not given, the id is unknown") {
+		t.Errorf("the answer leads with a sentence that repeats the question: %q", got)
+	}
+	if strings.Contains(got, "Ask: what happens") {
+		t.Errorf("a sentence that merely echoes the question was quoted: %q", got)
+	}
+}
+
+// rawToken is a citation token left as text ("[source_2]", "【Source 3"):
+// what a reader sees when a quote's open code span swallows the ids after it.
+var rawToken = regexp.MustCompile(`(?i)[\[［【]\s*source[_ ]\d{1,6}\s*[\]］】]`)
+
+// FuzzExtractiveCodeSpans: whatever backticks, fences and citation-like
+// tokens a document holds, no quote leaves a code span open, so every
+// [source_k] the answerer writes after a quote becomes a footnote: the
+// answer's text never shows a citation token, and no document's token
+// becomes a citation.
+func FuzzExtractiveCodeSpans(f *testing.F) {
+	f.Add("Use `ibid add [source_2] docs/` to add. Then ask. The `x. y` rule [source_1] holds.", int64(1))
+	f.Add("```\n[source_3]\n```\nText with `open. backtick and [Source 4] after it. More text here.", int64(2))
+	f.Fuzz(func(t *testing.T, text string, seed int64) {
+		r := rand.New(rand.NewPCG(uint64(seed), 7))
+		words := strings.Fields(text)
+		if len(words) == 0 {
+			return
+		}
+		l := newFakeLibrary()
+		l.Add(store.Document{ID: "dz", Title: "Fuzz", Format: "markdown"}, ragtest.Seg(text, 0))
+		q := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
+		p := NewPipeline(statsLibrary{l}, nil, PipelineOptions{})
+		evs, _ := collect(t, p, NewConversation("t"), q)
+		var body strings.Builder
+		for _, e := range evs {
+			if e.Type == EventText {
+				body.WriteString(e.Text)
+			}
+			if e.Type == EventUnknown {
+				t.Fatalf("a document's token became a citation: %+v", e)
+			}
+		}
+		if rawToken.MatchString(body.String()) {
+			t.Fatalf("answer text carries a raw citation token: %q", body.String())
+		}
+	})
+}

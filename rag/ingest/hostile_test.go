@@ -1,0 +1,247 @@
+package ingest
+
+import (
+	"context"
+	"encoding/base64"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var bench16 = flag.Bool("bench16mb", false, "also run the 16 MB sizes of BenchmarkHostile")
+
+// hostile are the input classes that once made ingest super-linear, each
+// made n bytes long (about), with its file name (the extension picks the
+// format).
+var hostile = []struct {
+	name, file string
+	gen        func(n int) string
+}{
+	{"letter", "a.txt", func(n int) string { return strings.Repeat("a", n) }},
+	{"chinese", "c.txt", randomHan},
+	{"oneline", "l.txt", func(n int) string { return randomWords(n, " ") }},
+	{"brackets", "b.md", func(n int) string { return strings.Repeat("[", n) }},
+	{"nested", "n.md", nestedList},
+	{"base64", "i.md", func(n int) string {
+		return "# Figure\n\nSee the image.\n\n![plot](data:image/png;base64," + randomBase64(n) + ")\n\nThe end.\n"
+	}},
+	{"prose", "p.md", func(n int) string { return randomWords(n, ". ") }},
+}
+
+// randomWords is n bytes of random words separated by sep every few words.
+func randomWords(n int, sep string) string {
+	r := rand.New(rand.NewSource(1))
+	vocab := strings.Fields("the model cites passages retrieval answer citation library segment token budget paper claim evidence 研究 引用")
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		if i > 0 {
+			if i%9 == 0 {
+				b.WriteString(sep)
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(vocab[r.Intn(len(vocab))])
+	}
+	return b.String()
+}
+
+// nestedList is a list nested one level deeper on every line, about n
+// bytes long.
+func nestedList(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(strings.Repeat("  ", i))
+		b.WriteString("- item\n")
+	}
+	return b.String()
+}
+
+// randomHan is n bytes of random Chinese characters, without punctuation.
+func randomHan(n int) string {
+	r := rand.New(rand.NewSource(3))
+	var b strings.Builder
+	for b.Len()+3 <= n {
+		b.WriteRune(rune(0x4E00 + r.Intn(0x9FA5-0x4E00)))
+	}
+	return b.String()
+}
+
+func randomBase64(n int) string {
+	r := rand.New(rand.NewSource(2))
+	raw := make([]byte, n*3/4)
+	r.Read(raw)
+	return base64.StdEncoding.EncodeToString(raw)
+}
+
+func sizeName(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%dMB", n>>20)
+	}
+	return fmt.Sprintf("%dKB", n>>10)
+}
+
+func clearWordCache() {
+	wordCache.Lock()
+	clear(wordCache.m)
+	wordCache.Unlock()
+}
+
+// loadWork loads text as file and returns the bytes of words looked up
+// and handed to the tokenizer, from an empty word cache.
+func loadWork(t *testing.T, file, text string) (lookedUp, tokenized int64, ld *Loaded) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), file)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clearWordCache()
+	l0, t0 := lookedUpBytes.Load(), tokenizedBytes.Load()
+	ld, err := testLoader(t).Load(context.Background(), path)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	lookedUp, tokenized = lookedUpBytes.Load()-l0, tokenizedBytes.Load()-t0
+	checkLoaded(t, path, ld, DefaultTokenBudget)
+	return lookedUp, tokenized, ld
+}
+
+// TestHostileWorkIsLinear loads every hostile class at two sizes and
+// counts the tokenizer's work: it must grow in proportion to the input
+// (the old chunker re-tokenised the whole remainder at every cut, so its
+// work grew with the square), and stay within a few passes per byte.
+func TestHostileWorkIsLinear(t *testing.T) {
+	CountTokens("warm up")
+	const small = 32 << 10
+	for _, h := range hostile {
+		t.Run(h.name, func(t *testing.T) {
+			s1, s4 := h.gen(small), h.gen(4*small)
+			l1, t1, _ := loadWork(t, h.file, s1)
+			l4, t4, ld := loadWork(t, h.file, s4)
+			if l4 > 8*int64(len(s4)) || t4 > 3*int64(len(s4)) {
+				t.Errorf("%d bytes: %d bytes looked up, %d tokenised: more than a few passes per byte", len(s4), l4, t4)
+			}
+			if l4 > 6*max(l1, 1) || t4 > 6*max(t1, 1) {
+				t.Errorf("work grew from %d/%d to %d/%d bytes for 4x the input: not linear", l1, t1, l4, t4)
+			}
+			if len(ld.Segments) == 0 {
+				t.Error("no segments")
+			}
+		})
+	}
+}
+
+func TestWordsAreShort(t *testing.T) {
+	for _, h := range hostile {
+		s := h.gen(8 << 10)
+		var b strings.Builder
+		for w := range words(s) {
+			if len(w) > maxRun+utf8.UTFMax || w == "" {
+				t.Fatalf("%s: word of %d bytes", h.name, len(w))
+			}
+			b.WriteString(w)
+		}
+		if b.String() != s {
+			t.Fatalf("%s: words do not make the text", h.name)
+		}
+	}
+}
+
+// TestBase64ImageIsDropped is the 400 KB Markdown file with one base64
+// image that once took 75 s and made 958 junk segments.
+func TestBase64ImageIsDropped(t *testing.T) {
+	payload := randomBase64(400 << 10)
+	md := "# Figure\n\nSee the plot below.\n\n![plot](data:image/png;base64," + payload + ")\n\nWrapped:\n\n" +
+		wrap(payload[:4096], 76) + "\nThe end.\n"
+	_, _, ld := loadWork(t, "fig.md", md)
+	if len(ld.Segments) != 1 {
+		t.Errorf("%d segments, want 1", len(ld.Segments))
+	}
+	if strings.Contains(ld.Text, payload[:100]) || strings.Contains(ld.Text, payload[4000:4060]) {
+		t.Error("base64 payload kept in the text")
+	}
+	if !strings.Contains(ld.Text, "See the plot below.") || !strings.Contains(ld.Text, "The end.") {
+		t.Errorf("text around the blob lost: %q", ld.Text)
+	}
+	if len(ld.Notes) != 1 || !strings.Contains(ld.Notes[0], "dropped 2 base64 blob(s)") {
+		t.Errorf("notes %q", ld.Notes)
+	}
+	// Text that merely looks like base64 stays.
+	for _, keep := range []string{strings.Repeat("a", 1000), "sha256 " + strings.Repeat("0123456789abcdef", 4), strings.Repeat("ABCD", 100)} {
+		if out, note := dropBlobs(keep); out != keep || note != "" {
+			t.Errorf("dropBlobs dropped %.40q…", keep)
+		}
+	}
+}
+
+func wrap(s string, n int) string {
+	var b strings.Builder
+	for len(s) > n {
+		b.WriteString(s[:n] + "\n")
+		s = s[n:]
+	}
+	return b.String() + s + "\n"
+}
+
+// TestDeepNestingIsFlattened: a 2,000-level nested list (and quote) keeps
+// at most maxPrefix bytes of nesting per line, outside fences.
+func TestDeepNestingIsFlattened(t *testing.T) {
+	deep := nestedList(1 << 20)
+	quote := strings.Repeat("> ", 2000) + "quoted\n"
+	fenced := "```\n" + strings.Repeat(" ", 100) + "code keeps its indentation\n```\n"
+	for _, in := range []string{deep, quote, fenced} {
+		p := parseMarkdown(in)
+		fences := FencedBlocks(p.text)
+		for ls := 0; ls < len(p.text); {
+			le := strings.IndexByte(p.text[ls:], '\n')
+			if le < 0 {
+				le = len(p.text) - ls
+			}
+			line := p.text[ls : ls+le]
+			if n := prefixEnd(line, func(int) {}); n > maxPrefix && !inside(fences, ls) {
+				t.Fatalf("line with %d bytes of nesting kept: %.60q", n, line)
+			}
+			ls += le + 1
+		}
+		if in == fenced && p.text != fenced {
+			t.Errorf("fenced code changed: %q", p.text)
+		}
+		if in != fenced && (len(p.notes) != 1 || !strings.Contains(p.notes[0], "flattened")) {
+			t.Errorf("notes %q", p.notes)
+		}
+	}
+	if got := parseMarkdown(quote).text; !strings.HasSuffix(got, "> quoted\n") {
+		t.Errorf("innermost marker lost: %q", got)
+	}
+}
+
+// TestDeepHTML: block quotes nested 500 deep once cost the HTML converter
+// the square of their depth; elements past maxHTMLDepth are unwrapped.
+// Deeper than the HTML parser allows, the page is skipped with a reason.
+func TestDeepHTML(t *testing.T) {
+	page := "<html><body>" + strings.Repeat("<blockquote><p>quoted text</p>", 500)
+	_, _, ld := loadWork(t, "deep.html", page)
+	if !strings.Contains(ld.Text, "quoted text") {
+		t.Errorf("text lost: %.200q", ld.Text)
+	}
+	if !slices.ContainsFunc(ld.Notes, func(n string) bool { return strings.Contains(n, "HTML element(s) nested more than 32 deep") }) {
+		t.Errorf("notes %q", ld.Notes)
+	}
+	for line := range strings.Lines(ld.Text) {
+		if n := prefixEnd(line, func(int) {}); n > 2*maxHTMLDepth+maxPrefix {
+			t.Fatalf("line nested %d bytes deep: %.80q", n, line)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "deeper.html")
+	os.WriteFile(path, []byte("<html><body>"+strings.Repeat("<ul><li>item", 300)), 0o644)
+	_, err := testLoader(t).Load(context.Background(), path)
+	if r := skipReason(t, err); !strings.HasPrefix(r, "HTML nested more than 512 elements deep") {
+		t.Errorf("reason %q", r)
+	}
+}

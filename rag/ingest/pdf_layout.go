@@ -1,0 +1,221 @@
+package ingest
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// pdfLayout is a PDF read as a paper: its paragraphs in reading order,
+// with headers, footers, page numbers and figure text gone, footnotes as
+// paragraphs of their own, and the front matter recognised.
+//
+// Invariant: paras are in reading order; a paragraph's lines may run onto
+// the next page (a paragraph broken by a page break is one paragraph) but
+// footnotes of a page come before any paragraph that starts on a later
+// page; labels has one entry per page.
+type pdfLayout struct {
+	pages   []*pdfPage
+	paras   []*pdfPara
+	labels  []string
+	body    float32
+	title   string
+	authors []string
+}
+
+// layoutPDF reads the pages' characters into paragraphs.
+func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
+	lay := &pdfLayout{}
+	sizes := map[float32]int{}
+	for i, rp := range raw {
+		frags := fragments(rp)
+		markFigures(frags, rp)
+		for _, f := range frags {
+			if !f.inFigure {
+				sizes[roundSize(f.size)] += f.chars
+			}
+		}
+		lay.pages = append(lay.pages, &pdfPage{index: i, width: rp.width, height: rp.height, lines: buildLines(frags, i)})
+	}
+	best := 0
+	for s, n := range sizes {
+		if n > best || n == best && s < lay.body {
+			best, lay.body = n, s
+		}
+	}
+	if lay.body == 0 {
+		lay.body = 10
+	}
+	for _, p := range lay.pages {
+		markSmallText(p.lines, lay.body)
+	}
+	dropMargins(lay.pages)
+	for _, p := range lay.pages {
+		markTicks(p.lines, lay.body)
+	}
+	vocab := vocabulary{}
+	for _, p := range lay.pages {
+		p.lines = readingOrder(p.lines, p.width)
+		broken := false
+		for _, l := range p.lines {
+			l.text = cleanLine(l.text)
+			vocab.add(l.text, broken) // figure and table words count too
+			broken = strings.HasSuffix(l.text, "-")
+		}
+		lay.labels = append(lay.labels, p.label)
+	}
+	// Paragraphs of each page, footnotes apart.
+	type pageParas struct{ body, notes []*pdfPara }
+	all := make([]pageParas, len(lay.pages))
+	for i, p := range lay.pages {
+		rest, notes := splitFootnotes(p, lay.body)
+		all[i] = pageParas{paragraphsOf(p, rest), notes}
+	}
+	var bodies []*pdfPara
+	for i := range all {
+		for _, para := range all[i].body {
+			classify(para, lay.body)
+			bodies = append(bodies, para)
+		}
+	}
+	markHeadings(bodies, lay, outline)
+	// Join paragraphs broken by a column or page break, then place each
+	// page's footnotes before a paragraph that runs onto the next page.
+	// A float (a figure, table or caption across the page) between the
+	// two parts does not stop the join.
+	var open *pdfPara
+	for i := range all {
+		var kept []*pdfPara
+		for _, para := range all[i].body {
+			if open != nil && runsOn(open, para) {
+				open.lines = append(open.lines, para.lines...)
+				continue
+			}
+			kept = append(kept, para)
+			if open == nil || open.kind != paraBody || !isFloat(para, open, lay.body) {
+				open = para
+			}
+		}
+		all[i].body = kept
+	}
+	for i := range all {
+		body := all[i].body
+		// The footnotes go before the paragraph that runs on (and any
+		// headings or floats just before it).
+		at := len(body)
+		for k := len(body) - 1; k >= 0; k-- {
+			if body[k].last().page > i {
+				at = k
+				for at > 0 && (body[at-1].kind == paraHeading || body[at-1].kind == paraCaption) {
+					at--
+				}
+				break
+			}
+		}
+		lay.paras = append(lay.paras, body[:at]...)
+		lay.paras = append(lay.paras, all[i].notes...)
+		lay.paras = append(lay.paras, body[at:]...)
+	}
+	for _, para := range lay.paras {
+		paraText(para, vocab)
+	}
+	return lay
+}
+
+// markFigures flags fragments drawn inside a figure region that is not
+// most of the page.
+func markFigures(frags []*pdfFrag, rp *rawPage) {
+	page := rp.width * rp.height
+	for _, r := range rp.figures {
+		if (r.x1-r.x0)*(r.y1-r.y0) > 0.7*page {
+			continue
+		}
+		for _, f := range frags {
+			cx, cy := (f.x0+f.x1)/2, (f.y0+f.y1)/2
+			if cx >= r.x0 && cx <= r.x1 && cy >= r.y0 && cy <= r.y1 {
+				f.inFigure = true
+			}
+		}
+	}
+}
+
+// classify sets a paragraph's kind from its first line: a caption, or
+// body (headings are found by markHeadings).
+func classify(p *pdfPara, body float32) {
+	if captionRE.MatchString(p.first().text) {
+		p.kind = paraCaption
+	}
+}
+
+// runsOn reports whether next continues paragraph prev across a column or
+// page break: both body text of one size, prev does not end a sentence or
+// next starts in lower case, and next's first line is not indented.
+func runsOn(prev, next *pdfPara) bool {
+	if prev.kind != paraBody || next.kind != paraBody {
+		return false
+	}
+	a, b := prev.last(), next.first()
+	if a.flow == b.flow && a.page == b.page {
+		return false // a break inside a column is a real one
+	}
+	if abs32(a.size-b.size) > 0.8 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(b.text))
+	if unicode.IsLower(r) && !endsSentence(a.text) {
+		return true // even indented: a reference's hanging lines
+	}
+	if a.bold != b.bold || b.x0 > b.colX0+0.7*b.size {
+		return false
+	}
+	if a.x1 < a.colX1-1.5*a.size && endsSentence(a.text) {
+		return false
+	}
+	return !endsSentence(a.text) || unicode.IsLower(r)
+}
+
+// isFloat reports whether para is a figure, a table or a caption set
+// apart from the column text that open belongs to: a caption, lines
+// across the page while open is in a column, or text smaller than the
+// body's size while open is not.
+func isFloat(para, open *pdfPara, body float32) bool {
+	return para.kind == paraCaption || para.first().flow == 0 && open.last().flow != 0 ||
+		para.first().size < body-0.8 && open.last().size >= body-0.8
+}
+
+// paraText joins a paragraph's lines: footnotes with their mark apart,
+// table cells on one row with " | ", other lines by joinLines. It records
+// where in the text each later page begins (a paragraph run onto the next
+// page).
+func paraText(p *pdfPara, vocab vocabulary) {
+	text := ""
+	p.pageOffs = p.pageOffs[:0]
+	// Cells of a table (two rows or more with several cells) are kept
+	// apart by " | "; a heading or a spaced-out word by a space.
+	rows := 0
+	for i := 1; i < len(p.lines); i++ {
+		a, b := p.lines[i-1], p.lines[i]
+		if sameRow(a.y0, a.y1, b.y0, b.y1) && (i == 1 || !sameRow(p.lines[i-2].y0, p.lines[i-2].y1, a.y0, a.y1)) {
+			rows++
+		}
+	}
+	sep := " "
+	if rows >= 2 && p.kind != paraHeading {
+		sep = " | "
+	}
+	for i, l := range p.lines {
+		t := l.text
+		if p.kind == paraFootnote && i == 0 {
+			t = cleanLine(footnoteText(l))
+		}
+		if i > 0 && sameRow(p.lines[i-1].y0, p.lines[i-1].y1, l.y0, l.y1) && p.lines[i-1].page == l.page {
+			text += sep + t
+			continue
+		}
+		text = joinLines(text, t, vocab)
+		if i > 0 && l.page != p.lines[i-1].page {
+			p.pageOffs = append(p.pageOffs, pageOff{l.page, len(text) - len(t)})
+		}
+	}
+	p.text = text
+}

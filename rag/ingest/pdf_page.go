@@ -1,0 +1,299 @@
+package ingest
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// pdfPage is one page's lines in reading order, with what was learnt
+// about it.
+type pdfPage struct {
+	index         int // 0-based
+	width, height float32
+	lines         []*pdfLine
+	label         string // the page number printed on it, if found
+}
+
+// paraKind says what a paragraph is.
+type paraKind int
+
+const (
+	paraBody paraKind = iota
+	paraHeading
+	paraCaption
+	paraFootnote
+	paraTitle
+	paraAuthors
+)
+
+// pdfPara is a paragraph: lines of one flow that belong together.
+//
+// Invariant: lines are in reading order and all on page; text is their
+// cleaned text joined by joinLines (set by the document pass).
+type pdfPara struct {
+	lines []*pdfLine
+	kind  paraKind
+	page  int
+	text  string
+	level int // heading depth, 1 outermost
+	// pageOffs holds, for a paragraph that runs onto later pages, where
+	// in text each of them begins.
+	pageOffs []pageOff
+}
+
+// pageOff is a byte offset in a paragraph's text where a page begins.
+type pageOff struct{ page, off int }
+
+func (p *pdfPara) first() *pdfLine { return p.lines[0] }
+func (p *pdfPara) last() *pdfLine  { return p.lines[len(p.lines)-1] }
+
+// captionRE matches the start of a figure or table caption.
+var captionRE = regexp.MustCompile(`^(Figure|Fig\.|Table|Algorithm|Listing|图|表)\s*[0-9A-Z]+[.:：]?`)
+
+// footnoteMarkRE matches a footnote's first line: a number or a symbol,
+// then its text.
+var footnoteMarkRE = regexp.MustCompile(`^([0-9]{1,3}|[*†‡§¶])\s?\S`)
+
+// markSmallText drops text that is not prose: characters drawn inside a
+// figure (an image or a form XObject that is not the whole page) and tiny
+// lines (axis labels, tick marks) well below the body size.
+func markSmallText(lines []*pdfLine, body float32) {
+	for _, l := range lines {
+		fig := true
+		for _, f := range l.frags {
+			fig = fig && f.inFigure
+		}
+		if fig && l.size < body+1 {
+			l.drop = true
+			continue
+		}
+		if l.size < 0.7*body && (len(strings.Fields(l.text)) <= 4 || letterShare(l.text) < 0.5) {
+			l.drop = true
+		}
+	}
+}
+
+// markTicks drops tick labels: a row of bare numbers in small type, with
+// no words beside them (a table row has its label).
+func markTicks(lines []*pdfLine, body float32) {
+	for _, l := range lines {
+		if l.drop || l.size >= body-0.5 || !bareNumbers(l.text) {
+			continue
+		}
+		alone := true
+		n := 0
+		for _, o := range lines {
+			if sameRow(o.y0, o.y1, l.y0, l.y1) && !o.drop {
+				n += len(strings.Fields(o.text))
+				alone = alone && bareNumbers(o.text)
+			}
+		}
+		if alone && n <= 8 {
+			l.drop = true
+		}
+	}
+}
+
+// tickRE matches a bare number as an axis shows it: "80", "0.5", "-1",
+// "40%".
+var tickRE = regexp.MustCompile(`^[-+−]?\d+([.,]\d+)?%?$`)
+
+// bareNumbers reports whether every word of s is a bare number.
+func bareNumbers(s string) bool {
+	f := strings.Fields(s)
+	for _, w := range f {
+		if !tickRE.MatchString(w) {
+			return false
+		}
+	}
+	return len(f) > 0
+}
+
+// letterShare is the fraction of a text's non-space runes that are
+// letters.
+func letterShare(s string) float64 {
+	n, letters := 0, 0
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			continue
+		}
+		n++
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(letters) / float64(n)
+}
+
+// splitFootnotes takes the footnotes off the bottom of each column of a
+// page: a block of lines clearly smaller than the body text, below the
+// last body line, whose first line starts with a footnote mark. Each
+// footnote (a mark and its lines) becomes its own paragraph; the lines
+// left are returned.
+func splitFootnotes(p *pdfPage, body float32) (rest []*pdfLine, notes []*pdfPara) {
+	byFlow := map[int][]*pdfLine{}
+	for _, l := range p.lines {
+		if !l.drop {
+			byFlow[l.flow] = append(byFlow[l.flow], l)
+		}
+	}
+	isNote := map[*pdfLine]bool{}
+	for _, flow := range []int{1, 2, 0} {
+		ls := byFlow[flow]
+		// Lines from the bottom up while they are small and low.
+		start := len(ls)
+		for start > 0 {
+			l := ls[start-1]
+			if l.size > 0.9*body || l.y1 > 0.45*p.height {
+				break
+			}
+			start--
+		}
+		for start < len(ls) && !isFootnoteStart(ls[start]) {
+			start++
+		}
+		if start == len(ls) {
+			continue
+		}
+		var cur *pdfPara
+		for _, l := range ls[start:] {
+			isNote[l] = true
+			if cur == nil || isFootnoteStart(l) && l.x0 <= cur.first().x0+2 {
+				cur = &pdfPara{kind: paraFootnote, page: p.index}
+				notes = append(notes, cur)
+			}
+			cur.lines = append(cur.lines, l)
+		}
+	}
+	for _, l := range p.lines {
+		if !isNote[l] {
+			rest = append(rest, l)
+		}
+	}
+	// Notes in reading order: left column first.
+	return rest, notes
+}
+
+// isFootnoteStart reports whether a line begins with a footnote mark: a
+// raised or smaller number or symbol, or a number and text.
+func isFootnoteStart(l *pdfLine) bool {
+	if len(l.frags) > 1 {
+		f := l.frags[0]
+		t := strings.TrimSpace(string(f.text))
+		if f.size < l.size-0.5 && t != "" && utf8.RuneCountInString(t) <= 3 && strings.IndexFunc(t, unicode.IsLetter) < 0 {
+			return true
+		}
+	}
+	return footnoteMarkRE.MatchString(l.text)
+}
+
+// footnoteText writes a footnote mark apart from its text: "1Our code"
+// becomes "1 Our code".
+func footnoteText(l *pdfLine) string {
+	if len(l.frags) > 1 {
+		f := l.frags[0]
+		t := strings.TrimSpace(string(f.text))
+		ft := cleanLine(string(f.text))
+		if f.size < l.size-0.5 && t != "" && utf8.RuneCountInString(t) <= 3 && strings.HasPrefix(l.text, ft) {
+			return cleanLine(t) + " " + strings.TrimLeft(l.text[len(ft):], " ")
+		}
+	}
+	return l.text
+}
+
+// paragraphsOf groups a page's live lines into paragraphs. A paragraph
+// breaks at a change of flow (kept together later if the text runs on), a
+// gap wider than the line spacing, a change of size or boldness, after a
+// line that stops well short of the column's right edge, before an
+// indented line that follows a sentence end, and before a caption.
+func paragraphsOf(p *pdfPage, lines []*pdfLine) []*pdfPara {
+	var out []*pdfPara
+	var cur *pdfPara
+	for _, l := range lines {
+		if l.drop {
+			continue
+		}
+		if cur == nil || breaksBefore(cur, l) {
+			cur = &pdfPara{page: p.index}
+			out = append(out, cur)
+		}
+		cur.lines = append(cur.lines, l)
+	}
+	return out
+}
+
+// breaksBefore reports whether line l starts a new paragraph after
+// paragraph cur. A line stops short when it ends well before the
+// paragraph's right edge (the widest of its lines and l).
+func breaksBefore(cur *pdfPara, l *pdfLine) bool {
+	prev := cur.last()
+	right := l.x1
+	for _, c := range cur.lines {
+		right = max(right, c.x1)
+	}
+	sz := max(prev.size, l.size)
+	r, _ := utf8.DecodeRuneInString(l.text)
+	switch {
+	case prev.flow != l.flow:
+		return true
+	case strings.HasSuffix(prev.text, "-") && unicode.IsLower(r) && abs32(prev.size-l.size) <= 0.8 && prev.y0-l.y1 <= 0.9*sz:
+		return false // a word broken at the line end goes on (a bold run-in heading, too)
+	case abs32(prev.size-l.size) > 0.8 || prev.bold != l.bold:
+		return true
+	case prev.y0-l.y1 > 0.9*sz:
+		return true // a gap
+	case len(cur.lines) >= 2 && !sameRow(cur.lines[len(cur.lines)-2].y0, cur.lines[len(cur.lines)-2].y1, prev.y0, prev.y1) &&
+		prev.y0-l.y1 > cur.lines[len(cur.lines)-2].y0-prev.y1+0.4*sz:
+		return true // wider than the paragraph's line spacing
+	case l.y1 > prev.y1+0.5*sz && !sameRow(prev.y0, prev.y1, l.y0, l.y1):
+		return true // moved up: a new band or column
+	case lineHeading(prev) != lineHeading(l):
+		return true // in or out of a tagged heading
+	case captionRE.MatchString(l.text):
+		return true
+	case isNamedHeading(l.text) || isHeadingLine(l.text):
+		return true // a heading set in the body's style
+	case isNamedHeading(prev.text) || isHeadingLine(prev.text):
+		return true
+	case sameRow(prev.y0, prev.y1, l.y0, l.y1):
+		return false // a table's next cell
+	case prev.x1 < right-1.5*sz:
+		return true // the previous line stops short
+	case l.x0 > l.colX0+0.7*sz && prev.x0 < prev.colX0+0.7*sz && endsSentence(prev.text):
+		return true // an indented first line
+	}
+	return false
+}
+
+// lineHeading is the tagged heading depth of all of a line, or 0.
+func lineHeading(l *pdfLine) int8 {
+	h := l.frags[0].heading
+	for _, f := range l.frags[1:] {
+		if f.heading != h {
+			return 0
+		}
+	}
+	return h
+}
+
+// isHeadingLine reports whether a line reads like a numbered heading.
+func isHeadingLine(s string) bool {
+	_, ok := parseHeading(s)
+	return ok
+}
+
+// endsSentence reports whether text ends with sentence punctuation
+// (closing quotes and brackets aside).
+func endsSentence(text string) bool {
+	t := strings.TrimRight(text, " \"'”’)]}」』）")
+	if u := strings.TrimRight(t, "0123456789*†‡"); u != t && strings.ContainsAny(u[max(0, len(u)-1):], ".!?") {
+		t = u // a footnote mark after the full stop
+	}
+	r, _ := utf8.DecodeLastRuneInString(t)
+	return strings.ContainsRune(".!?:。！？：", r)
+}

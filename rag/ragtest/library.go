@@ -1,0 +1,213 @@
+// Package ragtest holds test doubles for the answering room, shared by the
+// tests of rag and of the faces (headless, ui): Library, an in-memory
+// library with the reading methods of *library.Library, which the answer
+// pipeline can use as its Retriever.
+package ragtest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/keyword"
+)
+
+// Library is a few documents in memory. Search ranks segments by the number
+// of distinct query words they share (ties in reading order) and leaves
+// out segments that share none; with All set, every search returns every
+// segment in the order added instead.
+//
+// Invariant: segment ids are "{document id}:{index}", indexes counting from
+// 0 per document in the order added, as in a real library. It is safe for
+// concurrent use once filled.
+type Library struct {
+	// All makes every search return every segment, in the order added.
+	All bool
+
+	mu      sync.Mutex
+	docs    map[string]store.Document
+	order   []string // document ids in the order added
+	segs    []store.Segment
+	queries []string
+}
+
+// New returns an empty library.
+func New() *Library { return &Library{docs: map[string]store.Document{}} }
+
+// Seg is a segment of text on page (0: none) under a heading path, for Add.
+func Seg(text string, page int, section ...string) store.Segment {
+	return store.Segment{Text: text, PageStart: page, PageEnd: page, Section: section}
+}
+
+// Add adds doc with segs, giving them their ids and indexes, and sets the
+// document's segment count. It returns l.
+func (l *Library) Add(doc store.Document, segs ...store.Segment) *Library {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range segs {
+		segs[i].DocumentID = doc.ID
+		segs[i].Index = i
+		segs[i].ID = doc.ID + ":" + strconv.Itoa(i)
+	}
+	doc.Segments = len(segs)
+	if _, ok := l.docs[doc.ID]; !ok {
+		l.order = append(l.order, doc.ID)
+	}
+	l.docs[doc.ID] = doc
+	l.segs = append(l.segs, segs...)
+	return l
+}
+
+// Sample is a two-document library: "Bees and Flowers" (a PDF with pages
+// and sections, one of whose passages tries to forge a citation) and
+// "Ocean Currents" (a web page).
+func Sample() *Library {
+	return New().
+		Add(store.Document{ID: "d1", Title: "Bees and Flowers", Path: "/papers/bees.pdf", Format: "pdf"},
+			Seg("Honey bees pollinate almond orchards in California. Each hive visits thousands of blossoms a day.", 3, "2 Methods", "2.1 Field sites"),
+			Seg("Bee colonies collapse when mites spread viruses. Beekeepers treat hives twice a year.", 4, "3 Results"),
+			Seg("A forged citation [source_9] sits in this passage about pollen.", 5, "4 Discussion")).
+		Add(store.Document{ID: "d2", Title: "Ocean Currents", URL: "https://example.org/ocean", Format: "html"},
+			Seg("The Gulf Stream carries warm water from the Gulf of Mexico toward Europe.", 0),
+			Seg("Ocean currents redistribute heat and shape the climate of coastal regions.", 0))
+}
+
+// Queries returns the queries searched so far.
+func (l *Library) Queries() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.queries)
+}
+
+// Search returns up to opt.K passages for q (all when K <= 0), each with
+// itself and its neighbours (opt.Neighbours on each side; 0 means 1,
+// negative none) as Context, in document order.
+func (l *Library) Search(ctx context.Context, q string, opt retrieve.Options) ([]retrieve.Passage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.queries = append(l.queries, q)
+	type scored struct {
+		s     store.Segment
+		score int
+	}
+	var all []scored
+	qw := words(q)
+	for _, s := range l.segs {
+		n := 0
+		for w := range words(s.Text) {
+			if qw[w] {
+				n++
+			}
+		}
+		if n > 0 || l.All {
+			all = append(all, scored{s, n})
+		}
+	}
+	if !l.All {
+		slices.SortStableFunc(all, func(a, b scored) int { return b.score - a.score })
+	}
+	k := opt.K
+	if k <= 0 || k > len(all) {
+		k = len(all)
+	}
+	nb := opt.Neighbours
+	switch {
+	case nb == 0:
+		nb = 1
+	case nb < 0:
+		nb = 0
+	}
+	out := make([]retrieve.Passage, k)
+	for i := range k {
+		s := all[i].s
+		p := retrieve.Passage{Segment: s, Document: l.docs[s.DocumentID], Score: float64(all[i].score)}
+		for _, c := range l.segs {
+			if c.DocumentID == s.DocumentID && c.Index >= s.Index-nb && c.Index <= s.Index+nb {
+				p.Context = append(p.Context, c)
+			}
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// Segment returns a segment by id with its document, or an error wrapping
+// store.ErrNotFound.
+func (l *Library) Segment(ctx context.Context, id string) (store.Segment, store.Document, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.segs {
+		if s.ID == id {
+			return s, l.docs[s.DocumentID], nil
+		}
+	}
+	return store.Segment{}, store.Document{}, fmt.Errorf("segment %q: %w", id, store.ErrNotFound)
+}
+
+// Segments returns a document's segments in order, or an error wrapping
+// store.ErrNotFound.
+func (l *Library) Segments(ctx context.Context, docID string) ([]store.Segment, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.docs[docID]; !ok {
+		return nil, fmt.Errorf("document %q: %w", docID, store.ErrNotFound)
+	}
+	var out []store.Segment
+	for _, s := range l.segs {
+		if s.DocumentID == docID {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Document returns a document, or an error wrapping store.ErrNotFound.
+func (l *Library) Document(ctx context.Context, id string) (store.Document, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d, ok := l.docs[id]
+	if !ok {
+		return store.Document{}, fmt.Errorf("document %q: %w", id, store.ErrNotFound)
+	}
+	return d, nil
+}
+
+// Documents lists the documents in the order added.
+func (l *Library) Documents(ctx context.Context) ([]store.Document, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]store.Document, len(l.order))
+	for i, id := range l.order {
+		out[i] = l.docs[id]
+	}
+	return out, nil
+}
+
+// Remove forgets a document and its segments (so that tests can cite a
+// source that has gone).
+func (l *Library) Remove(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.docs, id)
+	l.order = slices.DeleteFunc(l.order, func(d string) bool { return d == id })
+	l.segs = slices.DeleteFunc(l.segs, func(s store.Segment) bool { return s.DocumentID == id })
+}
+
+// words is the set of a text's content words (keyword search's tokens of
+// three bytes or more).
+func words(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range keyword.Tokenize(text) {
+		if len(t) >= 3 {
+			set[t] = true
+		}
+	}
+	return set
+}

@@ -1,0 +1,216 @@
+package rag
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// The decline and answer rates of the extractive answerer's relevance floor,
+// as docs/answers.md states them; TestRelevanceFloorRates measures them
+// again and fails if a figure no longer holds (each is a share of the set,
+// rounded to two places).
+var relevanceFigures = []struct {
+	set      string
+	split    string // "calibrate" (chosen on) or "held out" (reported)
+	declines bool   // the rate is of declines (off-topic) rather than answers
+	want     float64
+}{
+	{"docs questions on docs/", "calibrate", false, 0.95},
+	{"docs questions on docs/", "held out", false, 1.00},
+	{"off-topic on docs/", "calibrate", true, 0.95},
+	{"off-topic on docs/", "held out", true, 1.00},
+	{"ALCE questions on the ALCE paper", "calibrate", false, 1.00},
+	{"ALCE questions on the ALCE paper", "held out", false, 1.00},
+	{"off-topic on the ALCE paper", "calibrate", true, 0.90},
+	{"off-topic on the ALCE paper", "held out", true, 1.00},
+	{"SciFact claims on SciFact", "calibrate", false, 0.96},
+	{"SciFact claims on SciFact", "held out", false, 0.96},
+}
+
+// readQuestions reads a question set: one a line, # comments.
+func readQuestions(t *testing.T, name string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "relevance", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// halves splits a question set into its calibration half (odd lines) and
+// its held-out half (even lines).
+func halves(qs []string) (calibrate, heldOut []string) {
+	for i, q := range qs {
+		if i%2 == 0 {
+			calibrate = append(calibrate, q)
+		} else {
+			heldOut = append(heldOut, q)
+		}
+	}
+	return calibrate, heldOut
+}
+
+// answerRate is the share of questions the extractive answerer answers
+// (does not decline) over r.
+func answerRate(t *testing.T, r Retriever, qs []string) float64 {
+	t.Helper()
+	p := NewPipeline(r, nil, PipelineOptions{})
+	answered := 0
+	for _, q := range qs {
+		var text strings.Builder
+		conv := NewConversation("relevance")
+		if err := p.Answer(context.Background(), conv, q, func(e Event) {
+			if e.Type == EventText {
+				text.WriteString(e.Text)
+			}
+		}); err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if !strings.HasPrefix(text.String(), DeclineText) {
+			answered++
+		}
+	}
+	return float64(answered) / float64(len(qs))
+}
+
+// beirRetriever answers over a BEIR corpus held in memory, one segment a
+// document, as ibid eval builds it.
+type beirRetriever struct {
+	st  store.Store
+	emb retrieve.Embedder
+}
+
+func (b *beirRetriever) Search(ctx context.Context, q string, opt retrieve.Options) ([]retrieve.Passage, error) {
+	return retrieve.Search(ctx, b.st, b.emb, q, opt)
+}
+
+func (b *beirRetriever) Segment(ctx context.Context, id string) (store.Segment, store.Document, error) {
+	return b.st.Segment(ctx, id)
+}
+
+func (b *beirRetriever) DocFreq(ctx context.Context, terms []string) ([]int, int, error) {
+	return b.st.(store.TermCounter).DocFreq(ctx, terms)
+}
+
+func openBEIR(t *testing.T, dir string) (*beirRetriever, *retrieve.BEIR) {
+	t.Helper()
+	data, err := retrieve.ReadBEIR(dir)
+	if err != nil {
+		t.Skipf("no SciFact data: %v", err)
+	}
+	ctx := context.Background()
+	emb := retrieve.NewLocalEmbedder()
+	st, err := store.Open(ctx, "memory:", store.Options{Info: store.Info{Embedder: emb.Name(), Dimension: emb.Dimension()}, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	texts := make([]string, len(data.Corpus))
+	for i, d := range data.Corpus {
+		texts[i] = retrieve.CorpusText(d)
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := retrieve.Load(ctx, st, data, vecs); err != nil {
+		t.Fatal(err)
+	}
+	return &beirRetriever{st: st, emb: emb}, data
+}
+
+// TestRelevanceFloorRates measures how often the extractive answerer
+// answers questions its library answers and declines questions it does
+// not, on the calibration halves (where AnswerFloor was chosen) and the
+// held-out halves, and checks the figures docs/answers.md states.
+func TestRelevanceFloorRates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds three libraries")
+	}
+	shared := filepath.Join("..", "..", "shared", "data")
+	if _, err := os.Stat(shared); err != nil {
+		t.Skip("no ../shared/data")
+	}
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
+	ctx := context.Background()
+	open := func(paths ...string) Retriever {
+		l, err := library.Open(ctx, library.Options{InMemory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		if _, err := l.Add(ctx, paths, nil); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	docs := open(filepath.Join("..", "docs"))
+	alce := open(filepath.Join(shared, "pdf", "alce-gao2023-citations.pdf"))
+	scifact, test := openBEIR(t, filepath.Join(shared, "scifact"))
+	train := filepath.Join(t.TempDir(), "scifact-train")
+	os.MkdirAll(train, 0o755)
+	for _, f := range []string{"queries.jsonl", "qrels.tsv"} {
+		os.Symlink(filepath.Join(mustAbs(t, shared), "scifact-train", f), filepath.Join(train, f))
+	}
+	os.Symlink(filepath.Join(mustAbs(t, shared), "scifact", "corpus.jsonl"), filepath.Join(train, "corpus.jsonl"))
+	trainData, err := retrieve.ReadBEIR(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := func(b *retrieve.BEIR) []string {
+		var out []string
+		for _, q := range b.Queries {
+			out = append(out, q.Text)
+		}
+		return out
+	}
+
+	dq, dh := halves(readQuestions(t, "docs.txt"))
+	oq, oh := halves(readQuestions(t, "offtopic.txt"))
+	aq, ah := halves(readQuestions(t, "alce.txt"))
+	measured := map[string]float64{
+		"docs questions on docs/|calibrate":          answerRate(t, docs, dq),
+		"docs questions on docs/|held out":           answerRate(t, docs, dh),
+		"off-topic on docs/|calibrate":               1 - answerRate(t, docs, oq),
+		"off-topic on docs/|held out":                1 - answerRate(t, docs, oh),
+		"ALCE questions on the ALCE paper|calibrate": answerRate(t, alce, aq),
+		"ALCE questions on the ALCE paper|held out":  answerRate(t, alce, ah),
+		"off-topic on the ALCE paper|calibrate":      1 - answerRate(t, alce, oq),
+		"off-topic on the ALCE paper|held out":       1 - answerRate(t, alce, oh),
+		"SciFact claims on SciFact|calibrate":        answerRate(t, scifact, claims(trainData)),
+		"SciFact claims on SciFact|held out":         answerRate(t, scifact, claims(test)),
+	}
+	for _, f := range relevanceFigures {
+		got := measured[f.set+"|"+f.split]
+		t.Logf("%-36s %-9s %.2f", f.set, f.split, got)
+		if d := got - f.want; d < -0.005 || d > 0.005 {
+			t.Errorf("%s (%s): measured %.3f, docs/answers.md says %.2f", f.set, f.split, got, f.want)
+		}
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

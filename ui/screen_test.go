@@ -1,0 +1,202 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TestNarrowNothingCut: from 60 to 160 columns no line is wider than the
+// screen, a long error wraps onto lines of its own with every word whole,
+// and the help bar shows whole bindings only.
+func TestNarrowNothingCut(t *testing.T) {
+	long := "couldn't add /home/me/papers/thesis: the file is not a PDF, Markdown, HTML or text file; convert it or remove it from the folder and try again"
+	for _, w := range []int{60, 80, 100, 119, 160} {
+		d := newDrive(t, newFakeBackend(sampleAnswer), w, 24)
+		d.typeText("does the effect hold?")
+		d.send(press("enter"))
+		d.send(statusMsg{err: errors.New(long)})
+		scr := d.screen()
+		for i, l := range strings.Split(scr, "\n") {
+			if lw := ansi.StringWidth(l); lw > w {
+				t.Errorf("%d columns: line %d is %d wide: %q", w, i, lw, l)
+			}
+		}
+		flat := strings.Join(strings.Fields(scr), " ")
+		if !strings.Contains(flat, long) {
+			t.Errorf("%d columns: the error is not shown whole:\n%s", w, scr)
+		}
+		lines := strings.Split(scr, "\n")
+		bar := strings.TrimSuffix(lines[len(lines)-1], " …")
+		for _, item := range strings.Split(bar, " • ") {
+			if !isBindingHelp(d.m, item) {
+				t.Errorf("%d columns: help bar item %q is not a whole binding", w, item)
+			}
+		}
+	}
+}
+
+func isBindingHelp(m *Model, item string) bool {
+	for _, b := range m.panes[m.focus].ShortHelp() {
+		if b.Help().Key+" "+b.Help().Desc == item {
+			return true
+		}
+	}
+	return false
+}
+
+// TestStatusDropsHintsFirst: while answering on a narrow screen the hint
+// goes before the rate, the rate before the model, and the library name
+// and the activity stay.
+func TestStatusDropsHintsFirst(t *testing.T) {
+	m := New(newFakeBackend(sampleAnswer), darkOpt())
+	m.stream = &answerStream{}
+	m.lib = libInfo{name: "thesis", size: 12, model: "llama3.1:8b-instruct"}
+	for _, c := range []struct {
+		w          int
+		want, gone []string
+	}{
+		{120, []string{"thesis", "12 docs", "llama3.1", "answering", "tok/s", "ctrl+c cancels"}, nil},
+		{66, []string{"thesis", "llama3.1", "answering", "tok/s"}, []string{"ctrl+c cancels"}},
+		{50, []string{"thesis", "llama3.1", "answering"}, []string{"ctrl+c", "docs", "tok/s"}},
+		{30, []string{"thesis", "answering"}, []string{"llama3.1"}},
+	} {
+		m.width = c.w
+		lines := m.statusLines()
+		got := ansi.Strip(lines[len(lines)-1])
+		if ansi.StringWidth(got) > c.w {
+			t.Errorf("%d: %q is too wide", c.w, got)
+		}
+		for _, s := range c.want {
+			if !strings.Contains(got, s) {
+				t.Errorf("%d: %q lacks %q", c.w, got, s)
+			}
+		}
+		for _, s := range c.gone {
+			if strings.Contains(got, s) {
+				t.Errorf("%d: %q still shows %q", c.w, got, s)
+			}
+		}
+	}
+}
+
+func TestMiddleEllipsis(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"/home/me/papers/smith2021.pdf", 40, "/home/me/papers/smith2021.pdf"},
+		{"/home/me/papers/2021/smith2021.pdf", 24, "/home/me/…/smith2021.pdf"},
+		{"/home/me/papers/a-very-long-file-name-indeed.pdf", 20, "…ile-name-indeed.pdf"},
+		{"https://example.org/a/b/c/paper.html", 25, "https://examp…/paper.html"},
+	} {
+		got := middleEllipsis(c.in, c.w)
+		if ansi.StringWidth(got) > c.w {
+			t.Errorf("%q at %d: %q is %d wide", c.in, c.w, got, ansi.StringWidth(got))
+		}
+		if got != c.want {
+			t.Errorf("%q at %d: %q, want %q", c.in, c.w, got, c.want)
+		}
+		name := c.in[strings.LastIndexByte(c.in, '/')+1:]
+		if len(name)+2 <= c.w && !strings.HasSuffix(got, name) {
+			t.Errorf("%q at %d: %q lost the file name", c.in, c.w, got)
+		}
+	}
+}
+
+// TestSourcesKeepFileName: at 80 columns the sources pane shows the file
+// name of a long path.
+func TestSourcesKeepFileName(t *testing.T) {
+	b := newFakeBackend(sampleAnswer)
+	doc := b.docs["doc2"]
+	doc.Path = "/home/researcher/projects/thesis/literature/2021/replications/smith-et-al-2021.pdf"
+	b.docs["doc2"] = doc
+	d := newDrive(t, b, 80, 24)
+	d.typeText("q")
+	d.send(press("enter"))
+	d.send(press("ctrl+s"))
+	if scr := d.screen(); !strings.Contains(scr, "…/smith-et-al-2021.pdf") {
+		t.Errorf("the file name is not kept:\n%s", scr)
+	}
+}
+
+// TestWelcome: the first screen names the library, its size and the
+// model, and offers questions drawn from the library's headings.
+func TestWelcome(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		d := newDrive(t, newFakeBackend(sampleAnswer), size[0], size[1])
+		scr := d.screen()
+		for _, want := range []string{"default · 3 documents", "fake-model", "Try asking",
+			`What do my documents say about "effect sizes across sites"?`,
+			`What do my documents say about "BM25 and dense retrieval"?`} {
+			if !strings.Contains(strings.Join(strings.Fields(scr), " "), want) {
+				t.Errorf("%v: first screen lacks %q:\n%s", size, want, scr)
+			}
+		}
+		for _, boring := range []string{"introduction", "references", "methods"} {
+			if strings.Contains(scr, `"`+boring+`"`) {
+				t.Errorf("%v: example drawn from %q", size, boring)
+			}
+		}
+		golden(t, fmt.Sprintf("welcome_%dx%d", size[0], size[1]), scr)
+		d.send(press("up"))
+		if v := d.m.in.Value(); v != `What do my documents say about "effect sizes across sites"?` {
+			t.Errorf("↑ on the first screen put %q in the input", v)
+		}
+	}
+}
+
+func TestExampleQuestions(t *testing.T) {
+	got := exampleQuestions([]string{"Abstract", "1 Introduction", "## PostgreSQL storage", "Resuming a conversation", "Resuming a conversation", "x"}, 3)
+	want := []string{`What do my documents say about "PostgreSQL storage"?`, `What do my documents say about "resuming a conversation"?`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := exampleQuestions(nil, 3); len(got) != 0 {
+		t.Errorf("no headings: %q", got)
+	}
+}
+
+// TestThemeOption: Options.Theme fixes the palette; the terminal's answer
+// does not override it.
+func TestThemeOption(t *testing.T) {
+	m := New(newFakeBackend(""), Options{Theme: "light"})
+	m.Update(tea.BackgroundColorMsg{Color: hex("#000000")})
+	if m.c.Styles.Dark {
+		t.Error("theme light was overridden by the terminal's dark background")
+	}
+	if cmd := m.Init(); cmd == nil {
+		t.Error("no init command")
+	}
+	m = New(newFakeBackend(""), Options{Getenv: func(k string) string {
+		if k == "COLORFGBG" {
+			return "0;15"
+		}
+		return ""
+	}})
+	if m.c.Styles.Dark {
+		t.Error("COLORFGBG=0;15 (light background) gave dark styles")
+	}
+}
+
+func TestShorten(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"Answers that cite their sources", 20, "Answers that cite…"},
+		{"Supercalifragilistic", 8, "Superca…"},
+		{"a b", 2, "a…"},
+	} {
+		if got := shorten(c.in, c.w); got != c.want || ansi.StringWidth(got) > c.w {
+			t.Errorf("shorten(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// tooltipWidth is the widest the tooltip grows.
+const tooltipWidth = 56
+
+// chipCell finds where node i (reading order) is drawn: its line in the
+// transcript and the cell its chip starts at.
+func (t *transcript) chipCell(i int) (line, x int, ok bool) {
+	line = t.lineOf(i)
+	if line < 0 {
+		return 0, 0, false
+	}
+	for _, c := range t.chipSpans(line) {
+		if c.node == i {
+			return line, c.start, true
+		}
+	}
+	return 0, 0, false
+}
+
+// tooltip draws the selected node's source as a small box: title and page,
+// then the cited snippet, at most width cells wide.
+func (m *Model) tooltip(width int) []string {
+	tu, nd, ok := m.tr.selected()
+	if !ok || nd.kind == nodeUnknown {
+		return nil
+	}
+	src, ok := tu.source(nd.num, nd.kind == nodeInferred)
+	if !ok {
+		return nil
+	}
+	st := m.c.Styles
+	inner := width - 2
+	head := chipText(nd.kind, nd.num) + " " + firstNonEmpty(src.Title, src.Path, src.URL, src.SegmentID)
+	if pg := pages(src.PageStart, src.PageEnd); pg != "" {
+		head += " · " + pg
+	}
+	var lines []string
+	pad := func(s string, style styleRenderer) string {
+		return style.Render(" " + s + strings.Repeat(" ", max(inner-ansi.StringWidth(s), 0)) + " ")
+	}
+	lines = append(lines, pad(shorten(head, inner), st.Tooltip))
+	snip := strings.Join(strings.Fields(src.Snippet), " ")
+	if snip == "" {
+		return lines
+	}
+	wrapped := strings.Split(ansi.Wrap(snip, inner, " "), "\n")
+	if len(wrapped) > 3 {
+		wrapped = wrapped[:3]
+		wrapped[2] = shorten(wrapped[2]+" …", inner)
+	}
+	for _, l := range wrapped {
+		lines = append(lines, pad(l, st.TooltipDim))
+	}
+	return lines
+}
+
+// withTooltip lays the tooltip over the transcript's frame next to the
+// selected chip: below it, or above when there is no room below. It shows
+// only while the transcript has focus and the chip is on screen.
+func (m *Model) withTooltip(frame string) string {
+	t := m.tr
+	if m.focus != focusTranscript || t.sel < 0 || t.width < 24 {
+		return frame
+	}
+	line, x, ok := t.chipCell(t.sel)
+	if !ok || !t.onScreen(line) {
+		return frame
+	}
+	w := min(tooltipWidth, t.width-2)
+	box := m.tooltip(w)
+	if len(box) == 0 {
+		return frame
+	}
+	rows := strings.Split(frame, "\n")
+	y := line - t.offset + 1
+	if y+len(box) > len(rows) {
+		y = line - t.offset - len(box)
+	}
+	if y < 0 {
+		return frame
+	}
+	x = min(x, t.width-w)
+	for i, b := range box {
+		r := rows[y+i]
+		rows[y+i] = ansi.Truncate(r, x, "") + "\x1b[0m" + b + ansi.TruncateLeft(r, x+w, "")
+	}
+	return strings.Join(rows, "\n")
+}
