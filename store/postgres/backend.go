@@ -5,13 +5,15 @@
 //
 //	import _ "github.com/ibid-dev/ibid/store/postgres"
 //
-// The schema (rag_collections, rag_documents, rag_chunks) ships in the
-// binary as versioned migrations that run on first use. rag_chunks is
-// partitioned by collection, one partition per library, so that each
+// The schema (rag_collections, rag_documents, rag_chunks, rag_terms) ships
+// in the binary as versioned migrations that run on first use. rag_chunks
+// is partitioned by collection, one partition per library, so that each
 // library has an HNSW index typed with its own dimension and a library is
-// dropped by dropping a table. Batches are written in one transaction with
-// COPY; dense search, keyword search (a generated tsvector with a GIN
-// index) and their fusion are answered by the database.
+// dropped by emptying a table. Batches are written in one transaction with
+// COPY; dense search, keyword search (BM25 over the terms of ibid's own
+// analyser, store/keyword, found through a GIN index) and their fusion are
+// answered by the database. docs/postgres.md says what is created, how it
+// behaves and how fast it is.
 package postgres
 
 import (

@@ -4,7 +4,7 @@
 -- their collection's id; rag_chunks is partitioned by collection, one
 -- partition per library (created by ibid when the library is created), so
 -- that each library has its own HNSW index typed with its own dimension and
--- dropping a library is dropping a table.
+-- dropping a library is emptying a table.
 CREATE EXTENSION IF NOT EXISTS vector;
 
 CREATE TABLE rag_collections (
