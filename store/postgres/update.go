@@ -68,6 +68,10 @@ type batch struct {
 	docs   [][]any
 	chunks [][]any
 	terms  int64 // the sum of the chunks' term counts
+	// the batch's document frequencies: in how many of its chunks each
+	// term occurs (dfTerms sorted, dfCounts alongside)
+	dfTerms  []string
+	dfCounts []int32
 }
 
 // docColumns and chunkColumns are the columns COPY fills.
@@ -143,8 +147,21 @@ func (s *Store) prepare(puts []store.Put) (*batch, error) {
 			return nil, err
 		}
 	}
+	df := map[string]int32{}
 	for _, row := range b.chunks {
 		b.terms += int64(row[len(row)-1].(int))
+		for _, t := range row[len(row)-3].([]string) {
+			df[t]++
+		}
+	}
+	b.dfTerms = make([]string, 0, len(df))
+	for t := range df {
+		b.dfTerms = append(b.dfTerms, t)
+	}
+	slices.Sort(b.dfTerms)
+	b.dfCounts = make([]int32, len(b.dfTerms))
+	for i, t := range b.dfTerms {
+		b.dfCounts[i] = df[t]
 	}
 	return b, nil
 }
@@ -288,8 +305,11 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.chunks}, chunkColumns, pgx.CopyFromRows(b.chunks)); err != nil {
 		return fmt.Errorf("couldn't copy segments: %w", err)
 	}
-	if err := s.countTerms(ctx, tx, b.ids, +1); err != nil {
-		return err
+	if _, err := tx.Exec(ctx, `INSERT INTO rag_terms (collection_id, term, df)
+		SELECT $1, u.term, u.df FROM unnest($2::text[], $3::int[]) AS u(term, df)
+		ON CONFLICT (collection_id, term) DO UPDATE SET df = rag_terms.df + EXCLUDED.df`,
+		s.coll, b.dfTerms, b.dfCounts); err != nil {
+		return fmt.Errorf("couldn't count terms: %w", err)
 	}
 	if !plan.hnsw && !plan.terms {
 		return nil
@@ -334,8 +354,8 @@ func (s *Store) planIndexes(ctx context.Context, tx pgx.Tx, n int) (indexPlan, e
 }
 
 // countTerms adds sign × the document frequencies of the chunks of docs to
-// rag_terms (before they are deleted, or after they are copied), and
-// forgets terms no chunk holds any more.
+// rag_terms (-1 before they are deleted), and forgets terms no chunk holds
+// any more. (A batch's new chunks are counted by prepare, in Go.)
 func (s *Store) countTerms(ctx context.Context, tx pgx.Tx, docs []string, sign int) error {
 	if len(docs) == 0 {
 		return nil
