@@ -153,7 +153,7 @@ func migrate(ctx context.Context, conn *pgx.Conn, create, readOnly bool) error {
 			return err
 		})
 		if err != nil {
-			if strings.Contains(err.Error(), "extension \"vector\"") {
+			if msg := err.Error(); strings.Contains(msg, "extension") && strings.Contains(msg, "vector") {
 				return fmt.Errorf("couldn't migrate the schema to version %d (%s): %w; "+
 					"install pgvector on the server and let a database owner run CREATE EXTENSION vector", m.version, m.name, err)
 			}

@@ -50,8 +50,8 @@ CREATE TABLE rag_chunks (
 	term_count      integer     NOT NULL,
 	created_at      timestamptz NOT NULL DEFAULT now(),
 	-- No foreign key to rag_documents: ibid writes and deletes a document's
-	-- chunks with the document, in one transaction, and a per-row check
-	-- would halve the speed of COPY.
+	-- chunks with the document, in one transaction, and a foreign key would
+	-- cost COPY a lookup for every row.
 	PRIMARY KEY (document_id, chunk_index, collection_id),
 	CHECK (id = document_id || ':' || chunk_index)
 ) PARTITION BY LIST (collection_id);
