@@ -1,0 +1,374 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/keyword"
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+)
+
+// When indexes are built (see Store.planIndexes):
+//   - defaultIndexMin: a library gets its HNSW index once it holds this
+//     many vector components (segments × dimension; 5,000,000 is 6,500
+//     segments of dimension 768). Below it an exact scan answers as fast,
+//     and writes are not slowed by index upkeep.
+//   - bulkMin: a batch of at least this many segments that is at least a
+//     third of the library it joins is loaded without the library's indexes
+//     (HNSW and GIN), which are then built again in the same transaction:
+//     building is about four times faster a row than inserting, so the
+//     rebuild of the whole costs less than inserting the batch. Readers of
+//     that library wait for the batch to commit.
+const (
+	defaultIndexMin = 5_000_000
+	bulkMin         = 2000
+)
+
+// Update implements store.Store: one transaction, holding the library's
+// writer lock; deletes, then the documents replaced by puts, then the puts
+// loaded with COPY. A crash or a lost connection at any point rolls the
+// whole batch back, so a library only ever holds whole documents.
+func (s *Store) Update(ctx context.Context, puts []store.Put, deletes []string) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	if s.readOnly {
+		return store.ErrReadOnly
+	}
+	if len(puts) == 0 && len(deletes) == 0 {
+		return nil
+	}
+	b, err := s.prepare(puts)
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.write(ctx, tx, b, deletes) })
+	if err != nil {
+		return fmt.Errorf("couldn't update library %q (nothing was changed): %w", s.name, classify(err))
+	}
+	return nil
+}
+
+// batch is a validated Update: rows ready for COPY.
+type batch struct {
+	ids    []string // the documents put, once each
+	docs   [][]any
+	chunks [][]any
+	terms  int64 // the sum of the chunks' term counts
+	// the batch's document frequencies: in how many of its chunks each
+	// term occurs (dfTerms sorted, dfCounts alongside)
+	dfTerms  []string
+	dfCounts []int32
+}
+
+// docColumns and chunkColumns are the columns COPY fills.
+var (
+	docColumns   = []string{"collection_id", "id", "title", "path", "base_name", "structure_data"}
+	chunkColumns = []string{"collection_id", "document_id", "chunk_index", "id", "content", "index_content",
+		"vector", "parent_chunk_id", "section_key", "page_start", "page_end", "metadata", "terms", "term_freqs", "term_count"}
+)
+
+// prepare checks a batch (ids, dimensions, text PostgreSQL can hold) and
+// turns it into rows, analysing the segments' keyword texts on every core.
+// A document put twice keeps its last version.
+func (s *Store) prepare(puts []store.Put) (*batch, error) {
+	last := make(map[string]int, len(puts))
+	for i := range puts {
+		last[puts[i].Document.ID] = i
+	}
+	b := &batch{}
+	now := time.Now().Unix()
+	var keep []int    // indexes of the puts written
+	var offsets []int // where each kept put's chunk rows start
+	docs := []store.Document{}
+	total := 0
+	for i := range puts {
+		p := &puts[i]
+		doc := p.Document
+		if doc.ID == "" {
+			return nil, fmt.Errorf("document has no ID (path %q)", doc.Path)
+		}
+		if last[doc.ID] != i {
+			continue
+		}
+		if doc.Added == 0 {
+			doc.Added = now
+		}
+		doc.Segments = len(p.Segments)
+		raw, err := json.Marshal(doc)
+		if err != nil {
+			return nil, fmt.Errorf("document %s: %w", doc.ID, err)
+		}
+		if err := storable("document "+doc.ID, doc.ID, doc.Title, doc.Path); err != nil {
+			return nil, err
+		}
+		b.ids = append(b.ids, doc.ID)
+		b.docs = append(b.docs, []any{s.coll, doc.ID, doc.Title, doc.Path, filepath.Base(doc.Path), json.RawMessage(raw)})
+		keep = append(keep, i)
+		offsets = append(offsets, total)
+		docs = append(docs, doc)
+		total += len(p.Segments)
+	}
+	b.chunks = make([][]any, total)
+	errs := make([]error, len(keep))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(keep)) {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(keep); k = int(next.Add(1) - 1) {
+				p := &puts[keep[k]]
+				for j := range p.Segments {
+					row, err := s.chunkRow(&docs[k], j, &p.Segments[j])
+					if err != nil {
+						errs[k] = err
+						break
+					}
+					b.chunks[offsets[k]+j] = row
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs { // the first bad document's error, as a sequential pass would give
+		if err != nil {
+			return nil, err
+		}
+	}
+	df := map[string]int32{}
+	for _, row := range b.chunks {
+		b.terms += int64(row[len(row)-1].(int))
+		for _, t := range row[len(row)-3].([]string) {
+			df[t]++
+		}
+	}
+	b.dfTerms = make([]string, 0, len(df))
+	for t := range df {
+		b.dfTerms = append(b.dfTerms, t)
+	}
+	slices.Sort(b.dfTerms)
+	b.dfCounts = make([]int32, len(b.dfTerms))
+	for i, t := range b.dfTerms {
+		b.dfCounts[i] = df[t]
+	}
+	return b, nil
+}
+
+// chunkRow checks segment j of doc and makes its rag_chunks row.
+func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment) ([]any, error) {
+	want := doc.ID + ":" + strconv.Itoa(j)
+	if sg.ID != want || sg.DocumentID != doc.ID || sg.Index != j {
+		return nil, fmt.Errorf("segment %d of document %s has ID %q, document %q, index %d; want %q, %q, %d",
+			j, doc.ID, sg.ID, sg.DocumentID, sg.Index, want, doc.ID, j)
+	}
+	if len(sg.Vector) != s.info.Dimension {
+		return nil, fmt.Errorf("%w: segment %s has a vector of dimension %d, library %q's is %d",
+			store.ErrEmbedderMismatch, sg.ID, len(sg.Vector), s.name, s.info.Dimension)
+	}
+	if err := storable("segment "+sg.ID, sg.Text, sg.IndexText, sg.Parent, strings.Join(sg.Section, "")); err != nil {
+		return nil, err
+	}
+	var vec any // NULL for the zero vector: never indexed, never returned
+	var sum float64
+	for k, x := range sg.Vector {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, fmt.Errorf("segment %s has a vector with %v at %d", sg.ID, x, k)
+		}
+		sum += float64(x) * float64(x)
+	}
+	if sum != 0 { // stored normalised, as the embedded store keeps them
+		v := append([]float32(nil), sg.Vector...)
+		if norm := math.Sqrt(sum); math.Abs(norm-1) >= 1e-7 {
+			for k := range v {
+				v[k] = float32(float64(v[k]) / norm)
+			}
+		}
+		vec = pgvector.NewVector(v)
+	}
+	terms, freqs, n := termFreqs(sg.KeywordText())
+	var parent any
+	if sg.Parent != "" {
+		parent = sg.Parent
+	}
+	meta, err := json.Marshal(metadata{Section: sg.Section, PageStart: sg.PageStart, PageEnd: sg.PageEnd, Start: sg.Start, End: sg.End})
+	if err != nil {
+		return nil, err
+	}
+	return []any{s.coll, doc.ID, j, sg.ID, sg.Text, sg.IndexText, vec, parent,
+		strings.ToLower(store.SectionPath(sg.Section)), sg.PageStart, sg.PageEnd, json.RawMessage(meta),
+		terms, freqs, n}, nil
+}
+
+// termFreqs analyses text as every backend does (keyword.Tokenize) and
+// returns its distinct terms, sorted, their frequencies, and the number of
+// terms.
+func termFreqs(text string) ([]string, []int32, int) {
+	toks := keyword.Tokenize(text)
+	tf := make(map[string]int32, len(toks))
+	for _, t := range toks {
+		tf[t]++
+	}
+	terms := make([]string, 0, len(tf))
+	for t := range tf {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	freqs := make([]int32, len(terms))
+	for i, t := range terms {
+		freqs[i] = tf[t]
+	}
+	return terms, freqs, len(toks)
+}
+
+// storable refuses text PostgreSQL cannot hold in a text column: invalid
+// UTF-8 and NUL bytes.
+func storable(what string, texts ...string) error {
+	for _, t := range texts {
+		if !utf8.ValidString(t) {
+			return fmt.Errorf("%s has text that is not valid UTF-8, which PostgreSQL cannot store; convert the file to UTF-8 and add it again", what)
+		}
+		if strings.IndexByte(t, 0) >= 0 {
+			return fmt.Errorf("%s has a NUL byte in its text, which PostgreSQL cannot store; remove it from the file and add it again", what)
+		}
+	}
+	return nil
+}
+
+// write runs a batch inside tx.
+func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string) error {
+	if err := lockCollection(ctx, tx, s.coll, s.lockWait); err != nil {
+		return err
+	}
+	if len(deletes) > 0 {
+		rows, err := tx.Query(ctx, `SELECT id FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`, s.coll, deletes)
+		if err != nil {
+			return err
+		}
+		found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		have := make(map[string]bool, len(found))
+		for _, id := range found {
+			have[id] = true
+		}
+		for _, id := range deletes {
+			if !have[id] {
+				return fmt.Errorf("can't delete document %s: %w", id, store.ErrNotFound)
+			}
+		}
+	}
+	// Deleted and replaced documents go with their chunks; the keyword
+	// statistics follow.
+	gone := append(append([]string(nil), deletes...), b.ids...)
+	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET
+		(chunk_count, term_total) = (SELECT chunk_count - count(*), term_total - coalesce(sum(term_count), 0)
+			FROM `+s.chunks+` WHERE document_id = ANY($2))
+		WHERE id = $1`, s.coll, gone); err != nil {
+		return err
+	}
+	if err := s.countTerms(ctx, tx, gone, -1); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM `+s.chunks+` WHERE document_id = ANY($1)`, gone); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`, s.coll, gone); err != nil {
+		return err
+	}
+	if len(b.docs) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET chunk_count = chunk_count + $2, term_total = term_total + $3 WHERE id = $1`,
+		s.coll, len(b.chunks), b.terms); err != nil {
+		return err
+	}
+	plan, err := s.planIndexes(ctx, tx, len(b.chunks))
+	if err != nil {
+		return err
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"rag_documents"}, docColumns, pgx.CopyFromRows(b.docs)); err != nil {
+		return fmt.Errorf("couldn't copy documents: %w", err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.chunks}, chunkColumns, pgx.CopyFromRows(b.chunks)); err != nil {
+		return fmt.Errorf("couldn't copy segments: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO rag_terms (collection_id, term, df)
+		SELECT $1, u.term, u.df FROM unnest($2::text[], $3::int[]) AS u(term, df)
+		ON CONFLICT (collection_id, term) DO UPDATE SET df = rag_terms.df + EXCLUDED.df`,
+		s.coll, b.dfTerms, b.dfCounts); err != nil {
+		return fmt.Errorf("couldn't count terms: %w", err)
+	}
+	if !plan.hnsw && !plan.terms {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '512MB'`); err != nil {
+		return err
+	}
+	if plan.terms {
+		if err := createTermsIndex(ctx, tx, s.chunks); err != nil {
+			return err
+		}
+	}
+	if plan.hnsw {
+		if err := s.vec.createIndex(ctx, tx, s.chunks); err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(ctx, `ANALYZE `+s.chunks)
+	return err
+}
+
+// indexPlan says which indexes a batch builds after its COPY.
+type indexPlan struct{ hnsw, terms bool }
+
+// planIndexes decides, before a batch of n segments is copied, which
+// indexes to build after it: the HNSW index when the library has none and
+// will be big enough for one; both when the batch is big enough to rebuild
+// them (they are dropped now; see bulkMin).
+func (s *Store) planIndexes(ctx context.Context, tx pgx.Tx, n int) (indexPlan, error) {
+	var have int
+	var exists bool
+	err := tx.QueryRow(ctx, `SELECT chunk_count, to_regclass($2) IS NOT NULL FROM rag_collections WHERE id = $1`,
+		s.coll, indexName(s.chunks)).Scan(&have, &exists)
+	if err != nil {
+		return indexPlan{}, err
+	}
+	if n >= bulkMin && 3*n >= have {
+		_, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks)+`, `+termsIndexName(s.chunks))
+		return indexPlan{hnsw: s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin), terms: true}, err
+	}
+	return indexPlan{hnsw: s.vec.indexed && !exists && (have+n)*s.info.Dimension >= s.indexMin}, nil
+}
+
+// countTerms adds sign × the document frequencies of the chunks of docs to
+// rag_terms (-1 before they are deleted), and forgets terms no chunk holds
+// any more. (A batch's new chunks are counted by prepare, in Go.)
+func (s *Store) countTerms(ctx context.Context, tx pgx.Tx, docs []string, sign int) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO rag_terms (collection_id, term, df)
+		SELECT $1, t.term, $3 * count(*) FROM `+s.chunks+` c, unnest(c.terms) AS t(term)
+		WHERE c.document_id = ANY($2) GROUP BY t.term
+		ON CONFLICT (collection_id, term) DO UPDATE SET df = rag_terms.df + EXCLUDED.df`, s.coll, docs, sign)
+	if err != nil {
+		return fmt.Errorf("couldn't count terms: %w", err)
+	}
+	if sign < 0 {
+		_, err = tx.Exec(ctx, `DELETE FROM rag_terms WHERE collection_id = $1 AND df <= 0`, s.coll)
+	}
+	return err
+}
