@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/ibid-dev/ibid/internal/unprivileged"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -96,8 +97,7 @@ func TestUnwritableFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.Chmod(dir, 0o755) })
-		if os.Geteuid() == 0 {
-			runUnprivileged(t, "TestUnwritableFolder", envUnwritable+"="+dir, dir)
+		if unprivileged.Rerun(t, []string{envUnwritable + "=" + dir}, dir) {
 			return
 		}
 	}
