@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -46,40 +46,15 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// docTitle is a document's title, or its file name when it has none.
-func docTitle(d store.Document) string {
-	if t := clean(d.Title); t != "" {
-		return t
-	}
-	return clean(baseName(d.Path))
-}
+// docTitle is a document's name as shown (rag.DocTitle), cleaned for the
+// terminal.
+func docTitle(d store.Document) string { return clean(rag.DocTitle(d)) }
 
-func baseName(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' || path[i] == '\\' {
-			return path[i+1:]
-		}
-	}
-	return path
-}
-
-// pageLabel is "p. 3" or "pp. 3–4" for a segment with pages.
-func pageLabel(s store.Segment) string {
-	switch {
-	case s.PageStart <= 0:
-		return ""
-	case s.PageEnd > s.PageStart:
-		return fmt.Sprintf("pp. %d–%d", s.PageStart, s.PageEnd)
-	}
-	return fmt.Sprintf("p. %d", s.PageStart)
-}
+// pageLabel is "p. 3" or "pp. 3–4" for a segment with pages (rag.Pages).
+func pageLabel(s store.Segment) string { return rag.Pages(s.PageStart, s.PageEnd) }
 
 // sectionLabel is a passage's section path, without a first heading that
 // only repeats the document's title.
 func sectionLabel(p retrieve.Passage) string {
-	sec := p.Segment.Section
-	if len(sec) > 0 && clean(sec[0]) == clean(p.Document.Title) {
-		sec = sec[1:]
-	}
-	return clean(strings.Join(sec, " › "))
+	return clean(rag.SectionText(p.Document, p.Segment.Section))
 }

@@ -275,14 +275,14 @@ func (r *answerRun) source(k, n int) Source {
 
 func fillSource(src *Source, seg store.Segment, doc store.Document) {
 	src.DocumentID = doc.ID
-	src.Title = docTitle(doc)
+	src.Title = DocTitle(doc)
 	src.Path = doc.Path
 	src.URL = doc.URL
 	src.PageStart = seg.PageStart
 	if seg.PageEnd != seg.PageStart {
 		src.PageEnd = seg.PageEnd
 	}
-	src.Section = sectionText(doc, seg.Section)
+	src.Section = SectionText(doc, seg.Section)
 	src.Snippet = snippet(seg.Text, snippetBytes)
 }
 

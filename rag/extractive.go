@@ -229,7 +229,7 @@ func declineText(passages []offered) string {
 		if i > 0 {
 			b.WriteString(" and")
 		}
-		b.WriteString(" in “" + neutralizeText(strings.Join(strings.FieldsFunc(docTitle(o.doc), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")) + "”")
+		b.WriteString(" in “" + neutralizeText(strings.Join(strings.FieldsFunc(DocTitle(o.doc), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")) + "”")
 		if p := Pages(o.pageStart, o.pageEnd); p != "" {
 			b.WriteString(" (" + p + ")")
 		}

@@ -50,14 +50,14 @@ type offered struct {
 // controls, so each passes through promptField: the header stays one line
 // and cannot forge an id.
 func (o *offered) header() string {
-	parts := []string{promptField(docTitle(o.doc))}
+	parts := []string{promptField(DocTitle(o.doc))}
 	if a := promptField(o.doc.Author); a != "" {
 		parts = append(parts, a)
 	}
 	if p := Pages(o.pageStart, o.pageEnd); p != "" {
 		parts = append(parts, p)
 	}
-	if sec := promptField(sectionText(o.doc, o.seg.Section)); sec != "" {
+	if sec := promptField(SectionText(o.doc, o.seg.Section)); sec != "" {
 		parts = append(parts, "§"+sec)
 	}
 	return strings.Join(parts, " — ")
@@ -169,7 +169,9 @@ func (t *Turn) aliasText() string {
 	return b.String()
 }
 
-func docTitle(d store.Document) string {
+// DocTitle is how a document is named wherever it is shown: its title, or
+// its file name, or its id.
+func DocTitle(d store.Document) string {
 	if d.Title != "" {
 		return d.Title
 	}
@@ -179,10 +181,11 @@ func docTitle(d store.Document) string {
 	return d.ID
 }
 
-// sectionText is a segment's heading path, outermost first, without a
-// leading heading that only repeats the document's title.
-func sectionText(doc store.Document, path []string) string {
-	if len(path) > 0 && strings.EqualFold(strings.TrimSpace(path[0]), strings.TrimSpace(docTitle(doc))) {
+// SectionText is a segment's heading path as shown, outermost first
+// ("Methods › Data"), without a leading heading that only repeats the
+// document's title.
+func SectionText(doc store.Document, path []string) string {
+	if len(path) > 0 && strings.EqualFold(strings.TrimSpace(path[0]), strings.TrimSpace(DocTitle(doc))) {
 		path = path[1:]
 	}
 	return strings.Join(path, " › ")

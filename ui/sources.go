@@ -99,7 +99,7 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 	title := firstNonEmpty(s.Title, s.Path, s.URL, s.SegmentID)
 	head := ns.Render(num) + " " + st.SourceTitle.Render(shorten(title, max(w-len(num)-1, 4)))
 	var meta []string
-	if pg := pages(s.PageStart, s.PageEnd); pg != "" {
+	if pg := rag.Pages(s.PageStart, s.PageEnd); pg != "" {
 		meta = append(meta, pg)
 	}
 	if s.Section != "" {
@@ -177,17 +177,6 @@ func (p *sourcesPane) View() string {
 		vis, p.entryAt = append(vis, ""), append(p.entryAt, -1)
 	}
 	return strings.Join(vis, "\n")
-}
-
-// pages is "p. 4" or "pp. 4–6", or "" without pages.
-func pages(start, end int) string {
-	switch {
-	case start <= 0:
-		return ""
-	case end <= start:
-		return fmt.Sprintf("p. %d", start)
-	}
-	return fmt.Sprintf("pp. %d–%d", start, end)
 }
 
 // middleEllipsis shortens s to width cells by cutting from its middle, so

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/rag"
 )
 
 // tooltipWidth is the widest the tooltip grows.
@@ -38,7 +39,7 @@ func (m *Model) tooltip(width int) []string {
 	st := m.c.Styles
 	inner := width - 2
 	head := chipText(nd.kind, nd.num) + " " + firstNonEmpty(src.Title, src.Path, src.URL, src.SegmentID)
-	if pg := pages(src.PageStart, src.PageEnd); pg != "" {
+	if pg := rag.Pages(src.PageStart, src.PageEnd); pg != "" {
 		head += " · " + pg
 	}
 	var lines []string

@@ -172,7 +172,7 @@ func (v *viewer) header() []string {
 	var meta []string
 	if v.at < len(v.segs) {
 		s := v.segs[v.at]
-		if p := pages(s.PageStart, s.PageEnd); p != "" {
+		if p := rag.Pages(s.PageStart, s.PageEnd); p != "" {
 			meta = append(meta, p)
 		}
 		if len(s.Section) > 0 {
