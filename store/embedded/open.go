@@ -168,7 +168,30 @@ func (s *Store) refresh() {
 	if s.isClosed() {
 		return
 	}
-	_ = s.catchUp() // on failure the old view stays, and the next read tries again
+	err := s.catchUp()
+	if errors.Is(err, store.ErrNoLibrary) {
+		// Another process dropped the library (ibid rm --all): what it
+		// held is gone, so a reader (ibid serve, the chat) must not go on
+		// showing or citing it. The view empties; a library created again
+		// under the name is loaded whole by the next catch-up (its
+		// manifest is a new file).
+		s.forget()
+	}
+	// On another failure the old view stays, and the next read tries again.
+}
+
+// forget empties the in-memory view of a library that was dropped. The
+// caller holds wsem.
+func (s *Store) forget() {
+	fresh, err := newStore(s.dir, s.info)
+	if err != nil {
+		return
+	}
+	s.disk.manSeen = nil
+	s.mu.Lock()
+	fresh.kw.K1, fresh.kw.B = s.kw.K1, s.kw.B
+	s.docs, s.nsegs, s.coll, s.kw = fresh.docs, 0, fresh.coll, fresh.kw
+	s.mu.Unlock()
 }
 
 // catchUp applies what another process committed since this one last

@@ -37,7 +37,9 @@ func lockCollection(ctx context.Context, tx pgx.Tx, id int64, wait time.Duration
 var ErrConnection = errors.New("lost the connection to PostgreSQL")
 
 // classify turns the database's errors into the contract's: a lock that
-// could not be had into store.ErrBusy, a lost connection into
+// could not be had into store.ErrBusy, a library's partition that is gone
+// (another process dropped the library) into store.ErrNoLibrary, a lost
+// connection into
 // ErrConnection with what to do. Others pass through.
 func classify(err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
@@ -49,6 +51,8 @@ func classify(err error) error {
 		switch pe.Code {
 		case "55P03", "40P01", "40001": // lock_not_available, deadlock_detected, serialization_failure
 			return fmt.Errorf("%w (%s)", store.ErrBusy, pe.Message)
+		case "42P01": // undefined_table: the library's partition went with a drop
+			return fmt.Errorf("%w: it was dropped (%s)", store.ErrNoLibrary, pe.Message)
 		}
 	}
 	if isConnError(err) {

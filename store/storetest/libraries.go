@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -78,4 +79,47 @@ func testDrop(t *testing.T, h Harness) {
 		t.Fatalf("Drop of a library that does not exist: %v", err)
 	}
 	checkDoc(t, keep, doc("k", 1, 1))
+}
+
+// testDropSeenByReaders: a store open on a library that another handle
+// (another process, as ibid rm --all is) drops stops showing what it held:
+// its documents, segments and search hits are gone, or reads fail with
+// ErrNoLibrary; nothing dropped is served on.
+func testDropSeenByReaders(t *testing.T, h Harness) {
+	ctx := context.Background()
+	loc := h.Location(t)
+	reader := open(t, loc, "served")
+	update(t, reader, []store.Put{doc("x", 3, 1)})
+	if n := length(t, reader); n != 3 {
+		t.Fatalf("before the drop: %d segments", n)
+	}
+	if err := store.Drop(ctx, loc, "served"); err != nil {
+		t.Fatal(err)
+	}
+	gone := func(what string, err error) {
+		t.Helper()
+		if err != nil && !errors.Is(err, store.ErrNoLibrary) && !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("%s after the drop: %v", what, err)
+		}
+	}
+	docs, err := reader.Documents(ctx)
+	gone("Documents", err)
+	if len(docs) != 0 {
+		t.Fatalf("a dropped library still shows %d documents", len(docs))
+	}
+	_, _, err = reader.Segment(ctx, "x:0")
+	if err == nil {
+		t.Fatal("a dropped library still serves segment x:0")
+	}
+	gone("Segment", err)
+	hits, err := reader.Keyword(ctx, segText("x", 0, 1), 5, store.Filter{})
+	gone("Keyword", err)
+	if len(hits) != 0 {
+		t.Fatalf("a dropped library still finds %d keyword hits", len(hits))
+	}
+	hits, err = reader.Dense(ctx, vec("x", 0, testInfo.Dimension), 5, store.Filter{})
+	gone("Dense", err)
+	if len(hits) != 0 {
+		t.Fatalf("a dropped library still finds %d dense hits", len(hits))
+	}
 }

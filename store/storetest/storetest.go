@@ -65,6 +65,7 @@ func Run(t *testing.T, h Harness) {
 		{"ReadOnly", testReadOnly},
 		{"Libraries", testLibraries},
 		{"Drop", testDrop},
+		{"DropSeenByReaders", testDropSeenByReaders},
 		{"TwoStoresOneLibrary", testTwoStores},
 		{"ConcurrentReaders", testConcurrentReaders},
 		{"NoLoss", testNoLoss},
