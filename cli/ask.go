@@ -10,6 +10,7 @@ import (
 
 	"github.com/ibid-dev/ibid/headless"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 )
 
 // askCommand is ibid ask: one cited answer, streamed, then exit.
@@ -87,6 +88,10 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 		opt.Explain = func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), "explain: "+headless.TerminalSafe(line)) }
 	}
 	p := rag.NewPipeline(lib, m, opt)
+	// Retry waits (a rate limit, a busy server) are said as they start.
+	ctx = llm.WithNotify(ctx, func(w llm.Wait) {
+		fmt.Fprintln(cmd.ErrOrStderr(), "ibid: "+headless.TerminalSafe(w.String()))
+	})
 	var writeErr error
 	err = p.Answer(ctx, conv, question, func(e rag.Event) {
 		if writeErr == nil {

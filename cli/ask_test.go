@@ -216,3 +216,24 @@ func TestAskStreamCut(t *testing.T) {
 		t.Errorf("partial answer:\n%s", out)
 	}
 }
+
+// TestAskShowsRateLimitWait: a model that answers 429 with Retry-After
+// first is waited for, the wait is said on standard error, and the answer
+// then comes.
+func TestAskShowsRateLimitWait(t *testing.T) {
+	docs := askEnv(t)
+	if code, out, errs := runCmd(t, "add", docs); code != 0 {
+		t.Fatalf("add: %d %s %s", code, out, errs)
+	}
+	srv := llmtest.New(
+		llmtest.Reply{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "1"}},
+		llmtest.Reply{Chunks: llmtest.Split("Spring tides come at new and full moon [source_1].", 4)})
+	defer srv.Close()
+	code, out, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "m", "When are spring tides?")
+	if code != 0 || !strings.Contains(out, "Spring tides come at new and full moon [1]") {
+		t.Fatalf("ask: %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "rate limited, retrying in 1 s") {
+		t.Errorf("the wait was not said: %q", errs)
+	}
+}
