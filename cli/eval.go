@@ -51,6 +51,8 @@ ibid eval --bm25-only --k1 0.9 --b 0.4 ../shared/data/scifact`,
 	fs.Float64Var(&k1, "k1", retrieve.DefaultK1, "BM25 k1")
 	fs.Float64VarP(&b, "b", "b", retrieve.DefaultB, "BM25 b")
 	fs.BoolVar(&lexicalOnly, "bm25-only", false, "measure BM25 only (no embedding)")
+	fs.StringVar(&cfg.Store, "store", cfg.Store,
+		"load the corpus into a temporary library of this store (e.g. postgres://…) instead of memory, and drop it after (env IBID_STORE)")
 	return c
 }
 

@@ -47,3 +47,26 @@ func TestCommandsOnPostgres(t *testing.T) {
 		t.Errorf("rm --all: %s", out)
 	}
 }
+
+// TestEvalOnPostgres: ibid eval --store postgres://… gives the same
+// figures as in memory (on a corpus small enough for exact dense search),
+// and drops its temporary library.
+func TestEvalOnPostgres(t *testing.T) {
+	url := os.Getenv("IBID_TEST_POSTGRES")
+	if url == "" {
+		t.Skip("IBID_TEST_POSTGRES not set (docs/postgres.md says how to start a test server)")
+	}
+	cmdEnv(t)
+	dir := filepath.Join("..", "rag", "retrieve", "testdata", "tinybeir")
+	code, mem, errs := runCmd(t, "eval", dir)
+	if code != 0 {
+		t.Fatalf("eval in memory: %d %s", code, errs)
+	}
+	code, pg, errs := runCmd(t, "eval", "--store", url, dir)
+	if code != 0 || pg != mem {
+		t.Fatalf("eval --store postgres: %d\n%s\nwant\n%s\n%s", code, pg, mem, errs)
+	}
+	if _, out, _ := runCmd(t, "ls", "--libraries", "--store", url); strings.Contains(out, "ibid-eval-") {
+		t.Errorf("eval left its library behind:\n%s", out)
+	}
+}

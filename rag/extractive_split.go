@@ -23,7 +23,12 @@ func splitSentences(text string) []string {
 		s := strings.Join(strings.Fields(text[sp.Start:sp.End]), " ")
 		s = strings.TrimLeft(s, "-*+> ")
 		s = strings.NewReplacer("**", "", "__", "").Replace(s)
-		if len(s) < 12 || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "|") || !closedSpans(s) {
+		// A sentence may start a line of the answer, where a run of three
+		// backticks or tildes opens a fence for the citation engine (which
+		// does not read info strings): such a quote would swallow its
+		// citation.
+		if len(s) < 12 || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "|") || !closedSpans(s) ||
+			strings.HasPrefix(s, "```") || strings.HasPrefix(s, "~~~") {
 			continue
 		}
 		if strings.HasSuffix(s, ":") {
