@@ -58,17 +58,11 @@ func (s *Store) Compact(ctx context.Context) error {
 	if d.damage != nil || !d.writable() {
 		return fmt.Errorf("%w: %w", store.ErrReadOnly, s.Damage())
 	}
-	unlock, err := d.lockFile(ctx)
+	unlock, err := s.lockCaughtUp(ctx, d)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := s.catchUp(); err != nil {
-		return err
-	}
-	if d.damage != nil {
-		return fmt.Errorf("%w: %w", store.ErrReadOnly, d.damage)
-	}
 	return s.compactLocked()
 }
 

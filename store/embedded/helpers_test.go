@@ -4,35 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"math"
-	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"testing"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/storetest"
 )
 
 var testInfo = store.Info{Embedder: "test-embedder", Dimension: 8}
 
-// vec is the deterministic, normalised vector of segment i of document doc.
-func vec(doc string, i, dim int) []float32 {
-	h := fnv.New64a()
-	h.Write([]byte(doc))
-	r := rand.New(rand.NewPCG(h.Sum64(), uint64(i)))
-	v := make([]float32, dim)
-	var sum float64
-	for j := range v {
-		v[j] = float32(r.NormFloat64())
-		sum += float64(v[j]) * float64(v[j])
-	}
-	n := float32(math.Sqrt(sum))
-	for j := range v {
-		v[j] /= n
-	}
-	return v
-}
+// vec is the deterministic, normalised vector of segment i of document
+// doc (storetest's, so that the suite and these tests agree).
+func vec(doc string, i, dim int) []float32 { return storetest.Vector(doc, i, dim) }
 
 // makeDoc builds document id with n segments whose text and vectors follow
 // from id and version, so that a reader can check every segment is whole.
@@ -130,17 +114,7 @@ func docWhole(s *Store, id string, n, version int) error {
 	return nil
 }
 
-func close32(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Abs(float64(a[i]-b[i])) > 1e-6 {
-			return false
-		}
-	}
-	return true
-}
+func close32(a, b []float32) bool { return storetest.Near(a, b) }
 
 func wantErr(t testing.TB, err, target error) {
 	t.Helper()

@@ -99,17 +99,11 @@ func (s *Store) writeLocked(ctx context.Context, d *disk, entries []*entry, dele
 	if !d.writable() {
 		return fmt.Errorf("%w: library in %s", store.ErrReadOnly, d.dir)
 	}
-	unlock, err := d.lockFile(ctx)
+	unlock, err := s.lockCaughtUp(ctx, d)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := s.catchUp(); err != nil {
-		return err
-	}
-	if d.damage != nil {
-		return fmt.Errorf("%w: %w", store.ErrReadOnly, d.damage)
-	}
 	if err := s.prepareFiles(d); err != nil {
 		return err
 	}
@@ -223,4 +217,24 @@ func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
 	}
 	e.sum = vecSum(e.vecs)
 	return e, nil
+}
+
+// lockCaughtUp takes the library's lock (for writing between processes),
+// catches up with what other processes committed, and refuses to go on
+// (releasing the lock) if that found damage. The caller holds wsem and
+// calls the returned unlock when done.
+func (s *Store) lockCaughtUp(ctx context.Context, d *disk) (unlock func(), err error) {
+	unlock, err = d.lockFile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.catchUp(); err != nil {
+		unlock()
+		return nil, err
+	}
+	if d.damage != nil {
+		unlock()
+		return nil, fmt.Errorf("%w: %w", store.ErrReadOnly, d.damage)
+	}
+	return unlock, nil
 }

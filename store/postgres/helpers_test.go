@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/storetest"
 )
 
 // testLocation is the test server, from IBID_TEST_POSTGRES; without it the
@@ -163,14 +164,4 @@ func normalised(v []float32) []float32 {
 }
 
 // near reports whether a and b are equal to float32 precision.
-func near(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Abs(float64(a[i]-b[i])) > 1e-6 {
-			return false
-		}
-	}
-	return true
-}
+func near(a, b []float32) bool { return storetest.Near(a, b) }

@@ -35,7 +35,7 @@ func checkDoc(t testing.TB, st store.Store, p store.Put) {
 		t.Fatalf("Vectors(%s) = %d rows, %v", want.ID, len(vecs), err)
 	}
 	for i, w := range p.Segments {
-		if !near(vecs[i], w.Vector) {
+		if !Near(vecs[i], w.Vector) {
 			t.Fatalf("vector of %s = %v, want %v", w.ID, vecs[i], w.Vector)
 		}
 		w.Vector = nil
@@ -49,7 +49,8 @@ func checkDoc(t testing.TB, st store.Store, p store.Put) {
 	}
 }
 
-func near(a, b []float32) bool {
+// Near reports whether two vectors are equal to float32 precision.
+func Near(a, b []float32) bool {
 	if len(a) != len(b) {
 		return false
 	}

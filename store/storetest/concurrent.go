@@ -100,7 +100,7 @@ func testConcurrentReaders(t *testing.T, h Harness) {
 					return
 				default:
 				}
-				if _, err := st.Dense(ctx, vec("q", r, testInfo.Dimension), 5, store.Filter{}); err != nil {
+				if _, err := st.Dense(ctx, Vector("q", r, testInfo.Dimension), 5, store.Filter{}); err != nil {
 					t.Error(err)
 					return
 				}

@@ -10,8 +10,9 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// vec is the deterministic unit vector of seed and i.
-func vec(seed string, i, dim int) []float32 {
+// Vector is the deterministic, unit-length vector of segment i of the
+// document seed names, for tests of any backend.
+func Vector(seed string, i, dim int) []float32 {
 	h := fnv.New64a()
 	h.Write([]byte(seed))
 	r := rand.New(rand.NewPCG(h.Sum64(), uint64(i)))
@@ -40,7 +41,7 @@ func doc(id string, n, v int) store.Put {
 			Text:      segText(id, i, v),
 			Section:   []string{"Part " + strconv.Itoa(i%3)},
 			PageStart: i + 1, PageEnd: i + 1, Start: i * 100, End: i*100 + 99,
-			Vector: vec(id+"/"+strconv.Itoa(v), i, testInfo.Dimension),
+			Vector: Vector(id+"/"+strconv.Itoa(v), i, testInfo.Dimension),
 		}
 	}
 	return store.Put{Document: d, Segments: segs}
@@ -57,7 +58,7 @@ func custom(id, path string, texts []string, sections [][]string, pages [][2]int
 	segs := make([]store.Segment, len(texts))
 	for i, t := range texts {
 		segs[i] = store.Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i, Text: t,
-			Vector: vec(id, i, testInfo.Dimension)}
+			Vector: Vector(id, i, testInfo.Dimension)}
 		if sections != nil {
 			segs[i].Section = sections[i]
 		}

@@ -117,7 +117,7 @@ func testDropSeenByReaders(t *testing.T, h Harness) {
 	if len(hits) != 0 {
 		t.Fatalf("a dropped library still finds %d keyword hits", len(hits))
 	}
-	hits, err = reader.Dense(ctx, vec("x", 0, testInfo.Dimension), 5, store.Filter{})
+	hits, err = reader.Dense(ctx, Vector("x", 0, testInfo.Dimension), 5, store.Filter{})
 	gone("Dense", err)
 	if len(hits) != 0 {
 		t.Fatalf("a dropped library still finds %d dense hits", len(hits))

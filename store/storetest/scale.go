@@ -52,7 +52,7 @@ func testNoLoss(t *testing.T, h Harness) {
 			t.Fatal(err)
 		}
 		for i, sg := range segs {
-			if sg.ID != want.Segments[i].ID || sg.Text != want.Segments[i].Text || !near(vecs[i], want.Segments[i].Vector) {
+			if sg.ID != want.Segments[i].ID || sg.Text != want.Segments[i].Text || !Near(vecs[i], want.Segments[i].Vector) {
 				t.Fatalf("segment %s lost or changed: %+v", want.Segments[i].ID, sg)
 			}
 		}

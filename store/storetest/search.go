@@ -58,12 +58,12 @@ func testDenseOrder(t *testing.T, h Harness) {
 			t.Fatalf("scaled query: %v, %v; want %v", hitIDs(again), err, hitIDs(hits))
 		}
 	}
-	hits, err := st.Dense(ctx, vec("x", 0, testInfo.Dimension), 1000, store.Filter{})
+	hits, err := st.Dense(ctx, Vector("x", 0, testInfo.Dimension), 1000, store.Filter{})
 	if err != nil || len(hits) != 80 {
 		t.Fatalf("k > Len: %d hits, %v", len(hits), err)
 	}
 	ordered(t, "Dense all", hits)
-	if hits, err := st.Dense(ctx, vec("x", 0, testInfo.Dimension), 0, store.Filter{}); err != nil || len(hits) != 0 {
+	if hits, err := st.Dense(ctx, Vector("x", 0, testInfo.Dimension), 0, store.Filter{}); err != nil || len(hits) != 0 {
 		t.Fatalf("k = 0: %v, %v", hits, err)
 	}
 }
@@ -78,7 +78,7 @@ func testZeroVectors(t *testing.T, h Harness) {
 	p.Segments[1].Vector = make([]float32, testInfo.Dimension) // zero
 	update(t, st, []store.Put{p})
 	vecs, err := st.Vectors(ctx, "a")
-	if err != nil || !near(vecs[0], doc("a", 3, 1).Segments[0].Vector) {
+	if err != nil || !Near(vecs[0], doc("a", 3, 1).Segments[0].Vector) {
 		t.Fatalf("stored vector %v is not the normalised input (%v)", vecs, err)
 	}
 	for _, f := range []store.Filter{{}, {Documents: []string{"a"}}} {
@@ -152,7 +152,7 @@ func testFilters(t *testing.T, h Harness) {
 		d := all[seg.DocumentID]
 		return f.Match(&d, &seg)
 	}
-	q := vec("c002", 2, testInfo.Dimension)
+	q := Vector("c002", 2, testInfo.Dimension)
 	denseAll, err := st.Dense(ctx, q, 1000, store.Filter{})
 	if err != nil || len(denseAll) != 25 {
 		t.Fatalf("Dense: %d hits, %v", len(denseAll), err)
