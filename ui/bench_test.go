@@ -135,3 +135,60 @@ func BenchmarkStreamRender(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLongConversation measures the cost of a frame while an answer
+// streams after 50 finished answers of 2,000 words, against the same
+// answer streaming as the first of its conversation: frame-ratio is the
+// first divided by the second (goal: at most 1.2, finished answers being
+// drawn from their cache). Both stream the first 600 chunks of a
+// 2,000-word answer with a frame after each.
+//
+//	go test ./ui -run '^$' -bench LongConversation -benchtime 3x
+func BenchmarkLongConversation(b *testing.B) {
+	finished := benchAnswer(2000)
+	next := benchAnswer(2001)
+	frame := func(prior int) float64 {
+		c := &Common{Styles: NewStyles(true), Keys: DefaultKeyMap()}
+		tr := newTranscript(c)
+		tr.SetSize(100, 40)
+		for range prior {
+			tu := &turn{question: "q", streaming: true}
+			tr.turns = append(tr.turns, tu)
+			for _, e := range finished {
+				switch e.Type {
+				case rag.EventCitation:
+					tu.sources = append(tu.sources, *e.Source)
+				case rag.EventDone:
+					tu.streaming = false
+					tu.doc.finish()
+				default:
+					tu.doc.applyEvent(e)
+				}
+			}
+		}
+		_ = tr.View() // the finished answers are drawn once, then cached
+		tu := &turn{question: "q", streaming: true}
+		tr.turns = append(tr.turns, tu)
+		var spent time.Duration
+		frames := 0
+		for _, e := range next[:min(600, len(next))] {
+			if e.Type == rag.EventCitation {
+				tu.sources = append(tu.sources, *e.Source)
+				continue
+			}
+			tu.doc.applyEvent(e)
+			start := time.Now()
+			_ = tr.View()
+			spent += time.Since(start)
+			frames++
+		}
+		return float64(spent.Nanoseconds()) / float64(frames)
+	}
+	var long, short float64
+	for b.Loop() {
+		long, short = frame(50), frame(0)
+	}
+	b.ReportMetric(long, "ns/frame-after-50")
+	b.ReportMetric(short, "ns/frame-first")
+	b.ReportMetric(long/short, "frame-ratio")
+}
