@@ -28,6 +28,9 @@ import (
 // question and any segment by id. *library.Library implements it (and
 // ragtest.Library, in tests).
 type Retriever interface {
+	// Search returns passages as retrieve.Search does: best first, and,
+	// so that the prompt offers no segment twice, no two windows of one
+	// document overlapping or touching (retrieve.MergeWindows).
 	Search(ctx context.Context, query string, opt retrieve.Options) ([]retrieve.Passage, error)
 	// Segment returns a segment with its document, or an error wrapping
 	// store.ErrNotFound for an unknown id.
@@ -110,6 +113,8 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 		run.done()
 		return err
 	}
+	// One alias per passage, its best hit's: retrieve.Search has merged
+	// the windows of one document that met, so no segment is offered twice.
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.Segment.ID
@@ -132,7 +137,9 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 
 	switch {
 	case p.m == nil:
-		err = extractiveAnswer(ctx, p.r, question, passages, stream, p.opt.Explain)
+		// The relevance floor was calibrated on each hit's own window.
+		views := hitViews(hits, begin.aliases, neighbours(p.opt.Neighbours))
+		err = extractiveAnswer(ctx, p.r, question, views, stream, p.opt.Explain)
 	case len(passages) == 0:
 		writeString(stream, "No passage in the library matches the question.")
 	default:

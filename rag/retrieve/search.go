@@ -10,13 +10,29 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// Passage is one search result: a segment, its document, its fused score,
-// and the context handed to the model.
+// Passage is one search result: a hit, its document, its fused score, and
+// the context handed to the model. Search returns passages whose windows
+// never overlap or touch within a document (MergeWindows): hits whose
+// windows met are one passage, under its best-ranked hit.
 type Passage struct {
-	Segment  store.Segment
-	Document store.Document
-	Score    float64         // fused score (BM25 or cosine in a single mode)
-	Context  []store.Segment // the hit's neighbours and itself, in document order
+	Segment  store.Segment   // the best-ranked hit: the segment a citation of the passage points at
+	Document store.Document  // Segment's document
+	Score    float64         // Segment's fused score (BM25 or cosine in a single mode)
+	Context  []store.Segment // the window: the hits and their neighbours, in document order, each once
+	// Rank is Segment's place in the search's ranking before merging,
+	// from 0; passages come in increasing Rank.
+	Rank int
+	// Hits are the other hits the passage absorbed (all in Context), best
+	// first; nil when it holds one hit. A viewer can show which of the
+	// window's segments matched.
+	Hits []Hit
+}
+
+// Hit is a hit a passage absorbed, with its place in the search's ranking
+// before merging (as Passage.Rank).
+type Hit struct {
+	Segment store.Segment
+	Rank    int
 }
 
 // Scored is a segment id with its score.
@@ -47,7 +63,9 @@ const LocalConvexAlpha = 0.15
 func candidates(k int) int { return max(100, 4*k) }
 
 // Search returns the opt.K best passages of st for query, best first, each
-// with its neighbouring segments as context. Dense search embeds the query
+// with its neighbouring segments as context; hits of one document whose
+// windows overlap or touch are merged into one passage (MergeWindows), and
+// K counts passages after merging. Dense search embeds the query
 // with emb (which must be the embedder that built st) and asks st.Dense;
 // keyword search asks st.Keyword; Hybrid fuses the two (convex fusion for
 // the local embedder, reciprocal rank otherwise). Neighbours are read with
@@ -98,7 +116,7 @@ func Search(ctx context.Context, st store.Store, emb Embedder, query string, opt
 		}
 		fused = RRF(RRFK, RankedList{idsOf(lexical), BM25Weight}, RankedList{idsOf(dense), DenseWeight})
 	}
-	return passages(ctx, st, fused[:min(k, len(fused))], segs, opt.neighbours())
+	return passages(ctx, st, fused, segs, opt.neighbours(), k)
 }
 
 func scoredOf(hs []store.Hit) []Scored {
@@ -136,13 +154,18 @@ func denseHits(ctx context.Context, st store.Store, emb Embedder, query string, 
 	return hits, nil
 }
 
-// passages turns fused hits into passages with their documents and
-// neighbours. A hit whose document the store no longer has (removed since,
-// by another process) is skipped.
-func passages(ctx context.Context, st store.Store, hits []Scored, segs map[string]store.Segment, neighbours int) ([]Passage, error) {
+// passages turns fused hits, in rank order, into up to k passages with
+// their documents and neighbours, merging windows that meet (mergeInto) as
+// it goes, so that it reads only as many hits as k merged passages need. A
+// hit whose document the store no longer has (removed since, by another
+// process) is skipped.
+func passages(ctx context.Context, st store.Store, hits []Scored, segs map[string]store.Segment, neighbours, k int) ([]Passage, error) {
 	docs := map[string]store.Document{}
-	out := make([]Passage, 0, len(hits))
-	for _, h := range hits {
+	out := make([]Passage, 0, min(k, len(hits)))
+	for rank, h := range hits {
+		if len(out) == k {
+			break
+		}
 		seg := segs[h.ID]
 		doc, ok := docs[seg.DocumentID]
 		if !ok {
@@ -155,7 +178,7 @@ func passages(ctx context.Context, st store.Store, hits []Scored, segs map[strin
 			}
 			doc, docs[seg.DocumentID] = d, d
 		}
-		p := Passage{Segment: seg, Document: doc, Score: h.Score}
+		p := Passage{Segment: seg, Document: doc, Score: h.Score, Rank: rank}
 		if neighbours > 0 {
 			ctxSegs, err := st.Segments(ctx, seg.DocumentID, seg.Index-neighbours, seg.Index+neighbours+1)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -168,7 +191,7 @@ func passages(ctx context.Context, st store.Store, hits []Scored, segs map[strin
 		if p.Context == nil {
 			p.Context = []store.Segment{seg}
 		}
-		out = append(out, p)
+		out = mergeInto(out, p)
 	}
 	return out, nil
 }
