@@ -159,6 +159,18 @@ func TestOpenMarkdownInEditor(t *testing.T) {
 	if got, want := recorded(t, record), []string{"+10", path}; !reflect.DeepEqual(got, want) {
 		t.Errorf("editor got %q, want %q", got, want)
 	}
+
+	// an editor with arguments keeps them; without $EDITOR, less at the line
+	env := osOpenEnv()
+	env.getenv = func(k string) string { return map[string]string{"EDITOR": "code --wait"}[k] }
+	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, seg, env); !reflect.DeepEqual(got, []string{"code", "--wait", "+10", path}) {
+		t.Errorf("EDITOR with arguments: %q", got)
+	}
+	env.getenv = func(string) string { return "" }
+	env.lookPath = func(n string) (string, error) { return "/usr/bin/" + n, nil }
+	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, seg, env); !reflect.DeepEqual(got, []string{"less", "+10g", path}) {
+		t.Errorf("no EDITOR: %q, want less at the line", got)
+	}
 }
 
 // TestPassageLine: the line comes from the text when found (nearest the

@@ -56,7 +56,10 @@ func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 }
 
 // viewer shows a cited passage in its document: a header (title, path,
-// page, section), the cited segment highlighted, neighbours around it.
+// the page of the first line in view, section), the cited segment
+// highlighted, neighbours around it, reflowed to the width with a marker
+// line where a page begins (viewer_pages.go); o opens the document at the
+// passage (open.go).
 //
 // Invariant: when open, 0 <= at < len(segs) and cited indexes the cited
 // segment in segs (or -1 if it is not among them).
@@ -68,7 +71,7 @@ type viewer struct {
 	doc           store.Document
 	segs          []store.Segment
 	at, cited     int
-	offset        int // first line shown, from the current segment's start (negative: context above); View clamps it
+	offset        int // first line shown, from the current segment's first line (its page marker, if any; negative: context above); View clamps it
 }
 
 func (v *viewer) SetSize(w, h int) { v.width, v.height = w, h }
