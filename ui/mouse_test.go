@@ -180,8 +180,9 @@ func TestViewerScrolls(t *testing.T) {
 	for range 4 {
 		d.send(tea.MouseWheelMsg{X: 5, Y: 8, Button: tea.MouseWheelUp})
 	}
-	if _, y := find(t, d.screen(), "▌ Passage 3", 0); y != 4+4*wheelLines {
-		t.Errorf("after 4 notches up the cited segment starts on line %d, want %d", y, 4+4*wheelLines)
+	// 4 header lines, then the segment's page marker, then its text
+	if _, y := find(t, d.screen(), "▌ Passage 3", 0); y != 5+4*wheelLines {
+		t.Errorf("after 4 notches up the cited segment starts on line %d, want %d", y, 5+4*wheelLines)
 	}
 	for range 40 {
 		d.send(press("up"))

@@ -2,8 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -28,7 +26,8 @@ type viewerLoadedMsg struct {
 	err  error
 }
 
-// editorDoneMsg says $EDITOR or $PAGER returned.
+// editorDoneMsg says the program o started (an editor, a PDF viewer)
+// returned.
 type editorDoneMsg struct{ err error }
 
 func openSourceCmd(tu *turn, nd node) tea.Cmd {
@@ -57,7 +56,10 @@ func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 }
 
 // viewer shows a cited passage in its document: a header (title, path,
-// page, section), the cited segment highlighted, neighbours around it.
+// the page of the first line in view, section), the cited segment
+// highlighted, neighbours around it, reflowed to the width with a marker
+// line where a page begins (viewer_pages.go); o opens the document at the
+// passage (open.go).
 //
 // Invariant: when open, 0 <= at < len(segs) and cited indexes the cited
 // segment in segs (or -1 if it is not among them).
@@ -69,7 +71,7 @@ type viewer struct {
 	doc           store.Document
 	segs          []store.Segment
 	at, cited     int
-	offset        int // first line shown, from the current segment's start (negative: context above); View clamps it
+	offset        int // first line shown, from the current segment's first line (its page marker, if any; negative: context above); View clamps it
 }
 
 func (v *viewer) SetSize(w, h int) { v.width, v.height = w, h }
@@ -131,30 +133,16 @@ func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(km, k.PageDown):
 		v.offset += v.height / 2
 	case key.Matches(km, k.Edit):
-		return editCmd(v.doc.Path)
+		if v.at < len(v.segs) {
+			return openCmd(v.doc, v.segs[v.at])
+		}
 	}
 	return nil
 }
 
-// editCmd opens path in $EDITOR, else $PAGER, else less.
-func editCmd(path string) tea.Cmd {
-	if path == "" {
-		return func() tea.Msg { return statusMsg{err: fmt.Errorf("this source has no file to open")} }
-	}
-	prog := os.Getenv("EDITOR")
-	if prog == "" {
-		prog = os.Getenv("PAGER")
-	}
-	if prog == "" {
-		prog = "less"
-	}
-	args := strings.Fields(prog)
-	c := exec.Command(args[0], append(args[1:], path)...)
-	return tea.ExecProcess(c, func(err error) tea.Msg { return editorDoneMsg{err} })
-}
-
-// header is the viewer's top lines.
-func (v *viewer) header() []string {
+// header is the viewer's top lines; pages is the page (or pages) of the
+// first line in view, "" when the document has none.
+func (v *viewer) header(pages string) []string {
 	st := v.c.Styles
 	title := v.src.Title
 	if title == "" {
@@ -172,8 +160,8 @@ func (v *viewer) header() []string {
 	var meta []string
 	if v.at < len(v.segs) {
 		s := v.segs[v.at]
-		if p := rag.Pages(s.PageStart, s.PageEnd); p != "" {
-			meta = append(meta, p)
+		if pages != "" {
+			meta = append(meta, pages)
 		}
 		if len(s.Section) > 0 {
 			meta = append(meta, "§ "+strings.Join(s.Section, " › "))
@@ -189,41 +177,19 @@ func (v *viewer) header() []string {
 	return append(out, st.Border.Render(strings.Repeat("─", max(v.width, 1))))
 }
 
-// body is the segments around at, the cited one highlighted.
-func (v *viewer) body() []string {
-	st := v.c.Styles
-	w := max(v.width-2, 10)
-	var out []string
-	lo, hi := max(v.at-viewerContext, 0), min(v.at+viewerContext, len(v.segs)-1)
-	for i := lo; i <= hi; i++ {
-		text := ansi.Wrap(strings.TrimSpace(v.segs[i].Text), w, " ")
-		mark, style := "  ", st.ViewerOther
-		if i == v.cited {
-			style = st.ViewerCited
-		}
-		if i == v.at {
-			mark = st.ViewerHead.Render("▌ ")
-			if i != v.cited {
-				style = st.SourceTitle
-			}
-		}
-		for _, l := range strings.Split(text, "\n") {
-			out = append(out, mark+style.Render(l))
-		}
-		out = append(out, "")
-	}
-	return out
-}
-
-// View draws the viewer over the whole body area.
+// View draws the viewer over the whole body area. The offset counts from
+// the current segment's first line (its page marker, when it has one) and
+// is clamped here; the header's page is that of the first line in view.
 func (v *viewer) View() string {
-	head := v.header()
-	body := v.body()
-	h := max(v.height-len(head), 1)
-	// keep the current segment's start in view
+	body, starts, lo := v.layout()
+	est := "" // the header's height, with the current segment's pages
+	if v.at < len(v.segs) {
+		est = rag.Pages(v.segs[v.at].PageStart, v.segs[v.at].PageEnd)
+	}
+	h := max(v.height-len(v.header(est)), 1)
 	start := 0
-	for i := max(v.at-viewerContext, 0); i < v.at; i++ {
-		start += len(strings.Split(ansi.Wrap(strings.TrimSpace(v.segs[i].Text), max(v.width-2, 10), " "), "\n")) + 1
+	if v.at-lo < len(starts) {
+		start = starts[v.at-lo]
 	}
 	off := max(min(start+v.offset, len(body)-h), 0)
 	v.offset = off - start // from the current segment's start; negative: the context above it
@@ -231,9 +197,19 @@ func (v *viewer) View() string {
 	if len(vis) > h {
 		vis = vis[:h]
 	}
-	lines := append(head, vis...)
+	pages := ""
+	if len(vis) > 0 {
+		pages = rag.Pages(vis[0].pStart, vis[0].pEnd)
+	}
+	lines := v.header(pages)
+	for _, l := range vis {
+		lines = append(lines, l.text)
+	}
 	for len(lines) < v.height {
 		lines = append(lines, "")
+	}
+	if len(lines) > v.height {
+		lines = lines[:v.height]
 	}
 	for i, l := range lines {
 		if ansi.StringWidth(l) > v.width {

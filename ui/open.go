@@ -1,0 +1,159 @@
+package ui
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// pdfViewers are the PDF viewers tried, in order, when $IBID_PDF_VIEWER is
+// not set: the first found on PATH opens the file at the page. Each is a
+// command template like $IBID_PDF_VIEWER's.
+var pdfViewers = []string{
+	"zathura --page={page} {file}",
+	"okular -p {page} {file}",
+	"evince -i {page} {file}",
+	"mupdf {file} {page}",
+	"sioyek --page {page} {file}",
+}
+
+// openEnv is what openArgv reads of the world, so tests can give their own.
+type openEnv struct {
+	getenv   func(string) string
+	lookPath func(string) (string, error)
+	readFile func(string) ([]byte, error)
+	goos     string
+}
+
+func osOpenEnv() openEnv {
+	return openEnv{getenv: os.Getenv, lookPath: exec.LookPath, readFile: os.ReadFile, goos: runtime.GOOS}
+}
+
+// openArgv is the command that opens doc at seg, as an argument vector
+// (never a shell string: a path with spaces or ";" stays one argument and
+// runs nothing):
+//   - a PDF: $IBID_PDF_VIEWER as a template ({file} and {page} replaced
+//     inside each word; the file is appended when there is no {file}),
+//     else the first of pdfViewers on PATH, at the passage's first page;
+//     else the system opener (xdg-open, open on macOS) without a page;
+//   - anything else: $EDITOR +N file, N the passage's line in the file;
+//     without $EDITOR, less +Ng file. A file that looks binary is refused.
+func openArgv(doc store.Document, seg store.Segment, env openEnv) ([]string, error) {
+	if doc.Path == "" {
+		return nil, errors.New("this source has no file to open")
+	}
+	if doc.Format == "pdf" {
+		return pdfArgv(doc.Path, max(seg.PageStart, 1), env)
+	}
+	data, err := env.readFile(doc.Path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s to open it: %w (was it moved? add it again)", doc.Path, err)
+	}
+	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
+		return nil, fmt.Errorf("%s looks binary; open it with its own program", doc.Path)
+	}
+	line := strconv.Itoa(passageLine(data, seg))
+	if ed := strings.Fields(env.getenv("EDITOR")); len(ed) > 0 {
+		return append(ed, "+"+line, doc.Path), nil
+	}
+	if _, err := env.lookPath("less"); err == nil {
+		return []string{"less", "+" + line + "g", doc.Path}, nil
+	}
+	return nil, fmt.Errorf("no editor to open %s: set $EDITOR (e.g. export EDITOR=vi)", doc.Path)
+}
+
+// pdfArgv opens a PDF at page (see openArgv).
+func pdfArgv(path string, page int, env openEnv) ([]string, error) {
+	if t := env.getenv("IBID_PDF_VIEWER"); strings.TrimSpace(t) != "" {
+		return fillTemplate(t, path, page), nil
+	}
+	for _, t := range pdfViewers {
+		if _, err := env.lookPath(strings.Fields(t)[0]); err == nil {
+			return fillTemplate(t, path, page), nil
+		}
+	}
+	opener := "xdg-open"
+	if env.goos == "darwin" {
+		opener = "open"
+	}
+	if _, err := env.lookPath(opener); err == nil {
+		return []string{opener, path}, nil
+	}
+	return nil, fmt.Errorf("no PDF viewer found to open %s: set IBID_PDF_VIEWER, e.g. 'zathura --page={page} {file}'", path)
+}
+
+// fillTemplate splits a command template at white space and replaces
+// {file} and {page} inside each word; the file is appended when the
+// template has no {file}. The path is substituted after splitting, so it
+// is always exactly one argument.
+func fillTemplate(t, path string, page int) []string {
+	var argv []string
+	hasFile := false
+	for _, w := range strings.Fields(t) {
+		hasFile = hasFile || strings.Contains(w, "{file}")
+		argv = append(argv, strings.NewReplacer("{file}", path, "{page}", strconv.Itoa(page)).Replace(w))
+	}
+	if !hasFile {
+		argv = append(argv, path)
+	}
+	return argv
+}
+
+// passageLine is the 1-based line of data where seg begins. Start is a
+// byte offset into the document's extracted text, which for Markdown is
+// the file less any front matter; so the passage's first line is looked
+// for in the file, nearest the offset, and the offset itself is used only
+// when the text is not found.
+func passageLine(data []byte, seg store.Segment) int {
+	at := min(max(seg.Start, 0), len(data))
+	first, _, _ := strings.Cut(strings.TrimSpace(seg.Text), "\n")
+	if first = strings.TrimSpace(first); first != "" {
+		best := -1
+		for i := 0; ; {
+			j := bytes.Index(data[i:], []byte(first))
+			if j < 0 {
+				break
+			}
+			if best < 0 || abs(i+j-seg.Start) < abs(best-seg.Start) {
+				best = i + j
+			}
+			i += j + 1
+		}
+		if best >= 0 {
+			at = best
+		}
+	}
+	return bytes.Count(data[:at], []byte("\n")) + 1
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// openCmd opens the viewer's document at the passage it is on through
+// tea.ExecProcess: the chat suspends while the program runs and comes back
+// when it exits (editorDoneMsg).
+func openCmd(doc store.Document, seg store.Segment) tea.Cmd {
+	argv, err := openArgv(doc, seg, osOpenEnv())
+	if err != nil {
+		return func() tea.Msg { return statusMsg{err: err} }
+	}
+	c := exec.Command(argv[0], argv[1:]...)
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		if err != nil {
+			err = fmt.Errorf("%s: %w", argv[0], err)
+		}
+		return editorDoneMsg{err}
+	})
+}

@@ -1,0 +1,235 @@
+package ui
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// stubViewer writes an executable script named name into a new folder
+// that records its arguments, one a line, to the returned file.
+func stubViewer(t *testing.T, name string) (dir, script, record string) {
+	t.Helper()
+	dir = t.TempDir()
+	record = filepath.Join(dir, "args.txt")
+	script = filepath.Join(dir, name)
+	body := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, script, record
+}
+
+func recorded(t *testing.T, record string) []string {
+	t.Helper()
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatalf("the stub viewer was not run: %v", err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// hostilePDF is a PDF whose path has spaces and a shell command after a
+// ";": it must reach the viewer as one argument and run nothing.
+func hostilePDF(t *testing.T) (path, canary string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "my papers")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	canary = filepath.Join(dir, "pwned")
+	path = filepath.Join(dir, "a b; touch pwned; .pdf") // run in dir, a shell would make canary
+	if err := os.WriteFile(path, []byte("%PDF-1.4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, canary
+}
+
+// runArgv runs argv in the folder of canary.
+func runArgv(t *testing.T, argv []string, canary string) {
+	t.Helper()
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Dir = filepath.Dir(canary)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("%q: %v\n%s", argv, err, out)
+	}
+}
+
+// TestOpenPDFTemplate: $IBID_PDF_VIEWER's {file} and {page} are replaced
+// inside words, the path stays one argument and runs nothing.
+func TestOpenPDFTemplate(t *testing.T) {
+	_, script, record := stubViewer(t, "viewer")
+	path, canary := hostilePDF(t)
+	t.Setenv("IBID_PDF_VIEWER", script+" --page={page} {file}")
+	argv, err := openArgv(store.Document{Path: path, Format: "pdf"}, store.Segment{PageStart: 10, PageEnd: 11}, osOpenEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runArgv(t, argv, canary)
+	if got, want := recorded(t, record), []string{"--page=10", path}; !reflect.DeepEqual(got, want) {
+		t.Errorf("viewer got %q, want %q", got, want)
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Errorf("the path's ; ran a command")
+	}
+}
+
+// TestOpenPDFOnPath: without $IBID_PDF_VIEWER the first known viewer on
+// PATH is used with its own page flag; without any, the system opener,
+// without a page; with neither, an error that says what to set.
+func TestOpenPDFOnPath(t *testing.T) {
+	dir, _, record := stubViewer(t, "okular")
+	path, canary := hostilePDF(t)
+	t.Setenv("IBID_PDF_VIEWER", "")
+	t.Setenv("PATH", dir)
+	doc, seg := store.Document{Path: path, Format: "pdf"}, store.Segment{PageStart: 7}
+	argv, err := openArgv(doc, seg, osOpenEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runArgv(t, argv, canary)
+	if got, want := recorded(t, record), []string{"-p", "7", path}; !reflect.DeepEqual(got, want) {
+		t.Errorf("okular got %q, want %q", got, want)
+	}
+	if _, err := os.Stat(canary); err == nil {
+		t.Errorf("the path's ; ran a command")
+	}
+
+	only := func(names ...string) openEnv {
+		e := osOpenEnv()
+		e.lookPath = func(n string) (string, error) {
+			for _, x := range names {
+				if x == n {
+					return "/usr/bin/" + n, nil
+				}
+			}
+			return "", errors.New("not found")
+		}
+		return e
+	}
+	for _, c := range []struct {
+		have []string
+		want []string
+	}{
+		{[]string{"sioyek", "mupdf"}, []string{"mupdf", path, "7"}},
+		{[]string{"sioyek"}, []string{"sioyek", "--page", "7", path}},
+		{[]string{"evince"}, []string{"evince", "-i", "7", path}},
+		{[]string{"zathura", "evince"}, []string{"zathura", "--page=7", path}},
+		{[]string{"xdg-open"}, []string{"xdg-open", path}},
+	} {
+		if got, err := openArgv(doc, seg, only(c.have...)); err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("with %v: %q, %v; want %q", c.have, got, err, c.want)
+		}
+	}
+	if _, err := openArgv(doc, seg, only()); err == nil || !strings.Contains(err.Error(), "IBID_PDF_VIEWER") {
+		t.Errorf("no viewer at all: %v, want an error naming IBID_PDF_VIEWER", err)
+	}
+}
+
+// TestOpenMarkdownInEditor: Markdown goes to $EDITOR +N, N the passage's
+// line in the file (front matter included), never to a PDF viewer.
+func TestOpenMarkdownInEditor(t *testing.T) {
+	_, script, record := stubViewer(t, "editor")
+	dir := filepath.Join(t.TempDir(), "notes; rm -rf x")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "a b.md")
+	front := "---\ntitle: Notes\n---\n"
+	text := "# Notes\n\nFirst paragraph.\n\n## Results\n\nThe effect holds\nacross sites.\n"
+	if err := os.WriteFile(path, []byte(front+text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(text, "The effect")
+	seg := store.Segment{Text: "The effect holds\nacross sites.", Start: start, End: len(text)}
+	t.Setenv("EDITOR", script)
+	t.Setenv("IBID_PDF_VIEWER", script+" {file}")
+	argv, err := openArgv(store.Document{Path: path, Format: "markdown"}, seg, osOpenEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runArgv(t, argv, path)
+	// "The effect holds" is the file's 10th line: 3 of front matter, 7 of text
+	if got, want := recorded(t, record), []string{"+10", path}; !reflect.DeepEqual(got, want) {
+		t.Errorf("editor got %q, want %q", got, want)
+	}
+
+	// an editor with arguments keeps them; without $EDITOR, less at the line
+	env := osOpenEnv()
+	env.getenv = func(k string) string { return map[string]string{"EDITOR": "code --wait"}[k] }
+	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, seg, env); !reflect.DeepEqual(got, []string{"code", "--wait", "+10", path}) {
+		t.Errorf("EDITOR with arguments: %q", got)
+	}
+	env.getenv = func(string) string { return "" }
+	env.lookPath = func(n string) (string, error) { return "/usr/bin/" + n, nil }
+	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, seg, env); !reflect.DeepEqual(got, []string{"less", "+10g", path}) {
+		t.Errorf("no EDITOR: %q, want less at the line", got)
+	}
+}
+
+// TestPassageLine: the line comes from the text when found (nearest the
+// offset, for a repeated line), else from the offset.
+func TestPassageLine(t *testing.T) {
+	data := []byte("same\nx\nsame\ny\nsame\n")
+	for _, c := range []struct {
+		seg  store.Segment
+		want int
+	}{
+		{store.Segment{Text: "same", Start: 0}, 1},
+		{store.Segment{Text: "same", Start: 8}, 3},
+		{store.Segment{Text: "same", Start: 13}, 5},
+		{store.Segment{Text: "absent", Start: 7}, 3},
+		{store.Segment{Text: "absent", Start: 999}, 6},
+	} {
+		if got := passageLine(data, c.seg); got != c.want {
+			t.Errorf("%+v: line %d, want %d", c.seg, got, c.want)
+		}
+	}
+}
+
+// TestOpenRefusesBinary: a "text" file that is binary is never handed to
+// an editor or a pager.
+func TestOpenRefusesBinary(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data.txt")
+	if err := os.WriteFile(path, []byte("abc\x00\x01\x02"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("EDITOR", "vi")
+	if argv, err := openArgv(store.Document{Path: path, Format: "text"}, store.Segment{}, osOpenEnv()); err == nil {
+		t.Errorf("binary file opened with %q", argv)
+	}
+}
+
+// TestViewerOpenKey: o in the viewer produces the exec message of
+// tea.ExecProcess for the passage it is on.
+func TestViewerOpenKey(t *testing.T) {
+	_, script, _ := stubViewer(t, "viewer")
+	t.Setenv("IBID_PDF_VIEWER", script+" {file} {page}")
+	b := newFakeBackend(sampleAnswer)
+	path, _ := hostilePDF(t)
+	doc := b.docs["doc2"]
+	doc.Path, doc.Format = path, "pdf"
+	b.docs["doc2"] = doc
+	d := newDrive(t, b, 80, 24)
+	d.typeText("q")
+	d.send(press("enter"))
+	d.send(press("tab"))
+	d.send(press("]"))
+	d.send(press("enter"))
+	if !d.m.vw.open {
+		t.Fatalf("viewer not open:\n%s", d.screen())
+	}
+	cmd := d.m.vw.key(press("o"))
+	if cmd == nil {
+		t.Fatal("o gave no command")
+	}
+	if msg := cmd(); !strings.Contains(typeName(msg), "exec") {
+		t.Errorf("o gave %s, want tea.ExecProcess's message", typeName(msg))
+	}
+}

@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/library"
+)
+
+// TestViewerRealPDF opens the viewer on a passage of the ALCE paper
+// (../shared/data) that spans two pages, through a real library: goldens
+// at 80×24 and 160×48, a marker for the page it runs into, no line wider
+// than the viewer. It skips when the data is absent.
+func TestViewerRealPDF(t *testing.T) {
+	pdf := filepath.Join("..", "..", "shared", "data", "pdf", "alce-gao2023-citations.pdf")
+	if _, err := os.Stat(pdf); err != nil {
+		t.Skipf("the ALCE paper is not here: %v", err)
+	}
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	lib, err := library.Open(ctx, library.Options{Name: "viewertest", InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	if _, err := lib.Add(ctx, []string{pdf}, func(library.AddProgress) {}); err != nil {
+		t.Fatal(err)
+	}
+	b := NewRAGBackend(lib, nil, rag.PipelineOptions{}, nil, nil)
+	docs, err := lib.Documents(ctx)
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("%d documents, %v", len(docs), err)
+	}
+	segs := b.Segments(docs[0].ID)
+	cited := -1
+	for i, s := range segs {
+		if i >= 2 && s.PageEnd == s.PageStart+1 {
+			cited = i
+			break
+		}
+	}
+	if cited < 0 {
+		t.Fatalf("no passage of the ALCE paper spans two pages")
+	}
+	seg, doc, ok := b.Segment(segs[cited].ID)
+	if !ok {
+		t.Fatalf("segment %s not found", segs[cited].ID)
+	}
+	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+		w, h := size[0], size[1]
+		v := &viewer{c: &Common{Styles: NewStyles(true), Keys: DefaultKeyMap()}}
+		v.SetSize(w, h)
+		doc.Path = "/papers/" + filepath.Base(doc.Path) // the golden does not depend on where the test runs
+		v.load(viewerLoadedMsg{src: rag.Source{Number: 1, SegmentID: seg.ID, Title: doc.Title}, doc: doc, segs: segs})
+		scr := ansi.Strip(v.View())
+		golden(t, fmt.Sprintf("viewer_%dx%d", w, h), scr)
+		for i, l := range strings.Split(scr, "\n") {
+			if ansi.StringWidth(l) > w {
+				t.Errorf("%dx%d line %d is wider than the viewer: %q", w, h, i, l)
+			}
+		}
+		if want := "into " + rag.Pages(seg.PageEnd, seg.PageEnd); seg.PageStart <= max(segs[cited-1].PageStart, segs[cited-1].PageEnd) &&
+			!strings.Contains(scr, want) {
+			t.Errorf("%dx%d: no %q marker above the cited passage:\n%s", w, h, want, scr)
+		}
+	}
+}
