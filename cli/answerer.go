@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
@@ -53,23 +54,39 @@ func modelConfig(cfg *Config) llm.ModelConfig {
 }
 
 // serverConfig is the OpenAI-compatible server cfg names, for the chat
-// model and the embedder alike.
+// model and the embedder alike, with what named it (for advice in
+// connection errors).
 func serverConfig(cfg *Config) llm.Config {
 	return llm.Config{
 		BaseURL:          cfg.BaseURL,
 		APIKey:           cfg.APIKey,
 		FirstByteTimeout: cfg.FirstByteTimeout,
 		IdleTimeout:      cfg.IdleTimeout,
+		Setting:          baseURLSetting(cfg.BaseURL, os.Getenv("OPENAI_BASE_URL")),
 	}
 }
 
-// modelName is the name of the model that answers: m's, or the extractive
-// answerer's when m is nil.
+// baseURLSetting is what the user set to name base: OPENAI_BASE_URL when
+// it holds base (the flag's default comes from it), else --base-url; ""
+// when base is empty.
+func baseURLSetting(base, env string) string {
+	switch {
+	case base == "":
+		return ""
+	case base == env:
+		return "OPENAI_BASE_URL"
+	}
+	return "--base-url"
+}
+
+// modelName says which model answers: m's label ("Ollama · llama3.2"
+// when ibid found the server itself, else the name), or the extractive
+// answerer's name when m is nil.
 func modelName(m *llm.Model) string {
 	if m == nil {
 		return rag.ExtractiveName
 	}
-	return m.Name()
+	return m.Label()
 }
 
 // resumeConversation loads the saved conversation --resume names (resume

@@ -328,14 +328,23 @@ func (m *Model) onStream(msg streamMsg) tea.Cmd {
 	if m.stream == nil || msg.req != m.stream.req {
 		return nil // a straggler
 	}
+	text := 0
 	for _, e := range msg.events {
-		m.streamBytes += m.tr.apply(e)
+		text += m.tr.apply(e)
+	}
+	m.streamBytes += text
+	if text > 0 && m.status.wait {
+		m.status.set(statusMsg{})
+	}
+	if msg.wait != "" {
+		m.status.set(statusMsg{text: msg.wait})
+		m.status.wait = true
 	}
 	if !msg.end {
 		return m.stream.next
 	}
 	m.stream = nil
-	if m.status.held {
+	if m.status.held || m.status.wait {
 		m.status.set(statusMsg{})
 	}
 	if err := m.tr.end(msg.err); err != "" {

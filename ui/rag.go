@@ -60,8 +60,18 @@ func (b *RAGBackend) LibrarySize() int {
 	docs, _ := lib.Documents(context.Background())
 	return len(docs)
 }
-func (b *RAGBackend) ModelName() string { _, p, _ := b.current(); return p.ModelName() }
-func (b *RAGBackend) Extractive() bool  { _, p, _ := b.current(); return p.Extractive() }
+
+// ModelName says which model answers, for the status line: what Connect
+// found by itself and the model ("Ollama · llama3.2"), the model's name
+// alone for a server the user named, the pipeline's name otherwise.
+func (b *RAGBackend) ModelName() string {
+	if b.model != nil {
+		return b.model.Label()
+	}
+	_, p, _ := b.current()
+	return p.ModelName()
+}
+func (b *RAGBackend) Extractive() bool { _, p, _ := b.current(); return p.Extractive() }
 
 func (b *RAGBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) error {
 	_, p, conv := b.current()

@@ -17,15 +17,18 @@ type statusMsg struct {
 // statusLine is the message part of the status area: a notice or an error
 // in plain words, kept until the next message. held is set when the text
 // is the note about a command kept in the input while an answer streams;
-// it clears when the answer ends.
+// it clears when the answer ends. wait is set when the text is a retry wait
+// of the answer's model request; it clears when text arrives or the answer
+// ends.
 type statusLine struct {
 	text string
 	err  string
 	held bool
+	wait bool
 }
 
 func (s *statusLine) set(m statusMsg) {
-	s.text, s.err, s.held = m.text, "", false
+	s.text, s.err, s.held, s.wait = m.text, "", false, false
 	if m.err != nil {
 		s.err = m.err.Error()
 	}

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/llm"
 )
 
 // frameInterval batches stream events: at most about 30 frames a second.
@@ -17,8 +18,12 @@ const frameInterval = time.Second / 30
 type streamMsg struct {
 	req    int
 	events []rag.Event
-	end    bool  // the answer ended; err is Ask's error
-	err    error // when end
+	// wait, when not "", is a retry wait of the model request that
+	// started after events ("rate limited, retrying in 3 s"), for the
+	// status line until text arrives or the answer ends.
+	wait string
+	end  bool  // the answer ended; err is Ask's error
+	err  error // when end
 }
 
 // answerStream runs one Ask in its own goroutine and hands its events to
@@ -26,15 +31,25 @@ type streamMsg struct {
 type answerStream struct {
 	req    int
 	ch     chan rag.Event
+	waits  chan llm.Wait // retry waits reported through llm.WithNotify
 	result chan error
 	cancel context.CancelFunc
 }
 
 // startAnswer starts b.Ask for question and returns the stream and the
-// command that delivers its first batch.
+// command that delivers its first batch. The model request's retry waits
+// (llm.WithNotify on Ask's context) come through the same command, as
+// streamMsg.wait: Update never does I/O to learn of them.
 func startAnswer(b Backend, req int, question string) (*answerStream, tea.Cmd) {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &answerStream{req: req, ch: make(chan rag.Event, 1024), result: make(chan error, 1), cancel: cancel}
+	s := &answerStream{req: req, ch: make(chan rag.Event, 1024), waits: make(chan llm.Wait, 4),
+		result: make(chan error, 1), cancel: cancel}
+	ctx = llm.WithNotify(ctx, func(w llm.Wait) {
+		select {
+		case s.waits <- w:
+		case <-ctx.Done():
+		}
+	})
 	go func() {
 		err := b.Ask(ctx, question, func(e rag.Event) {
 			select {
@@ -50,9 +65,16 @@ func startAnswer(b Backend, req int, question string) (*answerStream, tea.Cmd) {
 }
 
 // next waits for events and returns them as one batch: the first event,
-// then whatever else arrives within a frame interval.
+// then whatever else arrives within a frame interval. A retry wait ends
+// the batch (or is a message of its own), so it shows as it starts.
 func (s *answerStream) next() tea.Msg {
-	e, ok := <-s.ch
+	var e rag.Event
+	var ok bool
+	select {
+	case w := <-s.waits:
+		return streamMsg{req: s.req, wait: w.String()}
+	case e, ok = <-s.ch:
+	}
 	if !ok {
 		return streamMsg{req: s.req, end: true, err: <-s.result}
 	}
@@ -66,6 +88,8 @@ func (s *answerStream) next() tea.Msg {
 				return streamMsg{req: s.req, events: batch, end: true, err: <-s.result}
 			}
 			batch = append(batch, e)
+		case w := <-s.waits:
+			return streamMsg{req: s.req, events: batch, wait: w.String()}
 		case <-timer.C:
 			return streamMsg{req: s.req, events: batch}
 		}

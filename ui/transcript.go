@@ -181,11 +181,17 @@ func (t *transcript) rebuild() {
 }
 
 // notes are the lines under a finished answer: interrupted, errors, notes.
+// An answer is called partial only when some of it is above: a turn
+// interrupted before any text (a model that never answered, a cancel
+// during a retry wait) says so instead.
 func (t *transcript) notes(tu *turn) []string {
 	st := t.c.Styles
 	var out []string
-	if tu.interrupted {
+	switch {
+	case tu.interrupted && (tu.doc.text.Len() > 0 || len(tu.doc.nodes) > 0):
 		out = append(out, "", "  "+st.Note.Render("⏹ interrupted: the answer above is partial"))
+	case tu.interrupted && tu.err == "cancelled":
+		out = append(out, "", "  "+st.Note.Render("⏹ cancelled before any answer arrived"))
 	}
 	if tu.err != "" && !(tu.interrupted && tu.err == "cancelled") {
 		out = append(out, indentLines(st.Error, ansi.Wrap("error: "+tu.err, t.width-2, " "))...)

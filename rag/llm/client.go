@@ -12,6 +12,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -32,6 +33,11 @@ type Config struct {
 	// value means none.
 	FirstByteTimeout time.Duration
 	IdleTimeout      time.Duration
+	// Setting names what the user set to choose BaseURL ("--base-url",
+	// "OPENAI_BASE_URL"), so that a ConnectError's advice names only that;
+	// "" when ibid chose the server itself (a local Ollama found by
+	// Connect) or the origin is unknown.
+	Setting string
 }
 
 // Timeout defaults: long enough for a local model to read a long prompt on
@@ -68,6 +74,7 @@ func New(cfg Config) *Client {
 	// comments such as ": ping") toward EmptyMessagesLimit between two
 	// chunks and fails the stream past it; slow local models send many.
 	c.EmptyMessagesLimit = 1 << 30
+	d.base, d.setting = c.BaseURL, cfg.Setting
 	return &Client{base: c.BaseURL, oa: openai.NewClientWithConfig(c), d: d}
 }
 
@@ -87,6 +94,9 @@ func (c *Client) BaseURL() string { return c.base }
 // Models lists the server's models, in the server's order.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	list, err := c.oa.ListModels(ctx)
+	if errors.Is(err, ErrUnreachable) {
+		return nil, err // it names the server already
+	}
 	if err != nil {
 		return nil, fmt.Errorf("couldn't list the models of %s: %w", c.base, err)
 	}

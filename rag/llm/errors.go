@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -137,11 +139,17 @@ func (e *TimeoutError) Unwrap() error { return e.cause }
 // ConnectError says no connection could be made (it wraps ErrUnreachable
 // and the cause) or, when Broken, that the connection broke before the
 // server answered.
+//
+// Its advice names only what the user set: Setting when they named the
+// server ("check --base-url"), running Ollama when ibid had found a local
+// one by itself, both ways of naming a server when the origin is unknown.
 type ConnectError struct {
-	Host   string
-	Tries  int
-	Err    error
-	Broken bool
+	Host    string
+	BaseURL string // the API base URL ("" if unknown: Host is said)
+	Setting string // what named BaseURL (Config.Setting)
+	Tries   int
+	Err     error
+	Broken  bool
 }
 
 func (e *ConnectError) Error() string {
@@ -152,7 +160,37 @@ func (e *ConnectError) Error() string {
 	if e.Broken {
 		return fmt.Sprintf("the connection to %s broke before the server answered%s: %v; try again, or check the server", e.Host, tries, e.Err)
 	}
-	return fmt.Sprintf("couldn't connect to %s%s: %v; is the server running? (check OPENAI_BASE_URL or --base-url)", e.Host, tries, e.Err)
+	where := e.BaseURL
+	if where == "" {
+		where = e.Host
+	}
+	return fmt.Sprintf("no model answered at %s: %s; is the server running? (%s)", where, connectCause(e.Err), e.advice())
+}
+
+// advice is what to do about a refused or failed connection.
+func (e *ConnectError) advice() string {
+	switch {
+	case e.Setting != "":
+		return "check " + e.Setting
+	case strings.HasPrefix(e.BaseURL, OllamaURL):
+		return "set OPENAI_BASE_URL or run Ollama"
+	}
+	return "check OPENAI_BASE_URL or --base-url"
+}
+
+// connectCause says why a connection failed in a few words when the
+// reason is a common one, else as net says it.
+func connectCause(err error) string {
+	var dns *net.DNSError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return "no such host " + dns.Name
+	case err == nil:
+		return "no connection"
+	}
+	return err.Error()
 }
 
 // Is makes errors.Is(err, ErrUnreachable) true when no connection was

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync/atomic"
@@ -12,6 +11,9 @@ import (
 // OllamaURL is where Connect looks for a local Ollama when no base URL is
 // configured.
 const OllamaURL = "http://127.0.0.1:11434"
+
+// localURL is where Connect looks (OllamaURL; tests point it at a fake).
+var localURL = OllamaURL
 
 // ollamaProbeTimeout bounds the look for a local Ollama: ibid must start at
 // once when there is none.
@@ -29,6 +31,9 @@ type ModelConfig struct {
 type Model struct {
 	name string
 	c    *Client
+	// found is what Connect found by itself ("Ollama", or the address of
+	// another OpenAI-compatible server); "" for a server the user named.
+	found string
 
 	// noSchema is set once the server refused a json_schema response
 	// format; later requests ask for json_object at once.
@@ -38,6 +43,16 @@ type Model struct {
 // Name is the model's name as the server knows it.
 func (m *Model) Name() string { return m.name }
 
+// Label says which model answers, for a status line: "Ollama · llama3.2"
+// for a server Connect found by itself, the name alone for one the user
+// named.
+func (m *Model) Label() string {
+	if m.found == "" {
+		return m.name
+	}
+	return m.found + " · " + m.name
+}
+
 // Client is the client the model talks through.
 func (m *Model) Client() *Client { return m.c }
 
@@ -45,11 +60,14 @@ func (m *Model) Client() *Client { return m.c }
 // request.
 func NewModel(c *Client, name string) *Model { return &Model{name: name, c: c} }
 
-// Connect returns a chat model for cfg. With no BaseURL it tries a local
-// Ollama at 127.0.0.1:11434 (a quick probe of at most 300 ms; it picks
-// cfg.Model or the first model Ollama lists). When nothing answers it
-// returns (nil, nil): the caller then answers without a model. With a
-// BaseURL and no Model it asks the server for its first listed model.
+// Connect returns a chat model for cfg. With no BaseURL it looks for a
+// local server at 127.0.0.1:11434 (once, at most 300 ms): Ollama's
+// /api/tags, else an OpenAI-compatible /v1/models. It picks cfg.Model
+// among the models listed (an unknown name is an error that lists some of
+// them) or the first listed. When nothing answers it returns (nil, nil):
+// the caller then answers without a model. With a BaseURL and no Model it
+// asks the server for its first listed model; with both it makes no
+// request.
 func Connect(ctx context.Context, cfg ModelConfig) (*Model, error) {
 	if cfg.BaseURL == "" {
 		if cfg.NoOllama {
@@ -59,13 +77,19 @@ func Connect(ctx context.Context, cfg ModelConfig) (*Model, error) {
 		if hc == nil {
 			hc = &http.Client{}
 		}
-		name, ok := probeOllama(ctx, hc, OllamaURL, cfg.Model)
+		local, ok := probeLocal(ctx, hc, localURL)
 		if !ok {
 			return nil, nil
 		}
+		name, err := local.pick(cfg.Model)
+		if err != nil {
+			return nil, err
+		}
 		c := cfg.Config
-		c.BaseURL, c.APIKey = OllamaURL+"/v1", "ollama"
-		return NewModel(New(c), name), nil
+		c.BaseURL, c.APIKey, c.Setting = localURL+"/v1", "ollama", ""
+		m := NewModel(New(c), name)
+		m.found = local.server
+		return m, nil
 	}
 	m := NewModel(New(cfg.Config), cfg.Model)
 	if m.name == "" {
@@ -82,39 +106,4 @@ func Connect(ctx context.Context, cfg ModelConfig) (*Model, error) {
 		m.name = list[0]
 	}
 	return m, nil
-}
-
-// probeOllama asks a local Ollama for its models, within a short timeout.
-// It returns the model to use: want when set (Ollama answers for any model
-// it has), else the first listed.
-func probeOllama(ctx context.Context, hc *http.Client, base, want string) (string, bool) {
-	ctx, cancel := context.WithTimeout(ctx, ollamaProbeTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/tags", nil)
-	if err != nil {
-		return "", false
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return "", false
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", false
-	}
-	var tags struct {
-		Models []struct {
-			Name string `json:"name"`
-		} `json:"models"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&tags); err != nil {
-		return "", false
-	}
-	if want != "" {
-		return want, true
-	}
-	if len(tags.Models) == 0 {
-		return "", false
-	}
-	return tags.Models[0].Name, true
 }

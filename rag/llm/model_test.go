@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -36,23 +37,89 @@ func TestConnect(t *testing.T) {
 	}
 }
 
-func TestProbeOllama(t *testing.T) {
-	ollama := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/tags" {
+// localModels serves Ollama's /api/tags (unless openAIOnly) and an
+// OpenAI-compatible /v1/models listing names, as the two kinds of local
+// server do.
+func localModels(t *testing.T, openAIOnly bool, names ...string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var v any
+		switch {
+		case r.URL.Path == "/api/tags" && !openAIOnly:
+			var ms []map[string]string
+			for _, n := range names {
+				ms = append(ms, map[string]string{"name": n})
+			}
+			v = map[string]any{"models": ms}
+		case r.URL.Path == "/v1/models":
+			var ms []map[string]string
+			for _, n := range names {
+				ms = append(ms, map[string]string{"id": n, "object": "model"})
+			}
+			v = map[string]any{"object": "list", "data": ms}
+		default:
 			http.NotFound(w, r)
 			return
 		}
-		w.Write([]byte(`{"models":[{"name":"llama3.2:3b"},{"name":"qwen"}]}`))
+		json.NewEncoder(w).Encode(v)
 	}))
-	defer ollama.Close()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestProbeLocal(t *testing.T) {
 	hc := &http.Client{}
-	if name, ok := probeOllama(context.Background(), hc, ollama.URL, ""); !ok || name != "llama3.2:3b" {
-		t.Errorf("probe: %q %v", name, ok)
+	ctx := context.Background()
+
+	ollama := localModels(t, false, "llama3.2:latest", "qwen2.5:7b")
+	s, ok := probeLocal(ctx, hc, ollama.URL)
+	if !ok || s.server != "Ollama" || !s.ollama || strings.Join(s.models, ",") != "llama3.2:latest,qwen2.5:7b" {
+		t.Fatalf("Ollama: %+v %v", s, ok)
 	}
-	if name, ok := probeOllama(context.Background(), hc, ollama.URL, "qwen"); !ok || name != "qwen" {
-		t.Errorf("probe with a model: %q %v", name, ok)
+	for want, got := range map[string]string{"": "llama3.2:latest", "llama3.2": "llama3.2:latest", "qwen2.5:7b": "qwen2.5:7b"} {
+		if name, err := s.pick(want); err != nil || name != got {
+			t.Errorf("pick(%q) = %q, %v; want %q", want, name, err, got)
+		}
 	}
-	// A server that does not answer in time is no Ollama.
+	_, err := s.pick("mistral")
+	if msg := fmt.Sprint(err); !strings.Contains(msg, `no model "mistral"`) || !strings.Contains(msg, "llama3.2:latest, qwen2.5:7b") ||
+		!strings.Contains(msg, "ollama pull") {
+		t.Errorf("unknown model on Ollama: %v", err)
+	}
+
+	// An OpenAI-compatible server on the port (llama.cpp, LM Studio, …).
+	oa := localModels(t, true, "phi-3")
+	s, ok = probeLocal(ctx, hc, oa.URL)
+	if !ok || s.ollama || s.server != strings.TrimPrefix(oa.URL, "http://") || strings.Join(s.models, ",") != "phi-3" {
+		t.Fatalf("OpenAI-compatible: %+v %v", s, ok)
+	}
+	_, err = s.pick("phi-4")
+	if msg := fmt.Sprint(err); !strings.Contains(msg, `no model "phi-4"`) || !strings.Contains(msg, "phi-3") || strings.Contains(msg, "ollama") {
+		t.Errorf("unknown model on an OpenAI-compatible server: %v", err)
+	}
+
+	// A long list is cut, saying how many more.
+	var many []string
+	for i := range maxListed + 3 {
+		many = append(many, fmt.Sprintf("m%d", i))
+	}
+	s, _ = probeLocal(ctx, hc, localModels(t, false, many...).URL)
+	if _, err := s.pick("x"); !strings.Contains(fmt.Sprint(err), "and 3 more") || strings.Contains(fmt.Sprint(err), many[maxListed]) {
+		t.Errorf("long list: %v", err)
+	}
+	// A server with no model says how to get one.
+	s, ok = probeLocal(ctx, hc, localModels(t, false).URL)
+	if _, err := s.pick(""); !ok || !strings.Contains(fmt.Sprint(err), "ollama pull") {
+		t.Errorf("empty Ollama: %v %v", ok, err)
+	}
+
+	// Nothing listening, or neither listing, is no server.
+	if _, ok := probeLocal(ctx, hc, "http://"+freeAddr(t)); ok {
+		t.Error("nothing listening taken for a server")
+	}
+	if _, ok := probeLocal(ctx, hc, httptest.NewServer(http.NotFoundHandler()).URL); ok {
+		t.Error("a server without a model list taken for one")
+	}
+	// A server that does not answer in time is none.
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(2 * time.Second):
@@ -61,11 +128,49 @@ func TestProbeOllama(t *testing.T) {
 	}))
 	defer slow.Close()
 	start := time.Now()
-	if _, ok := probeOllama(context.Background(), hc, slow.URL, ""); ok {
-		t.Errorf("slow server taken for Ollama")
+	if _, ok := probeLocal(ctx, hc, slow.URL); ok {
+		t.Errorf("slow server taken for a local server")
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("probe took %v", d)
+	}
+}
+
+// TestConnectFindsLocalServer: with no base URL, Connect finds the local
+// server by itself, picks --model among what it lists, and its label says
+// what was found.
+func TestConnectFindsLocalServer(t *testing.T) {
+	defer func(u string) { localURL = u }(localURL)
+	ctx := context.Background()
+	localURL = localModels(t, false, "llama3.2:latest", "qwen2.5:7b").URL
+	m, err := Connect(ctx, ModelConfig{})
+	if err != nil || m.Label() != "Ollama · llama3.2:latest" || m.Client().BaseURL() != localURL+"/v1" {
+		t.Fatalf("found Ollama: %v, %v", m, err)
+	}
+	if m, err := Connect(ctx, ModelConfig{Model: "qwen2.5:7b"}); err != nil || m.Name() != "qwen2.5:7b" {
+		t.Errorf("--model among the listed: %v, %v", m, err)
+	}
+	if m, err := Connect(ctx, ModelConfig{Model: "mistral"}); m != nil || !strings.Contains(fmt.Sprint(err), "it has llama3.2:latest, qwen2.5:7b") {
+		t.Errorf("unknown --model: %v, %v", m, err)
+	}
+	if m, err := Connect(ctx, ModelConfig{NoOllama: true}); m != nil || err != nil {
+		t.Errorf("IBID_NO_OLLAMA: %v, %v", m, err)
+	}
+	localURL = localModels(t, true, "phi-3").URL
+	if m, err := Connect(ctx, ModelConfig{}); err != nil || m.Label() != strings.TrimPrefix(localURL, "http://")+" · phi-3" {
+		t.Errorf("found an OpenAI-compatible server: %v, %v", m, err)
+	}
+}
+
+func TestModelLabel(t *testing.T) {
+	c := New(Config{})
+	if l := NewModel(c, "gpt-4o").Label(); l != "gpt-4o" {
+		t.Errorf("a named server's model: %q", l)
+	}
+	m := NewModel(c, "llama3.2")
+	m.found = "Ollama"
+	if l := m.Label(); l != "Ollama · llama3.2" {
+		t.Errorf("a found Ollama's model: %q", l)
 	}
 }
 

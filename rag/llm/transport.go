@@ -33,6 +33,13 @@ type doer struct {
 	firstByte time.Duration
 	idle      time.Duration
 	rnd       func() float64 // jitter source; nil: math/rand/v2
+	base      string         // the API base URL, for ConnectError
+	setting   string         // what named it (Config.Setting)
+}
+
+// connectError is the ConnectError of a failed attempt at req.
+func (d *doer) connectError(req *http.Request, tries int, err error, broken bool) *ConnectError {
+	return &ConnectError{Host: req.URL.Host, BaseURL: d.base, Setting: d.setting, Tries: tries, Err: err, Broken: broken}
 }
 
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
@@ -58,16 +65,16 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 			switch classify(err) {
 			case connRefused:
 				if refused >= d.policy.Refused || !replayable {
-					return nil, &ConnectError{Host: req.URL.Host, Tries: tries, Err: err}
+					return nil, d.connectError(req, tries, err, false)
 				}
 				refused++
 			case connBroken:
 				if retries >= d.policy.Retries || !replayable {
-					return nil, &ConnectError{Host: req.URL.Host, Tries: tries, Err: err, Broken: true}
+					return nil, d.connectError(req, tries, err, true)
 				}
 				retries++
 			default:
-				return nil, &ConnectError{Host: req.URL.Host, Tries: tries, Err: err}
+				return nil, d.connectError(req, tries, err, false)
 			}
 			w.Delay = d.policy.Backoff(retries+refused-1, d.rnd)
 		case resp.StatusCode >= 400 || resp.StatusCode < 200:

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -392,5 +393,34 @@ func TestBrokenConnectionRetriedThenClearError(t *testing.T) {
 	defer mu.Unlock()
 	if hits != 3 || len(w.all()) != 2 {
 		t.Errorf("%d requests, %d waits; want 3 and 2", hits, len(w.all()))
+	}
+}
+
+// TestRefusedAdviceNamesWhatWasSet: a refused connection says where no
+// model answered, and its advice names only what chose the server.
+func TestRefusedAdviceNamesWhatWasSet(t *testing.T) {
+	addr := freeAddr(t)
+	base := "http://" + addr + "/v1"
+	p := Policy{Refused: -1}
+	for _, c := range []struct {
+		base, setting, want string
+	}{
+		{base, "--base-url", "no model answered at " + base + ": connection refused; is the server running? (check --base-url)"},
+		{base, "OPENAI_BASE_URL", "no model answered at " + base + ": connection refused; is the server running? (check OPENAI_BASE_URL)"},
+		{base, "", "no model answered at " + base + ": connection refused; is the server running? (check OPENAI_BASE_URL or --base-url)"},
+	} {
+		_, err := ask(context.Background(), NewModel(New(Config{BaseURL: c.base, Setting: c.setting, Policy: p}), "m"))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("setting %q:\n got %v\nwant %s", c.setting, err, c.want)
+		}
+	}
+	// A local Ollama that ibid found by itself and that went away.
+	e := &ConnectError{Host: "127.0.0.1:11434", BaseURL: OllamaURL + "/v1", Tries: 3, Err: syscall.ECONNREFUSED}
+	if got, want := e.Error(), "no model answered at http://127.0.0.1:11434/v1: connection refused; is the server running? (set OPENAI_BASE_URL or run Ollama)"; got != want {
+		t.Errorf("found Ollama:\n got %s\nwant %s", got, want)
+	}
+	e.Setting = "--base-url"
+	if got := e.Error(); strings.Contains(got, "Ollama") || !strings.Contains(got, "check --base-url") {
+		t.Errorf("a base URL the user set is not an Ollama to run: %s", got)
 	}
 }
