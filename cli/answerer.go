@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
@@ -62,7 +61,7 @@ func serverConfig(cfg *Config) llm.Config {
 		APIKey:           cfg.APIKey,
 		FirstByteTimeout: cfg.FirstByteTimeout,
 		IdleTimeout:      cfg.IdleTimeout,
-		Setting:          baseURLSetting(cfg.BaseURL, os.Getenv("OPENAI_BASE_URL")),
+		Setting:          baseURLSetting(cfg.BaseURL, cfg.envBaseURL),
 	}
 }
 

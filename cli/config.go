@@ -58,6 +58,9 @@ type Config struct {
 	Numbering string
 	// Token is the bearer token serve's clients send (--token, IBID_TOKEN).
 	Token string
+	// envBaseURL is OPENAI_BASE_URL as read, to tell in advice whether the
+	// base URL came from it or from --base-url.
+	envBaseURL string
 	// warn is where warnings go (standard error); nil: nowhere.
 	warn io.Writer
 	// Theme is the chat's colours: light, dark, or "" to ask the terminal
@@ -93,6 +96,7 @@ func loadConfig(getenv func(string) string) *Config {
 		IdleTimeout:      defaultIdleTimeout,
 		Numbering:        or("IBID_NUMBERING", "answer"),
 		Theme:            getenv("IBID_THEME"),
+		envBaseURL:       getenv("OPENAI_BASE_URL"),
 		Token:            getenv("IBID_TOKEN"),
 	}
 }

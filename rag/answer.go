@@ -156,7 +156,9 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 			err = fmt.Errorf("the answer was cut off: %w", err)
 			run.fail(err)
 		default:
-			err = fmt.Errorf("the model did not answer: %w", err)
+			if !errors.Is(err, llm.ErrUnreachable) { // that one says so itself
+				err = fmt.Errorf("the model did not answer: %w", err)
+			}
 			run.fail(err)
 		}
 	}

@@ -179,7 +179,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case editorDoneMsg:
 		if msg.err != nil {
-			m.status.set(statusMsg{err: fmt.Errorf("the editor failed: %w (set $EDITOR or $PAGER)", msg.err)})
+			m.status.set(statusMsg{err: fmt.Errorf("couldn't open the document: %w (set IBID_PDF_VIEWER for PDFs, $EDITOR for text)", msg.err)})
 		}
 		return m, nil
 	case addProgressMsg:

@@ -80,7 +80,7 @@ func DefaultKeyMap() KeyMap {
 
 		NextSeg: b(k("n"), h("n", "next segment")),
 		PrevSeg: b(k("p"), h("p", "previous segment")),
-		Edit:    b(k("o"), h("o", "open file in $EDITOR/$PAGER")),
+		Edit:    b(k("o"), h("o", "open the document at the passage")),
 		Back:    b(k("esc", "q"), h("esc", "back")),
 
 		CloseHelp: b(k("esc"), h("any other key", "close")),
