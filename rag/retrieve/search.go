@@ -81,6 +81,22 @@ func Search(ctx context.Context, st store.Store, emb Embedder, query string, opt
 	}
 	k := opt.k()
 	f := opt.Filter()
+	if h, ok := st.(hybridStore); ok && opt.Mode == Hybrid && fusionAlpha(emb) == 0 && strings.TrimSpace(query) != "" {
+		// Reciprocal-rank fusion where the data lives, in one statement.
+		v, err := embedQuery(ctx, emb, query)
+		if err != nil {
+			return nil, err
+		}
+		hits, err := h.Hybrid(ctx, query, v, candidates(k), f)
+		if err != nil {
+			return nil, fmt.Errorf("couldn't search: %w", err)
+		}
+		segs := make(map[string]store.Segment, len(hits))
+		for _, h := range hits {
+			segs[h.Segment.ID] = h.Segment
+		}
+		return passages(ctx, st, scoredOf(hits), segs, opt.neighbours(), k)
+	}
 	var lexical, dense []store.Hit
 	var lexErr, denseErr error
 	var wg sync.WaitGroup
@@ -140,14 +156,11 @@ func denseHits(ctx context.Context, st store.Store, emb Embedder, query string, 
 	if strings.TrimSpace(query) == "" {
 		return nil, nil
 	}
-	vs, err := emb.Embed(ctx, []string{query})
+	v, err := embedQuery(ctx, emb, query)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't embed query: %w", err)
+		return nil, err
 	}
-	if len(vs) != 1 {
-		return nil, fmt.Errorf("couldn't embed query: embedder returned %d vectors for 1 text", len(vs))
-	}
-	hits, err := st.Dense(ctx, vs[0], n, f)
+	hits, err := st.Dense(ctx, v, n, f)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't query vectors: %w", err)
 	}
@@ -194,4 +207,24 @@ func passages(ctx context.Context, st store.Store, hits []Scored, segs map[strin
 		out = mergeInto(out, p)
 	}
 	return out, nil
+}
+
+// embedQuery is the query's vector.
+func embedQuery(ctx context.Context, emb Embedder, query string) ([]float32, error) {
+	vs, err := emb.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, fmt.Errorf("couldn't embed query: %w", err)
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("couldn't embed query: embedder returned %d vectors for 1 text", len(vs))
+	}
+	return vs[0], nil
+}
+
+// hybridStore is a store that fuses dense and keyword search itself, by
+// reciprocal rank with the same constant and equal weights as RRF here
+// (store/postgres does it in one SQL statement). Search uses it for the
+// reciprocal-rank hybrid, so a question costs one round trip.
+type hybridStore interface {
+	Hybrid(ctx context.Context, query string, vector []float32, k int, f store.Filter) ([]store.Hit, error)
 }
