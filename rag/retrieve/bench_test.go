@@ -8,41 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/synthtext"
 	"github.com/ibid-dev/ibid/store"
 )
-
-// synthText (as in store/keyword's tests) returns n synthetic segments of about words words each, drawn
-// from a Zipf distribution over a made-up vocabulary (fixed seed), so that
-// term statistics look like prose.
-func synthText(n, words int) []string {
-	r := rand.New(rand.NewPCG(1, 2))
-	syll := []string{"ka", "to", "mi", "ren", "sa", "lo", "vi", "del", "ne", "pra", "tion", "ing", "ed", "al", "cy", "mer", "qu", "is"}
-	vocab := make([]string, 60000)
-	for i := range vocab {
-		var b strings.Builder
-		for range 2 + r.IntN(3) {
-			b.WriteString(syll[r.IntN(len(syll))])
-		}
-		vocab[i] = b.String()
-	}
-	z := rand.NewZipf(r, 1.07, 2, uint64(len(vocab)-1))
-	out := make([]string, n)
-	var b strings.Builder
-	for i := range out {
-		b.Reset()
-		for j := range words {
-			if j > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(vocab[z.Uint64()])
-			if j%17 == 16 {
-				b.WriteByte('.')
-			}
-		}
-		out[i] = b.String()
-	}
-	return out
-}
 
 // BenchmarkSearch measures retrieval end to end (query embedding with a
 // 768-dimensional local embedder, dense query through the store, BM25,
@@ -55,7 +23,7 @@ func BenchmarkSearch(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		texts := synthText(n, 225)
+		texts := synthtext.Segments(n, 225)
 		r := rand.New(rand.NewPCG(3, 4))
 		const perDoc = 20
 		var puts []store.Put

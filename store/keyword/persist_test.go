@@ -4,12 +4,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/ibid-dev/ibid/internal/synthtext"
 )
 
 // sameResults fails unless a and b give the same results for queries.
@@ -111,42 +111,9 @@ func FuzzLoad(f *testing.F) {
 	})
 }
 
-// synthText returns n synthetic segments of about words words each, drawn
-// from a Zipf distribution over a made-up vocabulary (fixed seed), so that
-// term statistics look like prose.
-func synthText(n, words int) []string {
-	r := rand.New(rand.NewPCG(1, 2))
-	syll := []string{"ka", "to", "mi", "ren", "sa", "lo", "vi", "del", "ne", "pra", "tion", "ing", "ed", "al", "cy", "mer", "qu", "is"}
-	vocab := make([]string, 60000)
-	for i := range vocab {
-		var b strings.Builder
-		for range 2 + r.IntN(3) {
-			b.WriteString(syll[r.IntN(len(syll))])
-		}
-		vocab[i] = b.String()
-	}
-	z := rand.NewZipf(r, 1.07, 2, uint64(len(vocab)-1))
-	out := make([]string, n)
-	var b strings.Builder
-	for i := range out {
-		b.Reset()
-		for j := range words {
-			if j > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(vocab[z.Uint64()])
-			if j%17 == 16 {
-				b.WriteByte('.')
-			}
-		}
-		out[i] = b.String()
-	}
-	return out
-}
-
 func BenchmarkBuild(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		texts := synthText(n, 225) // ~300 tiktoken tokens, the chunker's budget
+		texts := synthtext.Segments(n, 225) // ~300 tiktoken tokens, the chunker's budget
 		ids := make([]string, n)
 		for i := range ids {
 			ids[i] = fmt.Sprintf("doc%05d:%d", i/20, i%20)
@@ -164,7 +131,7 @@ func BenchmarkBuild(b *testing.B) {
 // loading the saved one and reconciling it with the same texts.
 func BenchmarkLoad(b *testing.B) {
 	const n = 100_000
-	texts := synthText(n, 225)
+	texts := synthtext.Segments(n, 225)
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("doc%05d:%d", i/20, i%20)
