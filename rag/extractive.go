@@ -86,9 +86,10 @@ func extractiveAnswer(ctx context.Context, r Retriever, question string, passage
 	var cands []sentence
 	for rank, o := range passages[:min(len(passages), extractivePassages)] {
 		for pos, s := range splitSentences(o.seg.Text) {
-			c := sentence{text: s, terms: contentTerms(s), k: o.k, rank: rank, pos: pos}
+			toks := keyword.Tokenize(s)
+			c := sentence{text: s, terms: contentTerms(toks), k: o.k, rank: rank, pos: pos}
 			c.score, c.why = scoreSentence(&c, terms, weights, qset)
-			if quotes(keyword.Tokenize(s), qseq) {
+			if quotes(toks, qseq) {
 				c.score *= 0.1
 				c.why += ", down-weighted: it quotes the question itself"
 			}

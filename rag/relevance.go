@@ -56,13 +56,13 @@ var questionTermsAnalysed = func() map[string]bool {
 	return m
 }()
 
-// contentTerms is the set of a text's analysed terms without question
-// words.
-func contentTerms(text string) map[string]bool {
-	set := termSet(text)
-	for t := range set {
-		if questionTermsAnalysed[t] {
-			delete(set, t)
+// contentTerms is the set of analysed terms (a text's keyword.Tokenize)
+// without question words.
+func contentTerms(toks []string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range toks {
+		if !questionTermsAnalysed[t] {
+			set[t] = true
 		}
 	}
 	return set
@@ -144,18 +144,21 @@ func cover(terms []string, weights []float64, text map[string]bool) (share float
 // do not count: a passage that only repeats the question does not answer it.
 func relevance(terms []string, weights []float64, passages []offered, question []string) (best float64, held int) {
 	for _, o := range passages[:min(len(passages), extractivePassages)] {
-		text := o.text
-		if strings.Contains(text, "?") {
-			var b strings.Builder
-			for _, s := range splitSentences(text) {
-				if !quotes(keyword.Tokenize(s), question) {
-					b.WriteString(s)
-					b.WriteString("\n")
+		set := termSet(o.doc.Title)
+		if strings.Contains(o.text, "?") {
+			for _, s := range splitSentences(o.text) {
+				if toks := keyword.Tokenize(s); !quotes(toks, question) {
+					for _, t := range toks {
+						set[t] = true
+					}
 				}
 			}
-			text = b.String()
+		} else {
+			for _, t := range keyword.Tokenize(o.text) {
+				set[t] = true
+			}
 		}
-		c, h := cover(terms, weights, termSet(o.doc.Title+"\n"+text))
+		c, h := cover(terms, weights, set)
 		if c > best {
 			best, held = c, h
 		}
