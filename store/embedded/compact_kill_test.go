@@ -50,23 +50,10 @@ func compactChild() {
 // at random moments, and checks that the library then holds the commits,
 // whole, whichever generation was in force.
 func TestKillDuringCompaction(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
 	for round := range 3 {
 		dir := t.TempDir()
-		cmd := exec.Command(exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), envCompactChild+"="+dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
+		cmd, sc := startCompactChild(t, dir)
 		last, stopAt := -1, 2+r.IntN(15)
 		for last < stopAt && sc.Scan() {
 			n, ok := strings.CutPrefix(sc.Text(), "done ")
@@ -115,23 +102,10 @@ func TestKillDuringCompaction(t *testing.T) {
 // read may take the vanishing old generation for damage, or see a
 // document half.
 func TestOpenWhileCompacting(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), envCompactChild+"="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, sc := startCompactChild(t, dir)
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	sc := bufio.NewScanner(out)
 	if !sc.Scan() { // the library exists
 		t.Fatal("child printed nothing")
 	}
@@ -178,4 +152,24 @@ func wholeR(s *Store) error {
 		}
 	}
 	return nil
+}
+
+// startCompactChild starts this test binary as compactChild on the
+// library in dir, and returns it with a scanner over its progress lines.
+func startCompactChild(t *testing.T, dir string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), envCompactChild+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, bufio.NewScanner(out)
 }
