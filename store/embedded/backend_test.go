@@ -91,13 +91,7 @@ func TestMemoryLocation(t *testing.T) {
 func TestDroppedAndCreatedAgain(t *testing.T) {
 	ctx := context.Background()
 	loc := t.TempDir()
-	open := func() *Store {
-		st, err := store.Open(ctx, loc, store.Options{Library: "x", Info: testInfo, Create: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.(*Store)
-	}
+	open := func() *Store { return openLibraryX(t, loc) }
 	old := open()
 	defer old.Close()
 	put(t, old, "a", 2, 1)
@@ -119,13 +113,7 @@ func TestDroppedAndCreatedAgain(t *testing.T) {
 func TestWriterAfterDropAndCreate(t *testing.T) {
 	ctx := context.Background()
 	loc := t.TempDir()
-	open := func() *Store {
-		st, err := store.Open(ctx, loc, store.Options{Library: "x", Info: testInfo, Create: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.(*Store)
-	}
+	open := func() *Store { return openLibraryX(t, loc) }
 	old := open()
 	defer old.Close()
 	put(t, old, "a", 2, 1)
@@ -172,4 +160,14 @@ func TestLibrariesWithDamage(t *testing.T) {
 		libs[1].Name != "good" || libs[1].Segments != 2 {
 		t.Fatalf("Libraries = %+v, %v", libs, err)
 	}
+}
+
+// openLibraryX opens (creating) the library "x" at loc through store.Open.
+func openLibraryX(t *testing.T, loc string) *Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), loc, store.Options{Library: "x", Info: testInfo, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.(*Store)
 }
