@@ -16,7 +16,7 @@ import (
 // addCommand is ibid add: files, folders and globs into a library.
 func addCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "add PATH...",
+		Use:   "add [PATH...]",
 		Short: "Add files, folders or globs to a library",
 		Long: prose(`Adds files, folders (recursively) and globs to a library: PDF, Markdown,
 text and HTML. A file already in the library is left alone when unchanged
@@ -26,12 +26,29 @@ any time: the library keeps the documents that were whole.
 
 Libraries live in $XDG_DATA_HOME/ibid/libraries (default ~/.local/share),
 or in the folder --store names. A library remembers the embedder that
-built it; use the same one later.`),
+built it; use the same one later.
+
+A library also remembers its indexing strategy (--strategy, shown by ibid
+ls): recursive (the default: sections, paragraphs, sentences, about 300
+tokens), semantic (cut where the topic changes), hierarchical (small
+chunks are searched, the model reads their ~2,000-token section parent),
+and three that ask a chat model to write what is indexed: contextual (a
+short context situating each chunk in its document), window-summary (a
+running summary) and questions (questions each chunk answers). What the
+model writes only steers search; answers always quote and cite the
+document's own text. The model's work is cached, so an interrupted add
+never pays for it twice, and its cost is reported at the end.`),
 		Example: `# A folder, recursively:
 ibid add ~/papers
 
 # A glob, into the library "thesis":
 ibid add --library thesis notes/*.md
+
+# Index a library hierarchically (the model reads whole sections):
+ibid add --library thesis --strategy hierarchical ~/papers
+
+# Index it again with another strategy:
+ibid add --library thesis --strategy contextual --model llama3.2 --reindex
 
 # Embed with an OpenAI-compatible endpoint:
 ibid add --embed-model nomic-embed-text --base-url http://localhost:11434/v1 paper.pdf`,
@@ -44,31 +61,55 @@ ibid add --embed-model nomic-embed-text --base-url http://localhost:11434/v1 pap
 	cfg.embedderFlags(fs)
 	fs.Var(byteSize{&cfg.MaxFileSize}, "max-file-size",
 		"skip files larger than this size (bytes, or with KB, MB, GB: 200MB); 0 leaves the limit to the library")
+	fs.StringVar(&cfg.Strategy, "strategy", "",
+		"how to index: "+strategyNames()+"; empty keeps the library's (recursive for a new library); see docs/indexing.md")
+	fs.BoolVar(&cfg.Reindex, "reindex", false, "index the library's documents again with --strategy when it was indexed with another")
+	fs.StringVar(&cfg.EnrichModel, "enrich-model", cfg.EnrichModel,
+		"chat model that writes what contextual, window-summary and questions index (env IBID_ENRICH_MODEL); empty uses --model")
+	fs.StringVar(&cfg.Model, "model", cfg.Model, "chat model name (env IBID_MODEL), for the strategies that need one")
+	_ = c.RegisterFlagCompletionFunc("strategy", cobra.FixedCompletions(strategyList(), cobra.ShellCompDirectiveNoFileComp))
 	completeCommon(c, cfg)
 	return c
 }
 
 func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
-	if len(paths) == 0 {
+	if len(paths) == 0 && !cfg.Reindex {
 		return errors.New("add: give the files or folders to add, e.g. ibid add ~/papers")
 	}
 	ctx := cmd.Context()
+	want, err := parseStrategy(cfg)
+	if err != nil {
+		return err
+	}
+	if want.NeedsModel() {
+		// Refused before the library is opened (and perhaps created).
+		if _, err := newEnricher(ctx, cfg, want); err != nil {
+			return err
+		}
+	}
 	lib, err := openLibrary(ctx, cfg, cfg.Library, writable)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
+	as, err := settleAdd(ctx, cfg, lib, want)
+	if err != nil {
+		return err
+	}
 
 	stderr := cmd.ErrOrStderr()
 	tty, width := isTerminal(stderr)
 	pr := &addPrinter{w: stderr, tty: tty, width: width, lib: lib.Name()}
-	rep, err := addFiles(ctx, lib, paths, cfg.MaxFileSize, pr.progress)
+	rep, err := addFiles(ctx, lib, paths, as.opt, pr.progress)
 	pr.clear()
 	printAddReport(cmd.OutOrStdout(), lib, rep)
-	if err != nil {
-		return err
+	if as.enrich != nil {
+		as.enrich.printReport(cmd.OutOrStdout())
 	}
-	if len(rep.Added)+len(rep.Unchanged)+len(rep.Replaced)+len(rep.Moved) == 0 {
+	if err != nil {
+		return addError(err, cfg, lib.Name())
+	}
+	if len(rep.Added)+len(rep.Unchanged)+len(rep.Replaced)+len(rep.Moved)+len(rep.Reindexed) == 0 {
 		return errors.New("add: nothing could be added; ibid reads " + ingest.SupportedList() + ": check the paths and the reasons above")
 	}
 	return nil
@@ -128,11 +169,14 @@ func progressLine(ap addProgress, width int) string {
 	}
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", barWidth-filled)
 	line := fmt.Sprintf("%s %d/%d files · %d segments", bar, ap.FilesDone, ap.FilesTotal, ap.Segments)
+	if ap.Stage == "enrich" && ap.ToEnrich > 0 {
+		line += fmt.Sprintf(" · enriching %d/%d", ap.Enriched, ap.ToEnrich)
+	}
 	if ap.ToEmbed > 0 && ap.Embedded < ap.ToEmbed {
 		line += fmt.Sprintf(" · embedding %d/%d", ap.Embedded, ap.ToEmbed)
 	}
 	switch ap.Stage {
-	case "load", "embed":
+	case "load", "enrich", "embed":
 		line += " · " + filepath.Base(ap.File)
 	case "store":
 		line += " · saving"
@@ -154,12 +198,18 @@ func printAddReport(w io.Writer, lib *library, rep *addReport) {
 	if len(rep.Moved) > 0 {
 		parts = append(parts, fmt.Sprintf("%d moved", len(rep.Moved)))
 	}
+	if len(rep.Reindexed) > 0 {
+		parts = append(parts, fmt.Sprintf("%d re-indexed", len(rep.Reindexed)))
+	}
 	parts = append(parts, fmt.Sprintf("%d skipped", len(rep.Skipped)))
 	segs := 0
 	for _, d := range rep.Added {
 		segs += d.Segments
 	}
 	for _, d := range rep.Replaced {
+		segs += d.Segments
+	}
+	for _, d := range rep.Reindexed {
 		segs += d.Segments
 	}
 	docs, all, err := libraryContents(context.Background(), lib)

@@ -33,6 +33,19 @@ type Config struct {
 	// MaxFileSize is the largest file add reads, in bytes; 0 leaves it to
 	// the library (--max-file-size).
 	MaxFileSize int64
+	// Strategy is how add indexes files (--strategy); "" keeps the
+	// library's (recursive for a new one).
+	Strategy string
+	// Reindex lets add index a library again with another strategy
+	// (--reindex).
+	Reindex bool
+	// EnrichModel is the chat model the strategies that need one use; ""
+	// uses Model (--enrich-model, IBID_ENRICH_MODEL).
+	EnrichModel string
+	// Rerank reranks retrieval's candidates: a rerank model at the
+	// --base-url endpoint, "llm" for the chat model itself, "" for none
+	// (--rerank, IBID_RERANK_MODEL).
+	Rerank string
 
 	// BaseURL is the OpenAI-compatible API, for the chat model and the
 	// embedder alike (--base-url, OPENAI_BASE_URL); "" tries a local
@@ -87,6 +100,8 @@ func loadConfig(getenv func(string) string) *Config {
 		Store:            getenv("IBID_STORE"),
 		Library:          or("IBID_LIBRARY", "default"),
 		EmbedModel:       getenv("IBID_EMBED_MODEL"),
+		EnrichModel:      getenv("IBID_ENRICH_MODEL"),
+		Rerank:           getenv("IBID_RERANK_MODEL"),
 		BaseURL:          getenv("OPENAI_BASE_URL"),
 		APIKey:           getenv("OPENAI_API_KEY"),
 		Model:            getenv("IBID_MODEL"),
@@ -136,6 +151,12 @@ func (c *Config) modelFlags(fs *pflag.FlagSet) {
 		"give up on an answer whose first byte takes longer than this duration (0: wait for ever)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout,
 		"give up on an answer that stalls longer than this duration between two chunks (0: wait for ever)")
+}
+
+// rerankFlag declares --rerank, for every command that retrieves.
+func (c *Config) rerankFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Rerank, "rerank", c.Rerank,
+		"rerank retrieval's candidates with this rerank model at the --base-url endpoint (Cohere, Jina, TEI, Infinity, llama.cpp or vLLM format), or \"llm\" to let the chat model rank them (env IBID_RERANK_MODEL)")
 }
 
 // ignoredEmbedderFlag accepts --embed-model on a command that needs no

@@ -23,6 +23,7 @@ func evalCommand(cfg *Config) *cobra.Command {
 		depth       int
 		k1, b       float64
 		lexicalOnly bool
+		strategy    string
 	)
 	c := &cobra.Command{
 		Use:   "eval DIR",
@@ -42,7 +43,7 @@ ibid eval --bm25-only --k1 0.9 --b 0.4 ../shared/data/scifact`,
 			if depth <= 0 {
 				return fmt.Errorf("eval: -k %d: give a retrieval depth of at least 1", depth)
 			}
-			return runEval(cmd, cfg, args[0], evalConfig{depth: depth, k1: k1, b: b, lexicalOnly: lexicalOnly})
+			return runEval(cmd, cfg, args[0], evalConfig{depth: depth, k1: k1, b: b, lexicalOnly: lexicalOnly, strategy: strategy})
 		},
 	}
 	fs := c.Flags()
@@ -51,6 +52,12 @@ ibid eval --bm25-only --k1 0.9 --b 0.4 ../shared/data/scifact`,
 	fs.Float64Var(&k1, "k1", retrieve.DefaultK1, "BM25 k1")
 	fs.Float64VarP(&b, "b", "b", retrieve.DefaultB, "BM25 b")
 	fs.BoolVar(&lexicalOnly, "bm25-only", false, "measure BM25 only (no embedding)")
+	fs.StringVar(&strategy, "strategy", "",
+		"index the corpus as ibid add would with this strategy ("+strategyNames()+") and search it as ibid search does; empty: one segment per document, the fast path")
+	fs.StringVar(&cfg.EnrichModel, "enrich-model", cfg.EnrichModel, "chat model for the strategies that need one (env IBID_ENRICH_MODEL); empty uses --model")
+	fs.StringVar(&cfg.Model, "model", cfg.Model, "chat model name (env IBID_MODEL), for the strategies that need one and --rerank llm")
+	cfg.rerankFlag(fs)
+	_ = c.RegisterFlagCompletionFunc("strategy", cobra.FixedCompletions(strategyList(), cobra.ShellCompDirectiveNoFileComp))
 	fs.StringVar(&cfg.Store, "store", cfg.Store,
 		"load the corpus into a temporary library of this store (e.g. postgres://…) instead of memory, and drop it after (env IBID_STORE)")
 	return c
@@ -85,6 +92,7 @@ type evalConfig struct {
 	k1, b       float64
 	lexicalOnly bool
 	store       string // where to load the corpus: "" in memory, else a temporary library there
+	strategy    string // "": one segment per document; else through a library with this strategy
 	modes       []retrieve.Mode
 	progress    io.Writer // nil: silent
 }

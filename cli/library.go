@@ -102,17 +102,22 @@ func open(ctx context.Context, cfg *Config, name string, a access, mustExist boo
 	return lib, nil
 }
 
+// openMemoryLibrary opens a library in memory, built by emb, for an
+// evaluation.
+func openMemoryLibrary(ctx context.Context, emb retrieve.Embedder) (*library, error) {
+	return libpkg.Open(ctx, libpkg.Options{Name: "eval", InMemory: true, Embedder: emb})
+}
+
 // deleteLibrary deletes the library called name from cfg's store, so that
 // it can be built again, perhaps with another embedder.
 func deleteLibrary(ctx context.Context, cfg *Config, name string) error {
 	return libpkg.Delete(ctx, libpkg.Options{Name: name, Store: cfg.Store})
 }
 
-// addFiles adds paths (files, folders, globs) to lib, reporting progress;
-// files larger than maxFileSize bytes (0: the loader's default limits) are
-// skipped with the reason.
-func addFiles(ctx context.Context, lib *library, paths []string, maxFileSize int64, progress func(addProgress)) (*addReport, error) {
-	return lib.AddWith(ctx, paths, libpkg.AddOptions{MaxFileSize: maxFileSize}, progress)
+// addFiles adds paths (files, folders, globs) to lib with opt (size
+// limit, strategy), reporting progress.
+func addFiles(ctx context.Context, lib *library, paths []string, opt libpkg.AddOptions, progress func(addProgress)) (*addReport, error) {
+	return lib.AddWith(ctx, paths, opt, progress)
 }
 
 // removeDocuments removes the documents refs name (ids, id prefixes,

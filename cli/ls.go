@@ -53,8 +53,8 @@ func runLs(cmd *cobra.Command, cfg *Config, rest []string) error {
 		return nil
 	}
 	tty, width := isTerminal(out)
-	fmt.Fprintf(out, "library %q: %d documents, %d segments, built with %s\n",
-		lib.Name(), len(docs), segs, lib.EmbedderName())
+	fmt.Fprintf(out, "library %q: %d documents, %d segments, built with %s, %s\n",
+		lib.Name(), len(docs), segs, lib.EmbedderName(), strategyLabel(docs))
 	// The title gets what the other columns leave of a terminal's width
 	// (the path is last and may run over); piped, a fixed 40.
 	titleW := 40

@@ -21,7 +21,7 @@ func searchCommand(cfg *Config) *cobra.Command {
 	var (
 		k                  int
 		doc, section, mode string
-		full               bool
+		full, explain      bool
 	)
 	c := &cobra.Command{
 		Use:   "search QUERY",
@@ -57,7 +57,7 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 			if doc != "" {
 				opt.Documents = []string{doc}
 			}
-			return runSearch(cmd, cfg, query, opt, full)
+			return runSearch(cmd, cfg, query, opt, searchView{full: full, explain: explain})
 		},
 	}
 	fs := c.Flags()
@@ -67,6 +67,7 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 	fs.StringVar(&doc, "doc", "", "only documents whose id starts with, or whose path or file name matches, the glob PATTERN")
 	fs.StringVar(&section, "section", "", "only segments under a section whose heading contains S")
 	fs.BoolVar(&full, "full", false, "print each passage's whole text (default: the first lines)")
+	fs.BoolVar(&explain, "explain", false, "show what matched: the rows search found (a hierarchical passage's children, a question the model wrote) and the text indexed in place of the document's (generated context or summary)")
 	fs.StringVar(&mode, "mode", "default", "retrieval: default (bm25 with the local embedder, hybrid with a model's), hybrid (dense and BM25 fused), dense or bm25")
 	_ = c.RegisterFlagCompletionFunc("mode", cobra.FixedCompletions(
 		[]string{"default", "hybrid", "dense", "bm25"}, cobra.ShellCompDirectiveNoFileComp))
@@ -74,7 +75,13 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 	return c
 }
 
-func runSearch(cmd *cobra.Command, cfg *Config, query string, opt retrieve.Options, full bool) error {
+// searchView is how search prints passages.
+type searchView struct {
+	full    bool // whole texts, not their first lines
+	explain bool // what matched and what was indexed
+}
+
+func runSearch(cmd *cobra.Command, cfg *Config, query string, opt retrieve.Options, view searchView) error {
 	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
 	lib, err := openExisting(ctx, cfg, cfg.Library, searchable)
@@ -98,11 +105,14 @@ func runSearch(cmd *cobra.Command, cfg *Config, query string, opt retrieve.Optio
 	}
 	tty, width := isTerminal(out)
 	lines := 4
-	if full {
+	if view.full {
 		lines = 0
 	}
 	for i, p := range ps {
 		printPassage(out, i+1, p, min(width, 100), lines, tty)
+		if view.explain {
+			printExplain(out, p, min(width, 100))
+		}
 	}
 	return nil
 }
@@ -138,4 +148,47 @@ func printPassage(w io.Writer, rank int, p retrieve.Passage, width, maxLines int
 		fmt.Fprintln(w, "   "+l)
 	}
 	fmt.Fprintln(w)
+}
+
+// printExplain prints, under a passage, why search found it: the index
+// rows that matched (children of a hierarchical parent, questions) and the
+// text indexed in place of the document's own (generated context, summary,
+// question). None of it is ever shown as the passage or cited.
+func printExplain(w io.Writer, p retrieve.Passage, width int) {
+	say := func(label, text string) {
+		ls := wrapText(clean(text), width-len(label)-4)
+		for i, l := range ls {
+			if i == 0 {
+				fmt.Fprintf(w, "   %s %s\n", label, l)
+			} else {
+				fmt.Fprintf(w, "   %s %s\n", strings.Repeat(" ", len(label)), l)
+			}
+		}
+	}
+	if p.Segment.IndexText != "" {
+		say("indexed as:", p.Segment.IndexText)
+	}
+	for _, h := range p.Hits {
+		s := h.Segment
+		switch {
+		case s.Parent == "":
+			say("also matched:", s.ID+" "+firstLine(s.Text))
+		case s.Text == "":
+			say("matched question:", s.KeywordText())
+		case s.IndexText != "":
+			say("matched "+s.ID+":", s.IndexText)
+		default:
+			say("matched "+s.ID+":", s.Text)
+		}
+	}
+	if p.Segment.IndexText == "" && len(p.Hits) == 0 {
+		say("matched:", "the passage's own text")
+	}
+	fmt.Fprintln(w)
+}
+
+// firstLine is text's first line, cut to 80 columns.
+func firstLine(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	return fit(line, 80)
 }

@@ -3,6 +3,8 @@ package library
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
@@ -12,7 +14,8 @@ import (
 // AddProgress is where an Add is. Counts are cumulative over the run.
 type AddProgress struct {
 	// Stage is one of "waiting" (for another process adding to the
-	// library), "load" (reading File), "embed", "store" (committing),
+	// library), "load" (reading File), "enrich" (the model writing what a
+	// strategy indexes), "embed", "store" (committing),
 	// "skip" (File was skipped), "file" (File is done) and "done".
 	Stage      string
 	File       string
@@ -21,8 +24,12 @@ type AddProgress struct {
 	Segments   int // segments of the documents loaded so far
 	Embedded   int // segments embedded so far
 	ToEmbed    int // segments loaded so far that need embedding
-	// With Stage "file": Status is "new", "changed", "unchanged" or "moved
-	// from PATH", and FileSegments the file's segments; with Stage "skip",
+	// With Stage "enrich": the chunks of File the model has enriched so
+	// far, of ToEnrich.
+	Enriched, ToEnrich int
+	// With Stage "file": Status is "new", "changed", "unchanged",
+	// "re-indexed" (same content, indexed again with another strategy) or
+	// "moved from PATH", and FileSegments the file's segments; with Stage "skip",
 	// Status is the reason.
 	Status       string
 	FileSegments int
@@ -33,6 +40,9 @@ type AddProgress struct {
 // no longer exists: the document now has the new path).
 type AddReport struct {
 	Added, Unchanged, Replaced, Moved []store.Document
+	// Reindexed are documents indexed again, same content at the same
+	// path, with another strategy (AddOptions.Reindex).
+	Reindexed []store.Document
 	Skipped                           []*ingest.SkipError
 	// Notes say what loading changed or left out of files that were added
 	// (base64 blobs dropped, deep nesting flattened, front matter not read).
@@ -70,6 +80,8 @@ type adder struct {
 	progress func(AddProgress)
 	rep      *AddReport
 	opt      AddOptions
+	strategy ingest.Strategy // settled by settleStrategy
+	pmu      sync.Mutex      // serialises progress reports from enrichment's goroutines
 	p        AddProgress
 	loader   *ingest.Loader
 
@@ -88,7 +100,7 @@ type adder struct {
 // the new path (Moved). Bad input never stops the run: each file that
 // cannot be read is in Skipped with its reason.
 //
-// progress, if not nil, is called from Add's goroutine as it goes.
+// progress, if not nil, is called as it goes, one call at a time.
 //
 // Cancelling ctx stops the run after committing the documents that were
 // whole; Add then returns the report so far and ctx's error. At every
@@ -104,6 +116,18 @@ type AddOptions struct {
 	// MaxFileSize skips files larger than this many bytes, with the reason;
 	// 0 leaves it to the loader's limits per format.
 	MaxFileSize int64
+	// Strategy indexes the files (ingest.Strategy, recorded on each
+	// document); "" keeps the library's, Recursive for a new library. A
+	// strategy other than the library's is refused with a *StrategyError
+	// unless Reindex.
+	Strategy ingest.Strategy
+	// Reindex indexes again, with Strategy, every document of the library
+	// indexed otherwise (besides the paths given), each replaced whole
+	// when its new index is committed.
+	Reindex bool
+	// Enrich writes what the strategies that need a model index; without
+	// it they are refused with ErrNeedsModel before anything is written.
+	Enrich Enricher
 }
 
 // AddWith is Add with options.
@@ -124,7 +148,7 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 		a.p.Status = s.Reason
 		a.report("skip", s.Path)
 	}
-	if len(files) == 0 {
+	if len(files) == 0 && !opt.Reindex {
 		return rep, nil
 	}
 
@@ -134,8 +158,16 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 
-	if err := a.indexPaths(); err != nil {
+	docs, err := a.indexPaths()
+	if err != nil {
 		return rep, err
+	}
+	if err := a.settleStrategy(docs); err != nil {
+		return rep, err
+	}
+	if opt.Reindex {
+		files = union(files, a.stale(docs))
+		a.p.FilesTotal = len(files) + len(skipped)
 	}
 	a.lastFlush = time.Now()
 	a.loader = l.getLoader()
@@ -183,17 +215,34 @@ func (a *adder) skip(path, reason string) {
 	a.report("skip", path)
 }
 
-// indexPaths maps the store's documents by path.
-func (a *adder) indexPaths() error {
+// indexPaths maps the store's documents by path, and returns them.
+func (a *adder) indexPaths() ([]store.Document, error) {
 	docs, err := a.l.st.Documents(context.WithoutCancel(a.ctx))
 	if err != nil {
-		return fmt.Errorf("couldn't read library %q: %w", a.l.name, err)
+		return nil, fmt.Errorf("couldn't read library %q: %w", a.l.name, err)
 	}
 	a.byPath = make(map[string]string, len(docs))
 	for _, d := range docs {
 		a.byPath[d.Path] = d.ID
 	}
-	return nil
+	return docs, nil
+}
+
+// union is files with the paths of more that it lacks, in order.
+func union(files, more []string) []string {
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		if abs, err := filepath.Abs(f); err == nil {
+			seen[abs] = true
+		}
+	}
+	for _, m := range more {
+		if !seen[m] {
+			files = append(files, m)
+			seen[m] = true
+		}
+	}
+	return files
 }
 
 // file adds one file the reader read. It returns an error only for what
@@ -222,6 +271,9 @@ func (a *adder) file(r fileRead) error {
 	for _, n := range r.ld.Notes {
 		a.rep.Notes = append(a.rep.Notes, Note{Path: r.path, Text: n})
 	}
+	if err := a.enrich(r.path, r.ld); err != nil {
+		return err
+	}
 	doc, segs := r.ld.Document, r.ld.Segments
 	doc.Path = r.abs
 	doc.Segments = len(segs)
@@ -241,8 +293,11 @@ func (a *adder) file(r fileRead) error {
 	a.pendSegs += len(segs)
 	a.p.FilesDone++
 	a.p.Status, a.p.FileSegments = "new", len(segs)
-	if old != "" {
+	switch {
+	case old != "":
 		a.p.Status = "changed"
+	case a.byPath[r.abs] == doc.ID:
+		a.p.Status = "re-indexed"
 	}
 	a.report("file", r.path)
 	if len(a.pending) >= flushDocs || a.pendSegs >= flushSegs ||
@@ -273,7 +328,10 @@ func (a *adder) known(path, abs, id string) bool {
 	if err != nil {
 		return false // not there (or unreadable: then loading it again is right)
 	}
+	reindex := DocumentStrategy(doc) != a.strategy
 	switch {
+	case doc.Path == abs && reindex:
+		return false // indexed with another strategy: load it again
 	case doc.Path == abs:
 		a.rep.Unchanged = append(a.rep.Unchanged, doc)
 		a.p.FilesDone++
@@ -283,6 +341,8 @@ func (a *adder) known(path, abs, id string) bool {
 	case exists(doc.Path):
 		a.skip(path, "same content as "+doc.Path)
 		return true
+	case reindex:
+		return false // moved, and to index again: load it at its new path
 	}
 	// Moved: the document takes the new path, with its stored segments and
 	// vectors.

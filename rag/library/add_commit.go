@@ -10,17 +10,31 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// embed fills segs' vectors, in batches.
+// embed fills segs' vectors, in batches: each segment's KeywordText (its
+// generated context or question with its text, when it has one), and a
+// zero vector for a parent, which is read but never searched.
 func (a *adder) embed(path string, segs []store.Segment) error {
+	skip := parents(segs)
+	zero := make([]float32, a.l.emb.Dimension())
 	texts := make([]string, 0, embedBatch)
+	at := make([]int, 0, embedBatch)
 	for start := 0; start < len(segs); start += embedBatch {
 		if err := a.ctx.Err(); err != nil {
 			return err
 		}
 		end := min(start+embedBatch, len(segs))
-		texts = texts[:0]
-		for _, s := range segs[start:end] {
-			texts = append(texts, s.Text)
+		texts, at = texts[:0], at[:0]
+		for i := start; i < end; i++ {
+			if skip[segs[i].ID] {
+				segs[i].Vector = zero
+				continue
+			}
+			texts = append(texts, segs[i].KeywordText())
+			at = append(at, i)
+		}
+		if len(texts) == 0 {
+			a.p.Embedded += end - start
+			continue
 		}
 		vs, err := a.l.emb.Embed(a.ctx, texts)
 		if err != nil {
@@ -33,9 +47,9 @@ func (a *adder) embed(path string, segs []store.Segment) error {
 			return fmt.Errorf("embedder %s returned %d vectors for %d texts", a.l.emb.Name(), len(vs), len(texts))
 		}
 		for i, v := range vs {
-			segs[start+i].Vector = v
+			segs[at[i]].Vector = v
 		}
-		a.p.Embedded += len(vs)
+		a.p.Embedded += end - start
 		a.report("embed", path)
 	}
 	return nil
@@ -56,7 +70,7 @@ func (a *adder) flush() error {
 	puts, deletes := a.updates()
 	err := a.l.st.Update(ctx, puts, deletes)
 	for try := 0; try < 3 && errors.Is(err, store.ErrNotFound); try++ {
-		if err := a.indexPaths(); err != nil {
+		if _, err := a.indexPaths(); err != nil {
 			return err
 		}
 		a.resettle()
@@ -71,8 +85,11 @@ func (a *adder) flush() error {
 		if p.old != "" {
 			delete(a.byPath, a.pathOf(p.old))
 		}
+		again := a.byPath[p.doc.Path] == p.doc.ID
 		a.byPath[p.doc.Path] = p.doc.ID
 		switch {
+		case again:
+			a.rep.Reindexed = append(a.rep.Reindexed, p.doc)
 		case p.move:
 			a.rep.Moved = append(a.rep.Moved, p.doc)
 		case p.old != "":

@@ -63,9 +63,11 @@ func (a *adder) read(ctx context.Context, path string) fileRead {
 		return r
 	}
 	r.id = ingest.DocumentID(f.Hash)
-	if _, err := a.l.st.Document(ctx, r.id); err == nil {
-		r.file = f // probably unchanged; the caller decides
-		return r
+	if doc, err := a.l.st.Document(ctx, r.id); err == nil {
+		if DocumentStrategy(doc) == a.strategy || doc.Path != abs {
+			r.file = f // probably unchanged; the caller decides
+			return r
+		}
 	}
 	r.ld, r.skip, r.err = a.load(ctx, f)
 	return r
@@ -84,6 +86,9 @@ func (a *adder) limits() ingest.Limits {
 // it; err is only ctx's error.
 func (a *adder) load(ctx context.Context, f *ingest.File) (*ingest.Loaded, string, error) {
 	ld, err := a.loader.LoadFile(ctx, f)
+	if err == nil && len(ld.Segments) > 0 {
+		err = a.apply(ctx, ld)
+	}
 	switch {
 	case err == nil && len(ld.Segments) == 0:
 		return nil, "no text to index", nil

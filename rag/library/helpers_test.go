@@ -115,10 +115,11 @@ func mustLen(t testing.TB, l *Library) int {
 	return n
 }
 
-// mustSegs is a document's segments; none for a document not there.
+// mustSegs is a document's segments, index rows included; none for a
+// document not there.
 func mustSegs(t testing.TB, l *Library, docID string) []store.Segment {
 	t.Helper()
-	segs, err := l.Segments(context.Background(), docID)
+	segs, err := l.Store().Segments(context.Background(), docID, 0, -1)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}

@@ -43,9 +43,21 @@ func (l *Library) Segment(ctx context.Context, id string) (store.Segment, store.
 	return l.st.Segment(ctx, id)
 }
 
-// Segments returns a document's segments in reading order.
+// Segments returns a document's passages in reading order: its segments
+// up to its first index row (store.Segment.Parent set), which only steer
+// search (a hierarchical document's children, a questions document's
+// questions) and follow the passages.
 func (l *Library) Segments(ctx context.Context, docID string) ([]store.Segment, error) {
-	return l.st.Segments(ctx, docID, 0, -1)
+	segs, err := l.st.Segments(ctx, docID, 0, -1)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range segs {
+		if s.Parent != "" {
+			return segs[:i], nil
+		}
+	}
+	return segs, nil
 }
 
 // Search returns the passages retrieval hands the model for query: dense

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ibid-dev/ibid/rag/ingest"
+	libpkg "github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/rag/retrieve"
+)
+
+// This file measures an indexing strategy on a BEIR folder the way a
+// user's library would be built: each corpus document written to a file,
+// added to a library in memory with the strategy (chunking, enrichment,
+// embedding as ibid add does), and searched as ibid search does, with the
+// reranker if one is given. A document's rank is that of its best
+// passage.
+
+// strategyEval is what an evaluation through a library needs.
+type strategyEval struct {
+	strategy ingest.Strategy
+	enrich   libpkg.Enricher   // for the strategies that need a model
+	rerank   retrieve.Reranker // nil: fusion's order
+}
+
+// evalBEIRStrategy runs cfg's modes on the BEIR folder dir through a
+// library indexed with se.strategy.
+func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strategyEval) ([]evalResult, error) {
+	logf := func(format string, a ...any) {
+		if cfg.progress != nil {
+			fmt.Fprintf(cfg.progress, format, a...)
+		}
+	}
+	data, err := retrieve.ReadBEIR(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(data.Queries) == 0 {
+		return nil, fmt.Errorf("%s has no query with a judgment", dir)
+	}
+	files, err := os.MkdirTemp("", "ibid-eval-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(files)
+	idOf := make(map[string]string, len(data.Corpus)) // file path → BEIR id
+	for i, d := range data.Corpus {
+		// File names are numbered: BEIR ids may hold any character.
+		p := filepath.Join(files, fmt.Sprintf("%07d.txt", i))
+		if err := os.WriteFile(p, []byte(retrieve.CorpusText(d)), 0o600); err != nil {
+			return nil, err
+		}
+		idOf[p] = d.ID
+	}
+	lib, err := openMemoryLibrary(ctx, cfg.emb)
+	if err != nil {
+		return nil, err
+	}
+	defer lib.Close()
+	logf("%s: %d documents, %d queries with judgments; indexing with strategy %s\n",
+		dir, len(data.Corpus), len(data.Queries), se.strategy)
+	rep, err := addFiles(ctx, lib, []string{files}, libpkg.AddOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
+	if err != nil {
+		return nil, err
+	}
+	segs, _ := lib.Len(ctx)
+	logf("indexed %d documents (%d skipped) into %d segments\n", len(rep.Added), len(rep.Skipped), segs)
+
+	var out []evalResult
+	for _, m := range cfg.modes {
+		var ndcg, recall float64
+		for _, q := range data.Queries {
+			ps, err := searchLibrary(ctx, lib, q.Text, retrieve.Options{K: cfg.depth, Neighbours: -1, Mode: m, Rerank: se.rerank})
+			if err != nil {
+				return nil, err
+			}
+			ranked := make([]string, 0, len(ps))
+			seen := map[string]bool{}
+			for _, p := range ps {
+				id := idOf[p.Document.Path]
+				if id != q.ID && !seen[id] {
+					seen[id] = true
+					ranked = append(ranked, id)
+				}
+			}
+			ndcg += retrieve.NDCG(ranked, data.Qrels[q.ID], 10)
+			recall += retrieve.Recall(ranked, data.Qrels[q.ID], cfg.depth)
+		}
+		n := float64(len(data.Queries))
+		name := m.String()
+		if se.rerank != nil {
+			name += "+rerank"
+		}
+		out = append(out, evalResult{name: name, ndcg: ndcg / n, recall: recall / n})
+	}
+	return out, nil
+}
+
+// strategyLabelFor names an evaluation's strategy and reranker in its
+// report.
+func strategyLabelFor(s ingest.Strategy, rerank string) string {
+	label := "strategy " + string(s)
+	if rerank != "" {
+		label += ", rerank " + strings.TrimSpace(rerank)
+	}
+	return label
+}
