@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ibid-dev/ibid/store"
 )
@@ -69,7 +70,14 @@ func MakeSemanticPercentile(ctx context.Context, l *Loaded, embed Embed, budget 
 	var texts []string
 	for r, run := range runs {
 		first, last := l.Segments[run.Start], l.Segments[run.End-1]
-		for _, sp := range sentences(l.Text, first.Start, last.End) {
+		// From the start of the first line, so that its indentation
+		// counts in telling a fence from indented code (but not into the
+		// run before).
+		start := strings.LastIndexByte(l.Text[:first.Start], '\n') + 1
+		if run.Start > 0 {
+			start = max(start, l.Segments[run.Start-1].End)
+		}
+		for _, sp := range sentences(l.Text, start, last.End) {
 			var err error
 			if units[r], err = appendUnits(ctx, units[r], l.Text, sp, budget, 1); err != nil {
 				return err

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/internal/synthtext"
+	"github.com/ibid-dev/ibid/store"
 )
 
 // bagEmbed is a deterministic embedder for tests: each lower-cased word
@@ -407,5 +408,25 @@ func BenchmarkMakeSemantic(b *testing.B) {
 		if err := MakeSemantic(context.Background(), l, bagEmbed, 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestSemanticByHandKeepsSectionPaths(t *testing.T) {
+	// A Loaded built without Load's sections, two sections on one line:
+	// runs of equal Section paths are the sections, and neither run takes
+	// the other's text.
+	text := "Cats purr. A kitten purrs. Lava flows."
+	l := &Loaded{Document: store.Document{ID: "d", Segments: 2}, Text: text, Segments: []store.Segment{
+		{ID: "d:0", DocumentID: "d", Index: 0, Text: text[:26], Start: 0, End: 26, Section: []string{"Cats"}},
+		{ID: "d:1", DocumentID: "d", Index: 1, Text: text[27:], Start: 27, End: len(text), Section: []string{"Lava"}},
+	}}
+	before := cloneLoaded(l)
+	if err := MakeSemanticPercentile(context.Background(), l, topicEmbed, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	checkSemantic(t, before, l, DefaultTokenBudget)
+	want := []string{"Cats purr. A kitten purrs.", "Lava flows."}
+	if got := segTexts(l); !slices.Equal(got, want) || l.Segments[1].Section[0] != "Lava" {
+		t.Errorf("segments %q in %q, want %q", got, l.Segments[1].Section, want)
 	}
 }
