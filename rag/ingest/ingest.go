@@ -57,9 +57,31 @@ func (l *Loader) Close() error {
 // Loaded is one file read and chunked.
 //
 // Invariants: Document.Segments == len(Segments) > 0; Segments[i].Index == i
-// and Segments[i].ID == Document.ID+":"+i; for every segment
-// Text[Start:End] == Segment.Text, segments do not overlap and come in
-// reading order; no segment crosses a section boundary.
+// and Segments[i].ID == Document.ID+":"+i; no segment crosses a section
+// boundary, except that a hierarchical parent holds the PDF footnotes
+// that fall inside its text (Load makes each footnote a section of its
+// own, under its surrounding heading path): no segment crosses a heading,
+// and its Section is the heading path of all its text.
+//
+// Segments are passages, then index rows (the store's rule: a segment
+// with Parent set is an index row, found in its parent's stead):
+//
+//   - Passages are the segments that are read and shown: Segments[0:P],
+//     Parent == "", non-empty, Text[Start:End] == Segment.Text, in reading
+//     order and not overlapping. Load and MakeSemantic leave only
+//     passages (P == N).
+//   - Index rows are Segments[P:N], each with Parent the ID of a passage
+//     of the same document. A row with Text != "" has
+//     Text[Start:End] == Segment.Text and lies inside its parent's span
+//     (MakeHierarchical: the recursive chunks, in reading order); a row
+//     with Text == "" (a generated question) indexes IndexText only.
+//   - When there are index rows, Document.Meta[MetaPassages] is P in
+//     decimal; consumers that walk passages stop at the first segment
+//     with Parent set.
+//   - IndexText, when set, is what keyword search indexes and what is
+//     embedded instead of Text; it is never shown or cited.
+//   - Document.Meta[MetaStrategy] names the strategy that made the
+//     segments when it is not the default (Load sets none: recursive).
 type Loaded struct {
 	Document store.Document // ID, Path (absolute), Hash, Title, Author, URL, Date, Format, Pages, Segments; Added left 0
 	Text     string         // the document's full extracted text
@@ -74,6 +96,10 @@ type Loaded struct {
 	// PageLabels (PDF only) holds the page number printed on each page
 	// ("" where none was found); it is taken out of the text.
 	PageLabels []string
+	// sections are the document's sections as loaded (ordered, within
+	// Text), so that re-chunking keeps to them; nil for a Loaded built
+	// by hand, where runs of segments with the same Section stand in.
+	sections []section
 }
 
 // SkipError is a file that was not added, with a one-line reason for the
@@ -177,7 +203,7 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 	doc.Author, doc.URL, doc.Date = OneLine(p.author), OneLine(p.url), OneLine(p.date)
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
-	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels}, nil
+	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels, sections: p.sections}, nil
 }
 
 // parsed is a document's text and structure, before chunking.
