@@ -24,26 +24,37 @@ func evalCommand(cfg *Config) *cobra.Command {
 		k1, b       float64
 		lexicalOnly bool
 		strategy    string
+		shared      string
 	)
 	c := &cobra.Command{
 		Use:   "eval DIR",
 		Short: "Measure retrieval quality on a BEIR-format folder",
 		Long: prose(`Reads a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels.tsv) into a
 temporary index in memory and prints nDCG@10 and Recall@k for BM25, dense
-and hybrid retrieval (docs/retrieval.md).`),
+and hybrid retrieval (docs/retrieval.md).
+
+With --strategy (or --rerank), the corpus is indexed as ibid add would
+index it with that strategy, in a library in memory, and searched as ibid
+search does. A folder with questions.jsonl is a long-document set
+(rag/retrieve/testdata/longdoc): its papers and notes are indexed with the
+strategy (recursive by default) and each question's passages, as the model
+reads them, are judged by the answer snippets they contain: Recall@5,
+Recall@20, nDCG@10 and the mean length of the top 5 (docs/indexing.md).`),
 		Example: `ibid eval ../shared/data/scifact
-ibid eval --bm25-only --k1 0.9 --b 0.4 ../shared/data/scifact`,
+ibid eval --bm25-only --k1 0.9 --b 0.4 ../shared/data/scifact
+ibid eval --strategy hierarchical rag/retrieve/testdata/longdoc
+ibid eval --strategy contextual --model llama3.2 --rerank bge-reranker-v2-m3 rag/retrieve/testdata/longdoc`,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveFilterDirs
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return fmt.Errorf("eval: give one BEIR folder, e.g. ibid eval ../shared/data/scifact")
+				return fmt.Errorf("eval: give one BEIR folder or long-document set, e.g. ibid eval ../shared/data/scifact")
 			}
 			if depth <= 0 {
 				return fmt.Errorf("eval: -k %d: give a retrieval depth of at least 1", depth)
 			}
-			return runEval(cmd, cfg, args[0], evalConfig{depth: depth, k1: k1, b: b, lexicalOnly: lexicalOnly, strategy: strategy})
+			return runEval(cmd, cfg, args[0], evalConfig{depth: depth, k1: k1, b: b, lexicalOnly: lexicalOnly, strategy: strategy, shared: shared})
 		},
 	}
 	fs := c.Flags()
@@ -57,6 +68,7 @@ ibid eval --bm25-only --k1 0.9 --b 0.4 ../shared/data/scifact`,
 	fs.StringVar(&cfg.EnrichModel, "enrich-model", cfg.EnrichModel, "chat model for the strategies that need one (env IBID_ENRICH_MODEL); empty uses --model")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "chat model name (env IBID_MODEL), for the strategies that need one and --rerank llm")
 	cfg.rerankFlag(fs)
+	fs.StringVar(&shared, "shared", "", "for a long-document set: the folder whose pdf/ holds its papers (default ../shared/data beside the repository)")
 	_ = c.RegisterFlagCompletionFunc("strategy", cobra.FixedCompletions(strategyList(), cobra.ShellCompDirectiveNoFileComp))
 	fs.StringVar(&cfg.Store, "store", cfg.Store,
 		"load the corpus into a temporary library of this store (e.g. postgres://…) instead of memory, and drop it after (env IBID_STORE)")
@@ -76,6 +88,9 @@ func runEval(cmd *cobra.Command, cfg *Config, dir string, ec evalConfig) error {
 	if ec.lexicalOnly {
 		ec.modes = ec.modes[:1]
 	}
+	if isLongDoc(dir) || ec.strategy != "" || cfg.Rerank != "" {
+		return runEvalStrategy(cmd, cfg, dir, ec)
+	}
 	res, err := evalBEIR(cmd.Context(), dir, ec)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -93,6 +108,7 @@ type evalConfig struct {
 	lexicalOnly bool
 	store       string // where to load the corpus: "" in memory, else a temporary library there
 	strategy    string // "": one segment per document; else through a library with this strategy
+	shared      string // a long-document set's shared data folder ("": beside the repository)
 	modes       []retrieve.Mode
 	progress    io.Writer // nil: silent
 }

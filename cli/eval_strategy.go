@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ibid-dev/ibid/rag/ingest"
 	libpkg "github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -107,4 +109,51 @@ func strategyLabelFor(s ingest.Strategy, rerank string) string {
 		label += ", rerank " + strings.TrimSpace(rerank)
 	}
 	return label
+}
+
+// runEvalStrategy is ibid eval through a library: a long-document set, or
+// a BEIR folder with --strategy or --rerank.
+func runEvalStrategy(cmd *cobra.Command, cfg *Config, dir string, ec evalConfig) error {
+	ctx := cmd.Context()
+	s := ingest.Recursive
+	if ec.strategy != "" {
+		var err error
+		if s, err = ingest.ParseStrategy(ec.strategy); err != nil {
+			return fmt.Errorf("eval: --strategy: %w", err)
+		}
+	}
+	se := strategyEval{strategy: s}
+	if s.NeedsModel() {
+		e, err := newEnricher(ctx, cfg, s)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		se.enrich = e
+		defer e.printReport(cmd.ErrOrStderr())
+	}
+	rr, err := newReranker(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	se.rerank = rr
+	out := cmd.OutOrStdout()
+	fmt.Fprintln(out, strategyLabelFor(s, cfg.Rerank))
+	if isLongDoc(dir) {
+		lines, err := evalLongDoc(ctx, dir, ec.shared, ec, se)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		for _, l := range lines {
+			fmt.Fprintln(out, l)
+		}
+		return nil
+	}
+	res, err := evalBEIRStrategy(ctx, dir, ec, se)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	for _, r := range res {
+		fmt.Fprintf(out, "%-14s nDCG@10 %.4f  Recall@%d %.4f\n", r.name, r.ndcg, ec.depth, r.recall)
+	}
+	return nil
 }

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	libpkg "github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/rag/retrieve"
+)
+
+// This file measures retrieval on a long-document set (a folder with
+// questions.jsonl, rag/retrieve/testdata/longdoc): its documents added to
+// a library in memory with the strategy, each question searched as ibid
+// search does, and the passages, as the model would read them (with their
+// neighbours), judged by the answer snippets they contain.
+
+// longDocFile is the questions file that marks a folder as a long-document
+// set rather than a BEIR folder.
+const longDocFile = "questions.jsonl"
+
+// isLongDoc reports whether dir is a long-document set.
+func isLongDoc(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, longDocFile))
+	return err == nil
+}
+
+// longDocDepth is how many passages each question retrieves: the deepest
+// cut the metrics read (Recall@20).
+const longDocDepth = 20
+
+// evalLongDoc runs cfg's modes on the long-document set in dir through a
+// library indexed with se.strategy. Documents named with a folder are
+// found under the repository holding dir (the nearest folder above it
+// with go.mod), the shared PDFs in shared (its pdf folder).
+func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se strategyEval) ([]string, error) {
+	set, err := retrieve.ReadLongDoc(filepath.Join(dir, longDocFile))
+	if err != nil {
+		return nil, err
+	}
+	root := repoRoot(dir)
+	if shared == "" {
+		shared = filepath.Join(root, "..", "shared", "data")
+	}
+	paths, err := set.Docs(root, shared)
+	if errors.Is(err, retrieve.ErrNoSharedData) {
+		return nil, fmt.Errorf("%w; give the folder that holds pdf/ with --shared", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lib, err := openMemoryLibrary(ctx, cfg.emb)
+	if err != nil {
+		return nil, err
+	}
+	defer lib.Close()
+	rep, err := addFiles(ctx, lib, paths, libpkg.AddOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(rep.Skipped) > 0 {
+		return nil, fmt.Errorf("%s could not be read: %s", rep.Skipped[0].Path, rep.Skipped[0].Reason)
+	}
+	segs, _ := lib.Len(ctx)
+	if cfg.progress != nil {
+		fmt.Fprintf(cfg.progress, "%s: %d questions over %d documents, %d segments with strategy %s\n",
+			dir, len(set.Questions), len(paths), segs, se.strategy)
+	}
+	var lines []string
+	for _, m := range cfg.modes {
+		results := make(map[string][]string, len(set.Questions))
+		for _, q := range set.Questions {
+			ps, err := searchLibrary(ctx, lib, q.Question, retrieve.Options{K: longDocDepth, Mode: m, Rerank: se.rerank})
+			if err != nil {
+				return nil, err
+			}
+			texts := make([]string, len(ps))
+			for i, p := range ps {
+				texts[i] = passageText(p)
+			}
+			results[q.ID] = texts
+		}
+		name := m.String()
+		if se.rerank != nil {
+			name += "+rerank"
+		}
+		lines = append(lines, fmt.Sprintf("%-12s %s", name, set.Score(results)))
+	}
+	return lines, nil
+}
+
+// passageText is a passage as the model reads it: its window's segments
+// in document order.
+func passageText(p retrieve.Passage) string {
+	if len(p.Context) == 0 {
+		return p.Segment.Text
+	}
+	parts := make([]string, len(p.Context))
+	for i, s := range p.Context {
+		parts[i] = s.Text
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// repoRoot is the nearest folder at or above dir that holds go.mod, or
+// the current folder.
+func repoRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "."
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return "."
+		}
+	}
+}
