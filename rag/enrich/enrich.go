@@ -200,13 +200,14 @@ func (r *run) call(ctx context.Context, msgs []llm.Message, maxTokens int, valid
 		r.mu.Unlock()
 		return text, nil
 	}
-	if err := r.stop.Load(); err != nil {
-		return "", fmt.Errorf("not asked: %w", *err)
-	}
 	select {
 	case r.sem <- struct{}{}:
 	case <-ctx.Done():
 		return "", ctx.Err()
+	}
+	if err := r.stop.Load(); err != nil {
+		<-r.sem
+		return "", fmt.Errorf("not asked: %w", *err)
 	}
 	c, err := r.model.Complete(ctx, msgs, maxTokens)
 	<-r.sem

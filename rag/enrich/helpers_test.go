@@ -137,7 +137,12 @@ func server(t testing.TB, f *fake) (*llmtest.Server, *llm.Model) {
 	srv := llmtest.New()
 	t.Cleanup(srv.Close)
 	srv.Handle(f.reply)
-	return srv, llm.NewModel(llm.New(llm.Config{BaseURL: srv.BaseURL(), Policy: fast}), "fake-model")
+	return srv, modelNamed(srv, "fake-model")
+}
+
+// modelNamed is the model called name on srv, with the fast policy.
+func modelNamed(srv *llmtest.Server, name string) *llm.Model {
+	return llm.NewModel(llm.New(llm.Config{BaseURL: srv.BaseURL(), Policy: fast}), name)
 }
 
 // chats is the messages of the server's chat requests.
