@@ -56,9 +56,9 @@ func document(t testing.TB, name string, secs, pars, words int) *ingest.Loaded {
 }
 
 // fake is the fake model's behaviour: it answers each kind of prompt by
-// its content, with usage, counting a prompt's first 200 bytes as cached
-// when a request with the same first 200 bytes came before (as a server's
-// prefix cache would).
+// its content, with usage (a token per 4 bytes), counting as cached the
+// prompt's head before the chunk or passage when a request with the same
+// head came before (as a server's prefix cache would).
 type fake struct {
 	mu       sync.Mutex
 	prefixes map[string]bool
@@ -96,8 +96,13 @@ func (f *fake) reply(req llmtest.Request) llmtest.Reply {
 	for _, m := range msgs {
 		prompt += len(m.Content)/4 + 4
 	}
-	all := msgs[0].Content + user
-	head := all[:min(len(all), 200)]
+	head := user
+	for _, mark := range []string{"Here is the chunk", "<passage>"} {
+		if i := strings.Index(head, mark); i >= 0 {
+			head = head[:i]
+		}
+	}
+	head = msgs[0].Content + head
 	f.mu.Lock()
 	cached := 0
 	if f.prefixes[head] {
