@@ -1,7 +1,9 @@
 // Package llmtest is a fake OpenAI-compatible server for tests: an
 // httptest server that speaks the real wire protocols (streaming chat as
 // `data: {chat.completion.chunk}` lines, keep-alive `: ping` comments and
-// `data: [DONE]`; /v1/embeddings; /v1/models) and plays scripted replies.
+// `data: [DONE]`; non-streaming chat as one `chat.completion` object with
+// an optional `usage`; /v1/embeddings; /v1/models) and plays scripted
+// replies, or answers by request content (Server.Handle).
 package llmtest
 
 import (
@@ -10,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -43,6 +46,15 @@ type Reply struct {
 	// Silent accepts the request and never answers, not even headers,
 	// until the client goes away.
 	Silent bool
+	// Usage, when not nil, is sent as the `usage` of a non-streaming
+	// chat answer (which has none otherwise).
+	Usage *Usage
+}
+
+// Usage is the token accounting of a non-streaming chat answer, as OpenAI
+// sends it (`prompt_tokens_details.cached_tokens` only when Cached > 0).
+type Usage struct {
+	Prompt, Completion, Cached int
 }
 
 // Request is what the server received.
@@ -57,10 +69,35 @@ type Request struct {
 	ResponseFormat *struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
+	MaxTokens           int `json:"max_tokens"`
+	MaxCompletionTokens int `json:"max_completion_tokens"`
+}
+
+// Message is one chat message of a request.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Chat decodes the request's messages (a message whose content is not a
+// plain string has Content "").
+func (r Request) Chat() []Message {
+	out := make([]Message, len(r.Messages))
+	for i, raw := range r.Messages {
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		json.Unmarshal(raw, &m)
+		out[i].Role = m.Role
+		json.Unmarshal(m.Content, &out[i].Content)
+	}
+	return out
 }
 
 // Server is the fake. Replies are played in order, one per chat or
-// embeddings request; the last one repeats. An embeddings request answered
+// embeddings request; the last one repeats; a handler set with Handle
+// answers instead of the script. An embeddings request answered
 // by a reply without a Status gets, for each input text t, the vector
 // [len(t), 1, 0, 0, …] of length Dim (default 4), listed in reverse order
 // (clients must sort by index).
@@ -70,6 +107,8 @@ type Server struct {
 	mu       sync.Mutex
 	replies  []Reply
 	requests []Request
+	handle   func(Request) Reply
+	latency  time.Duration
 	// Gone receives one value each time a client went away (its request
 	// context ended) while the server was still streaming.
 	Gone chan struct{}
@@ -108,10 +147,38 @@ func (s *Server) SetReplies(r ...Reply) {
 	s.mu.Unlock()
 }
 
-func (s *Server) next(req Request) Reply {
+// Handle makes fn answer every later chat or embeddings request, in place
+// of the script (nil restores the script). fn may be called from several
+// goroutines at once; requests are still recorded.
+func (s *Server) Handle(fn func(Request) Reply) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.handle = fn
+	s.mu.Unlock()
+}
+
+// SetLatency makes the server wait d before answering each later chat or
+// embeddings request (a client that goes away ends the wait).
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	s.latency = d
+	s.mu.Unlock()
+}
+
+// next records req and returns its reply and the latency to play first.
+func (s *Server) next(req Request) (Reply, time.Duration) {
+	s.mu.Lock()
 	s.requests = append(s.requests, req)
+	handle, latency := s.handle, s.latency
+	if handle != nil {
+		s.mu.Unlock()
+		return handle(req), latency
+	}
+	defer s.mu.Unlock()
+	return s.scripted(), latency
+}
+
+// scripted pops the next scripted reply; s.mu is held.
+func (s *Server) scripted() Reply {
 	if len(s.replies) == 0 {
 		return Reply{Chunks: []string{"ok"}}
 	}
@@ -139,7 +206,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Path, req.Authorization = r.URL.Path, r.Header.Get("Authorization")
-	reply := s.next(req)
+	reply, latency := s.next(req)
+	if latency > 0 {
+		select {
+		case <-time.After(latency):
+		case <-r.Context().Done():
+			s.gone()
+			return
+		}
+	}
 	if reply.RefuseSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" {
 		reply = Reply{Status: http.StatusBadRequest}
 	}
@@ -163,6 +238,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Path == "/v1/embeddings" {
 		s.embeddings(w, req)
+		return
+	}
+	if !req.Stream {
+		completion(w, req, reply)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -243,6 +322,30 @@ func (s *Server) embeddings(w http.ResponseWriter, req Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model,
 		"usage": map[string]int{"prompt_tokens": 0, "total_tokens": 0}})
+}
+
+// completion answers a non-streaming chat request with one chat.completion
+// object: the reply's chunks joined, and its Usage when set.
+func completion(w http.ResponseWriter, req Request, reply Reply) {
+	var content strings.Builder
+	for _, c := range reply.Chunks {
+		content.WriteString(c)
+	}
+	obj := map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": req.Model,
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]string{"role": "assistant", "content": content.String()}}},
+	}
+	if u := reply.Usage; u != nil {
+		usage := map[string]any{"prompt_tokens": u.Prompt, "completion_tokens": u.Completion,
+			"total_tokens": u.Prompt + u.Completion}
+		if u.Cached > 0 {
+			usage["prompt_tokens_details"] = map[string]int{"cached_tokens": u.Cached}
+		}
+		obj["usage"] = usage
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(obj)
 }
 
 // chunk is one `data:` line of a chat.completion.chunk.

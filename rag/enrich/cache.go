@@ -1,0 +1,81 @@
+package enrich
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/ibid-dev/ibid/internal/atomicfile"
+	"github.com/ibid-dev/ibid/rag/llm"
+)
+
+// cache keeps the model's valid answers on disk, one small JSON file per
+// answer, under dir/KEY[:2]/KEY.json (dir "" keeps nothing). An entry is
+// written atomically as soon as its call returns, so an interrupted run
+// keeps what it finished. An entry that cannot be read, or that holds
+// another key or no text, is a miss, and the next answer replaces it.
+type cache struct{ dir string }
+
+// entry is one cached answer.
+type entry struct {
+	Key  string `json:"key"`
+	Text string `json:"text"`
+}
+
+// key is the cache key of a call: the hex SHA-256 of the strategy, the
+// prompt version, the model's name, the answer's bound and every message
+// (the chunk's text with all it is asked with: the document or summaries
+// before it, the previous summary), each length-prefixed so that no two
+// calls share a key.
+func key(strategy, model string, maxTokens int, msgs []llm.Message) string {
+	h := sha256.New()
+	field := func(s string) {
+		h.Write([]byte(strconv.Itoa(len(s)) + ":" + s))
+	}
+	field(strategy)
+	field(PromptVersion)
+	field(model)
+	field(strconv.Itoa(maxTokens))
+	for _, m := range msgs {
+		field(m.Role)
+		field(m.Content)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c cache) path(k string) string { return filepath.Join(c.dir, k[:2], k+".json") }
+
+// get returns the cached answer for k.
+func (c cache) get(k string) (string, bool) {
+	if c.dir == "" {
+		return "", false
+	}
+	data, err := os.ReadFile(c.path(k))
+	if err != nil {
+		return "", false
+	}
+	var e entry
+	if json.Unmarshal(data, &e) != nil || e.Key != k || e.Text == "" {
+		return "", false
+	}
+	return e.Text, true
+}
+
+// put stores text as the answer for k.
+func (c cache) put(k, text string) error {
+	if c.dir == "" {
+		return nil
+	}
+	p := c.path(k)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	data, err := json.Marshal(entry{Key: k, Text: text})
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(p, data, 0o600)
+}

@@ -1,0 +1,132 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ibid-dev/ibid/rag/llmtest"
+)
+
+func TestCompleteTextAndUsage(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"a short ", "context"},
+		Usage: &llmtest.Usage{Prompt: 1200, Completion: 9, Cached: 1000}})
+	defer srv.Close()
+	m := modelOn(srv, Config{Policy: fast})
+	msgs := []Message{{Role: RoleSystem, Content: "be brief"}, {Role: RoleUser, Content: "situate this"}}
+	c, err := m.Complete(context.Background(), msgs, 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Completion{Text: "a short context", InputTokens: 1200, OutputTokens: 9, CachedTokens: 1000}
+	if c != want {
+		t.Errorf("Complete = %+v, want %+v", c, want)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	got := r.Chat()
+	if r.Stream || r.MaxTokens != 120 || r.MaxCompletionTokens != 0 || r.Model != "fake-model" ||
+		len(got) != 2 || got[0] != (llmtest.Message{Role: "system", Content: "be brief"}) ||
+		got[1] != (llmtest.Message{Role: "user", Content: "situate this"}) {
+		t.Errorf("request = %+v, messages %+v", r, got)
+	}
+}
+
+func TestCompleteWithoutUsage(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"text"}})
+	defer srv.Close()
+	c, err := modelOn(srv, Config{Policy: fast}).Complete(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, 0)
+	if err != nil || c != (Completion{Text: "text"}) {
+		t.Errorf("Complete = %+v, %v; want the text and zero usage", c, err)
+	}
+	if r := srv.Requests()[0]; r.MaxTokens != 0 || r.MaxCompletionTokens != 0 {
+		t.Errorf("maxTokens 0 sent a bound: %+v", r)
+	}
+}
+
+func TestCompleteReasoningModelBound(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"ok"}})
+	defer srv.Close()
+	m := NewModel(New(Config{BaseURL: srv.BaseURL(), Policy: fast}), "o3-mini")
+	if _, err := m.Complete(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, 50); err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.Requests()[0]; r.MaxTokens != 0 || r.MaxCompletionTokens != 50 {
+		t.Errorf("a reasoning model got max_tokens %d, max_completion_tokens %d; want 0, 50", r.MaxTokens, r.MaxCompletionTokens)
+	}
+}
+
+func TestCompleteRetriesThroughPolicy(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Status: 500}, llmtest.Reply{Status: 429}, llmtest.Reply{Chunks: []string{"fine"}})
+	defer srv.Close()
+	var w waits
+	c, err := modelOn(srv, Config{Policy: fast}).Complete(w.ctx(), []Message{{Role: RoleUser, Content: "q"}}, 0)
+	if err != nil || c.Text != "fine" {
+		t.Fatalf("Complete = %+v, %v", c, err)
+	}
+	if n := len(srv.Requests()); n != 3 || len(w.all()) != 2 {
+		t.Errorf("%d requests and %d waits, want 3 and 2", n, len(w.all()))
+	}
+
+	srv.SetReplies(llmtest.Reply{Status: 500})
+	_, err = modelOn(srv, Config{Policy: Policy{Retries: 2, Base: time.Millisecond, Max: time.Millisecond}}).
+		Complete(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, 0)
+	if Status(err) != 500 || !strings.Contains(err.Error(), "after 3 tries") {
+		t.Errorf("500 past the policy: %v", err)
+	}
+}
+
+// A body that breaks off after the headers is sent again.
+func TestCompleteBrokenBodyRetried(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if n.Add(1) == 1 {
+			w.Header().Set("Content-Length", "500")
+			io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"mess`)
+			return // the server closes a body shorter than its length: the client reads an unexpected EOF
+		}
+		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"whole"},"finish_reason":"stop"}]}`)
+	}))
+	defer srv.Close()
+	m := NewModel(New(Config{BaseURL: srv.URL + "/v1", Policy: fast}), "m")
+	c, err := m.Complete(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, 0)
+	if err != nil || c.Text != "whole" || n.Load() != 2 {
+		t.Errorf("Complete = %+v, %v after %d requests; want the whole answer after 2", c, err, n.Load())
+	}
+}
+
+func TestCompleteNoChoices(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[]}`)
+	}))
+	defer srv.Close()
+	m := NewModel(New(Config{BaseURL: srv.URL + "/v1", Policy: fast}), "m")
+	if _, err := m.Complete(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, 0); err == nil || !strings.Contains(err.Error(), "no choices") {
+		t.Errorf("no choices: %v", err)
+	}
+}
+
+func TestCompleteCancel(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"late"}})
+	defer srv.Close()
+	srv.SetLatency(10 * time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := modelOn(srv, Config{Policy: fast}).Complete(ctx, []Message{{Role: RoleUser, Content: "q"}}, 0)
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
+		t.Errorf("cancelled: %v after %v", err, time.Since(start))
+	}
+}
