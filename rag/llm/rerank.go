@@ -191,7 +191,7 @@ func parseRerank(raw []byte, n int) ([]float64, error) {
 		}
 		results = *obj.Results
 	default:
-		return nil, fmt.Errorf("the answer is not JSON: %q", oneLine(string(raw), 200))
+		return nil, fmt.Errorf("the answer is not a JSON object or list: %q", oneLine(string(raw), 200))
 	}
 	scores := make([]float64, n)
 	for i := range scores {

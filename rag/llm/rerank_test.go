@@ -259,7 +259,7 @@ func TestRerankErrors(t *testing.T) {
 		want   []string // in the error
 	}{
 		{"server error", 500, `{"error":{"message":"CUDA out of memory"}}`, []string{"/v1/rerank", "HTTP 500", "CUDA out of memory"}},
-		{"not JSON", 200, `<html>proxy login</html>`, []string{"/v1/rerank", "HTTP 200", "not JSON", "proxy login"}},
+		{"not JSON", 200, `<html>proxy login</html>`, []string{"/v1/rerank", "HTTP 200", "not a JSON object or list", "proxy login"}},
 		{"no results", 200, `{"object":"error"}`, []string{"/v1/rerank", "no results"}},
 		{"duplicate index", 200, `{"results":[{"index":0,"relevance_score":1},{"index":0,"relevance_score":2}]}`, []string{"/v1/rerank", "scored twice"}},
 		{"index out of range", 200, `{"results":[{"index":3,"relevance_score":1}]}`, []string{"/v1/rerank", "document 3 of 3"}},
