@@ -52,6 +52,7 @@ const (
 // use.
 type Client struct {
 	base string
+	key  string // the API key, for the requests go-openai does not make (rerank)
 	oa   *openai.Client
 	d    *doer
 }
@@ -75,7 +76,7 @@ func New(cfg Config) *Client {
 	// chunks and fails the stream past it; slow local models send many.
 	c.EmptyMessagesLimit = 1 << 30
 	d.base, d.setting = c.BaseURL, cfg.Setting
-	return &Client{base: c.BaseURL, oa: openai.NewClientWithConfig(c), d: d}
+	return &Client{base: c.BaseURL, key: cfg.APIKey, oa: openai.NewClientWithConfig(c), d: d}
 }
 
 func timeout(v, def time.Duration) time.Duration {

@@ -46,6 +46,14 @@ func (m Mode) String() string {
 const (
 	DefaultK          = 8
 	DefaultNeighbours = 1
+	// DefaultRerankDepth is how many passages a reranker sees when
+	// Options.RerankDepth is 0 (at least K). Thirty windows of about three
+	// 300-token segments are some 27,000 tokens: one batch for a
+	// cross-encoder on a GPU (well under a second) and a few seconds on a
+	// CPU, and two windows of the listwise reranker (20, step 10). Most of
+	// what a reranker adds comes from the first few dozen candidates: a
+	// passage fusion ranks below 30 rarely belongs in the top 8.
+	DefaultRerankDepth = 30
 )
 
 // Options shape a search. The zero value asks for DefaultK passages of the
@@ -59,6 +67,13 @@ type Options struct {
 	PageFrom   int      // limit to segments on pages overlapping [PageFrom, PageTo]; 0 leaves an end open
 	PageTo     int
 	Mode       Mode
+	// Rerank, when not nil, reorders the best candidates after fusion,
+	// index-row mapping and window merging, judging each on its window's
+	// text (WindowText). See Search.
+	Rerank Reranker
+	// RerankDepth is how many candidate passages Rerank sees: at least K;
+	// 0 means DefaultRerankDepth. It is ignored without Rerank.
+	RerankDepth int
 }
 
 func (o Options) k() int {
@@ -66,6 +81,19 @@ func (o Options) k() int {
 		return DefaultK
 	}
 	return o.K
+}
+
+// depth is how many passages a search assembles before cutting to K: the
+// rerank depth (at least K) with a reranker, else K.
+func (o Options) depth() int {
+	if o.Rerank == nil {
+		return o.k()
+	}
+	d := o.RerankDepth
+	if d <= 0 {
+		d = DefaultRerankDepth
+	}
+	return max(d, o.k())
 }
 
 func (o Options) neighbours() int {

@@ -8,7 +8,10 @@ import (
 
 // MergeWindows merges the passages of one document whose windows (the
 // segment index ranges their Context covers) overlap or touch, so that no
-// segment is offered twice and a stretch of a document is one passage.
+// segment is offered twice and a stretch of a document is one passage. A
+// parent Search made a window of its own (a hierarchical parent, about
+// 2,000 tokens) merges only with a window that overlaps it: two parents
+// side by side stay two passages.
 //
 // ps is ranked best first and stays so: a passage that meets an earlier
 // (better-ranked) passage's window is merged into it, and the rest keep
@@ -65,14 +68,19 @@ func window(p Passage) []store.Segment {
 }
 
 // meets reports whether a and b are of one document and their windows
-// (sorted Contexts) overlap or are adjacent.
+// (sorted Contexts) overlap, or are adjacent while neither is a whole
+// parent.
 func meets(a, b Passage) bool {
 	if a.Segment.DocumentID != b.Segment.DocumentID || len(a.Context) == 0 || len(b.Context) == 0 {
 		return false
 	}
+	touch := 1
+	if a.whole || b.whole {
+		touch = 0
+	}
 	aLo, aHi := a.Context[0].Index, a.Context[len(a.Context)-1].Index
 	bLo, bHi := b.Context[0].Index, b.Context[len(b.Context)-1].Index
-	return aHi+1 >= bLo && bHi+1 >= aLo
+	return aHi+touch >= bLo && bHi+touch >= aLo
 }
 
 // absorb merges worse into better: better's hit, document and score stay;
@@ -95,5 +103,6 @@ func absorb(better, worse Passage) Passage {
 	ctx := append(slices.Clone(better.Context), worse.Context...)
 	slices.SortStableFunc(ctx, func(a, b store.Segment) int { return a.Index - b.Index })
 	better.Context = slices.CompactFunc(ctx, func(a, b store.Segment) bool { return a.ID == b.ID })
+	better.whole = better.whole && worse.whole && len(better.Context) == 1
 	return better
 }

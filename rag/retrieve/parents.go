@@ -1,0 +1,130 @@
+package retrieve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// Index rows (store's contract): a segment with Parent set exists to be
+// found, and a hit on it stands for its parent, the passage of the same
+// document whose ID is Parent. A document's passages come first (Index
+// 0..P-1, Document.Meta["passages"] = P when it has index rows), its index
+// rows after them.
+
+// target is what a hit stands for: the passage that is read and cited
+// (the hit itself, or its parent) with its document, and the index row
+// that led to it, if any.
+type target struct {
+	seg store.Segment
+	doc store.Document
+	row *store.Segment // nil for a hit on a passage
+}
+
+// ownWindow reports whether t's passage is a window of its own, without
+// neighbours: a parent reached through a child that is a strict part of it
+// (hierarchical: about 2,000 tokens already), or any passage of a document
+// indexed hierarchically (a store that returns parents directly must not
+// make a 6,000-token window of one). A question, or a row that mirrors its
+// chunk, leads to a passage that gets neighbours as any hit.
+func (t target) ownWindow() bool {
+	return t.row != nil && t.row.Text != "" && t.row.Text != t.seg.Text ||
+		t.doc.Meta[metaStrategy] == "hierarchical"
+}
+
+// The Document.Meta keys rag/ingest records (ingest.MetaStrategy,
+// ingest.MetaPassages).
+const (
+	metaStrategy = "strategy"
+	metaPassages = "passages"
+)
+
+// resolver maps hits to their targets for one search, reading each
+// document and each parent once.
+type resolver struct {
+	st      store.Store
+	docs    map[string]store.Document
+	parents map[string]*store.Segment // nil: gone, or not a passage of the row's document
+}
+
+func newResolver(st store.Store) *resolver {
+	return &resolver{st: st, docs: map[string]store.Document{}, parents: map[string]*store.Segment{}}
+}
+
+// resolve returns the target of hit; ok is false when the hit stands for
+// nothing the store still has: its document or its parent was removed
+// since (by another process), or its Parent names no passage of its own
+// document (a damaged library: the row is skipped rather than shown).
+func (r *resolver) resolve(ctx context.Context, hit store.Segment) (t target, ok bool, err error) {
+	if hit.Parent == "" {
+		doc, ok, err := r.document(ctx, hit.DocumentID)
+		return target{seg: hit, doc: doc}, ok, err
+	}
+	parent, known := r.parents[hit.Parent]
+	if !known {
+		seg, doc, err := r.st.Segment(ctx, hit.Parent)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return target{}, false, fmt.Errorf("couldn't read %s, the passage of %s: %w", hit.Parent, hit.ID, err)
+		case seg.DocumentID == hit.DocumentID && seg.Parent == "":
+			parent = &seg
+			r.docs[doc.ID] = doc
+		}
+		r.parents[hit.Parent] = parent
+	}
+	if parent == nil {
+		return target{}, false, nil
+	}
+	row := hit
+	return target{seg: *parent, doc: r.docs[parent.DocumentID], row: &row}, true, nil
+}
+
+// document reads a document once per search; ok is false when it is gone.
+func (r *resolver) document(ctx context.Context, id string) (store.Document, bool, error) {
+	if d, ok := r.docs[id]; ok {
+		return d, true, nil
+	}
+	d, err := r.st.Document(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.Document{}, false, nil
+	}
+	if err != nil {
+		return store.Document{}, false, fmt.Errorf("couldn't read document %s: %w", id, err)
+	}
+	r.docs[id] = d
+	return d, true, nil
+}
+
+// neighbourhood reads t's window: its passage alone when it is its own
+// window (ownWindow) or n is 0, else the passages within n of it. A
+// window never holds an index row: it is cut short of Meta["passages"]
+// when the document records it, and at the first segment with Parent set
+// in any case.
+func neighbourhood(ctx context.Context, st store.Store, t target, n int) ([]store.Segment, error) {
+	seg := t.seg
+	if n <= 0 || t.ownWindow() {
+		return []store.Segment{seg}, nil
+	}
+	to := seg.Index + n + 1
+	if p, err := strconv.Atoi(t.doc.Meta[metaPassages]); err == nil && p > seg.Index {
+		to = min(to, p)
+	}
+	segs, err := st.Segments(ctx, seg.DocumentID, seg.Index-n, to)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("couldn't read the context of %s: %w", seg.ID, err)
+	}
+	for i, s := range segs {
+		if s.Parent != "" {
+			segs = segs[:i]
+			break
+		}
+	}
+	if len(segs) == 0 {
+		return []store.Segment{seg}, nil
+	}
+	return segs, nil
+}
