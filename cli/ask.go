@@ -83,7 +83,11 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 		return fmt.Errorf("ask: %w", err)
 	}
 	defer lib.Close()
-	opt := rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering}
+	rr, err := newReranker(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("ask: %w", err)
+	}
+	opt := rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering, Rerank: rr}
 	if f.explain {
 		opt.Explain = func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), "explain: "+headless.TerminalSafe(line)) }
 	}

@@ -116,7 +116,12 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	open := func(ctx context.Context, name string) (*library, error) {
 		return openLibrary(ctx, cfg, name, writable)
 	}
-	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering}, conv, open)
+	rr, err := newReranker(ctx, cfg)
+	if err != nil {
+		lib.Close()
+		return err
+	}
+	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering, Rerank: rr}, conv, open)
 	defer b.Close()
 	switch cfg.Theme {
 	case "", "light", "dark":

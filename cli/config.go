@@ -151,6 +151,7 @@ func (c *Config) modelFlags(fs *pflag.FlagSet) {
 		"give up on an answer whose first byte takes longer than this duration (0: wait for ever)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout,
 		"give up on an answer that stalls longer than this duration between two chunks (0: wait for ever)")
+	c.rerankFlag(fs)
 }
 
 // rerankFlag declares --rerank, for every command that retrieves.

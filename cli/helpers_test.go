@@ -30,7 +30,7 @@ func cmdEnv(t *testing.T) string {
 	tmp := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(tmp, "data"))
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
-	for _, v := range []string{"IBID_LIBRARY", "IBID_EMBED_MODEL", "IBID_STORE"} {
+	for _, v := range []string{"IBID_LIBRARY", "IBID_EMBED_MODEL", "IBID_STORE", "IBID_RERANK_MODEL", "IBID_ENRICH_MODEL"} {
 		t.Setenv(v, "")
 	}
 	docs := filepath.Join(tmp, "docs")

@@ -66,6 +66,8 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 	fs.IntVarP(&k, "k", "k", 8, fmt.Sprintf("how many passages (at most %d)", maxK))
 	fs.StringVar(&doc, "doc", "", "only documents whose id starts with, or whose path or file name matches, the glob PATTERN")
 	fs.StringVar(&section, "section", "", "only segments under a section whose heading contains S")
+	cfg.rerankFlag(fs)
+	fs.StringVar(&cfg.Model, "model", cfg.Model, "chat model name (env IBID_MODEL), for --rerank llm")
 	fs.BoolVar(&full, "full", false, "print each passage's whole text (default: the first lines)")
 	fs.BoolVar(&explain, "explain", false, "show what matched: the rows search found (a hierarchical passage's children, a question the model wrote) and the text indexed in place of the document's (generated context or summary)")
 	fs.StringVar(&mode, "mode", "default", "retrieval: default (bm25 with the local embedder, hybrid with a model's), hybrid (dense and BM25 fused), dense or bm25")
@@ -94,6 +96,9 @@ func runSearch(cmd *cobra.Command, cfg *Config, query string, opt retrieve.Optio
 	} else if segs == 0 {
 		fmt.Fprintf(out, "library %q is empty; add documents with: ibid add --library %s PATH...\n", lib.Name(), lib.Name())
 		return nil
+	}
+	if opt.Rerank, err = newReranker(ctx, cfg); err != nil {
+		return err
 	}
 	ps, err := searchLibrary(ctx, lib, query, opt)
 	if err != nil {

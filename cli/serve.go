@@ -54,13 +54,17 @@ func runServe(cmd *cobra.Command, cfg *Config, addr string, rest []string) error
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer lib.Close()
+	rr, err := newReranker(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	ln, err := headless.Listen(addr, headless.HTTPOptions{})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	srv := headless.NewHTTPServer(headless.NewServer(headless.ServerConfig{
 		Library: lib, LibraryName: cfg.Library, Model: m,
-		Options: rag.PipelineOptions{CiteFormat: mode}, Token: cfg.Token,
+		Options: rag.PipelineOptions{CiteFormat: mode, Rerank: rr}, Token: cfg.Token,
 	}), headless.HTTPOptions{})
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s)\n", cfg.Library, ln.Addr(), modelName(m))

@@ -43,6 +43,8 @@ type PipelineOptions struct {
 	Numbering  string         // "answer" (default): numbers restart per answer; "conversation": they continue
 	K          int            // passages offered per question; default 8
 	Neighbours int            // neighbouring segments on each side added to each passage; 0: retrieval's default (1), negative: none
+	// Rerank, if not nil, reranks retrieval's candidates (retrieve.Options).
+	Rerank retrieve.Reranker
 	// Explain, if not nil, is told why the extractive answerer chose each
 	// sentence, or why it declined (ibid ask --explain).
 	Explain func(line string)
@@ -106,7 +108,7 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 	var registry *citations.Registry
 	defer func() { conv.finish(run.turn, registry) }()
 
-	hits, err := p.r.Search(ctx, question, retrieve.Options{K: p.opt.K, Neighbours: p.opt.Neighbours})
+	hits, err := p.r.Search(ctx, question, retrieve.Options{K: p.opt.K, Neighbours: p.opt.Neighbours, Rerank: p.opt.Rerank})
 	if err != nil {
 		err = fmt.Errorf("couldn't search the library: %w", err)
 		run.fail(err)

@@ -19,8 +19,9 @@ func neighbours(n int) int {
 }
 
 // hitViews are the extractive answerer's view of a turn's passages: one
-// per hit, in the order retrieval ranked the hits before their windows were
-// merged, each with the hit's own window (its n neighbours on each side,
+// per hit that is a passage (index rows, which only found their parent, have
+// none), in the order retrieval ranked the hits before their windows were
+// merged (or, after a reranker, in the passages' order), each with the hit's own window (its n neighbours on each side,
 // as the relevance floor was calibrated) and offered as source_k of the
 // merged passage that holds it. A hit its passage absorbed brings no text
 // of its own to quote (its seg has no Text): a quoted sentence is always in
@@ -38,6 +39,9 @@ func hitViews(ps []retrieve.Passage, ks []int, n int) []offered {
 	var views []retrieve.Passage
 	for _, p := range ps {
 		for _, h := range append([]retrieve.Hit{{Segment: p.Segment, Rank: p.Rank}}, p.Hits...) {
+			if h.Segment.Parent != "" {
+				continue // an index row: found the passage, holds no text of it to quote
+			}
 			v := retrieve.Passage{Segment: h.Segment, Document: p.Document, Rank: h.Rank}
 			for _, s := range p.Context {
 				if s.Index >= h.Segment.Index-n && s.Index <= h.Segment.Index+n {
@@ -47,7 +51,12 @@ func hitViews(ps []retrieve.Passage, ks []int, n int) []offered {
 			views = append(views, v)
 		}
 	}
-	slices.SortStableFunc(views, func(a, b retrieve.Passage) int { return a.Rank - b.Rank })
+	// A reranked search orders passages by the reranker, not by Rank:
+	// that order is kept.
+	byRank := func(a, b retrieve.Passage) int { return a.Rank - b.Rank }
+	if slices.IsSortedFunc(ps, byRank) {
+		slices.SortStableFunc(views, byRank)
+	}
 	out := make([]offered, len(views))
 	for i, v := range views {
 		out[i] = newOffered(alias[v.Segment.ID], v)

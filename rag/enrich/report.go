@@ -69,3 +69,20 @@ func count(n int) string {
 	}
 	return short(float64(n)/1e6, "M")
 }
+
+// Add adds o's counts, failures and wall time to r (the cache error kept
+// is the first).
+func (r *Report) Add(o Report) {
+	r.Calls += o.Calls
+	r.CacheHits += o.CacheHits
+	r.InputTokens += o.InputTokens
+	r.OutputTokens += o.OutputTokens
+	r.CachedInputTokens += o.CachedInputTokens
+	r.EstimatedCalls += o.EstimatedCalls
+	r.Failed += o.Failed
+	r.Failures = append(r.Failures, o.Failures...)
+	if r.CacheError == "" {
+		r.CacheError = o.CacheError
+	}
+	r.Wall += o.Wall
+}

@@ -43,7 +43,7 @@ type AddReport struct {
 	// Reindexed are documents indexed again, same content at the same
 	// path, with another strategy (AddOptions.Reindex).
 	Reindexed []store.Document
-	Skipped                           []*ingest.SkipError
+	Skipped   []*ingest.SkipError
 	// Notes say what loading changed or left out of files that were added
 	// (base64 blobs dropped, deep nesting flattened, front matter not read).
 	Notes []Note

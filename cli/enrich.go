@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+
+	"github.com/ibid-dev/ibid/internal/xdg"
+	"github.com/ibid-dev/ibid/rag/enrich"
+	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/llm"
+)
+
+// enricher is the library's Enricher for an add: rag/enrich with the
+// configured model, caching in $XDG_CACHE_HOME/ibid/enrich, adding up
+// what every document cost for the report at the end.
+type enricher struct {
+	opt   enrich.Options
+	mu    sync.Mutex
+	total enrich.Report
+	used  bool
+}
+
+// newEnricher connects the chat model strategy s asks to write what it
+// indexes (--enrich-model, else --model), or says how to give it one.
+func newEnricher(ctx context.Context, cfg *Config, s ingest.Strategy) (*enricher, error) {
+	mc := modelConfig(cfg)
+	if cfg.EnrichModel != "" {
+		mc.Model = cfg.EnrichModel
+	}
+	m, err := llm.Connect(ctx, mc)
+	if err != nil {
+		return nil, fmt.Errorf("strategy %s needs a chat model to write what it indexes, and none answered: %w\n%s", s, err, needsModelAdvice)
+	}
+	return &enricher{opt: enrich.Options{Strategy: s, Model: m, CacheDir: filepath.Join(xdg.CacheDir(), "enrich")}}, nil
+}
+
+// Enrich enriches one loaded document (library.Enricher).
+func (e *enricher) Enrich(ctx context.Context, ld *ingest.Loaded, progress func(done, total int)) error {
+	opt := e.opt
+	opt.Progress = progress
+	rep, err := enrich.Enrich(ctx, ld, opt)
+	e.mu.Lock()
+	e.total.Add(rep)
+	e.used = true
+	e.mu.Unlock()
+	return err
+}
+
+// maxFailures is how many failed chunks the report lists one by one.
+const maxFailures = 10
+
+// printReport prints what the enrichment cost, and the chunks it could not
+// enrich (they were indexed without), if it ran.
+func (e *enricher) printReport(w io.Writer) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.used {
+		return
+	}
+	r := e.total
+	fmt.Fprintf(w, "%s, with %s in %.1f s\n", r, e.opt.Model.Label(), r.Wall.Seconds())
+	for i, f := range r.Failures {
+		if i == maxFailures {
+			fmt.Fprintf(w, "  … and %d more chunks indexed without enrichment\n", len(r.Failures)-maxFailures)
+			break
+		}
+		fmt.Fprintf(w, "  not enriched %s (indexed as it is; the next add tries again)\n", clean(f))
+	}
+	if r.CacheError != "" {
+		fmt.Fprintf(w, "  note: couldn't write the enrichment cache (%s); a later add will pay again\n", clean(r.CacheError))
+	}
+}
