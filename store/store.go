@@ -152,7 +152,9 @@ type Store interface {
 	// Update deletes the documents named in deletes, then stores puts
 	// (replacing documents of the same ID), in one atomic batch. Deleting a
 	// document that is not there is an error wrapping ErrNotFound, and
-	// nothing is changed. Vectors are copied.
+	// nothing is changed. A batch with an index row whose parent is not a
+	// passage of its own document (see Parents) is refused, and nothing is
+	// changed. Vectors are copied.
 	Update(ctx context.Context, puts []Put, deletes []string) error
 	// Documents lists every document, in no particular order.
 	Documents(ctx context.Context) ([]Document, error)
@@ -166,9 +168,11 @@ type Store interface {
 	// means to its end. An unknown document is an error wrapping
 	// ErrNotFound.
 	Segments(ctx context.Context, docID string, from, to int) ([]Segment, error)
-	// Vectors returns a document's vectors, row i for segment i (copies).
+	// Vectors returns a document's vectors, row i for segment i (copies);
+	// a parent's row is zeros (its vector is not kept).
 	Vectors(ctx context.Context, docID string) ([][]float32, error)
-	// Len is the number of segments in the library.
+	// Len is the number of segments in the library, parents and index
+	// rows included.
 	Len(ctx context.Context) (int, error)
 	// Dense returns up to k segments the filter admits, most similar
 	// (cosine) to vector first, ties broken by segment id. A vector of
