@@ -18,6 +18,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Document is one ingested file.
@@ -41,9 +42,22 @@ type Document struct {
 // Invariants: ID == DocumentID + ":" + strconv.Itoa(Index), and Index counts
 // from 0 in reading order without gaps. Text is always the document's own
 // text: it is what is shown, cited and sent to the answering model.
-// IndexText, when not empty, is what keyword search indexes instead of Text
-// (generated context, summaries or questions that steer retrieval); it is
-// never shown or cited.
+// IndexText, when not empty, is what keyword search indexes (and what the
+// library embeds) instead of Text (generated context, summaries or
+// questions that steer retrieval); it is never shown or cited.
+//
+// Index rows and parents: a segment with Parent set is an index row, which
+// exists to be found; a hit on it stands for its parent, the segment of the
+// same document whose ID is Parent. A segment that some index row of its
+// document names is a parent: it is stored and read like any segment
+// (Store.Segment, Store.Segments), but Dense and Keyword never return it,
+// term statistics (TermCounter) do not count it, and its vector is not
+// kept (Store.Vectors gives a row of zeros). An index row may have an empty
+// Text when IndexText holds what it is found by (a generated question).
+// Parents (and plain segments, named by no index row) are the document's
+// passages; rag/ingest puts them first, Index 0..P-1 in reading order, its
+// index rows after them, and records P in Document.Meta["passages"]. See
+// Parents for what Update refuses.
 type Segment struct {
 	ID         string    `json:"id"`
 	DocumentID string    `json:"document_id"`
@@ -118,6 +132,12 @@ var (
 //     document of n segments.
 //   - A segment whose vector is all zeros is stored but never returned by
 //     Dense.
+//   - Index rows (Segment.Parent set) name a segment of their own document
+//     that is not itself an index row; Update refuses a batch that breaks
+//     this (see Parents), changing nothing. Dense and Keyword return index
+//     rows (Keyword by their KeywordText), never parents, whatever their
+//     text or vector, and TermCounter's statistics leave parents out: after
+//     reopening, after a document is replaced, whoever else is deleted.
 //   - Filters mean the same on every backend: Filter.Match is the reference.
 //   - Another process's committed changes become visible to reads without
 //     reopening.
@@ -132,7 +152,9 @@ type Store interface {
 	// Update deletes the documents named in deletes, then stores puts
 	// (replacing documents of the same ID), in one atomic batch. Deleting a
 	// document that is not there is an error wrapping ErrNotFound, and
-	// nothing is changed. Vectors are copied.
+	// nothing is changed. A batch with an index row whose parent is not a
+	// passage of its own document (see Parents) is refused, and nothing is
+	// changed. Vectors are copied.
 	Update(ctx context.Context, puts []Put, deletes []string) error
 	// Documents lists every document, in no particular order.
 	Documents(ctx context.Context) ([]Document, error)
@@ -146,9 +168,11 @@ type Store interface {
 	// means to its end. An unknown document is an error wrapping
 	// ErrNotFound.
 	Segments(ctx context.Context, docID string, from, to int) ([]Segment, error)
-	// Vectors returns a document's vectors, row i for segment i (copies).
+	// Vectors returns a document's vectors, row i for segment i (copies);
+	// a parent's row is zeros (its vector is not kept).
 	Vectors(ctx context.Context, docID string) ([][]float32, error)
-	// Len is the number of segments in the library.
+	// Len is the number of segments in the library, parents and index
+	// rows included.
 	Len(ctx context.Context) (int, error)
 	// Dense returns up to k segments the filter admits, most similar
 	// (cosine) to vector first, ties broken by segment id. A vector of
@@ -179,4 +203,42 @@ type Damaged interface {
 // term coverage.
 type TermCounter interface {
 	DocFreq(ctx context.Context, terms []string) (df []int, segments int, err error)
+}
+
+// Parents checks the index rows of one document's segments (given in Index
+// order, their IDs already checked) and says which segments are parents:
+// parent[i] is true when some index row names segment i as its Parent. It
+// refuses an index row whose Parent is not the ID of a segment of the same
+// document, or names an index row (itself included): a parent is a passage.
+// Backends call it in Update, and derive the parents of stored segments
+// with it (ignoring the error, which Update never let through).
+func Parents(segs []Segment) (parent []bool, err error) {
+	parent = make([]bool, len(segs))
+	var byID map[string]int
+	for i := range segs {
+		p := segs[i].Parent
+		if p == "" {
+			continue
+		}
+		if byID == nil {
+			byID = make(map[string]int, len(segs))
+			for j := range segs {
+				byID[segs[j].ID] = j
+			}
+		}
+		j, ok := byID[p]
+		switch {
+		case !ok:
+			if err == nil {
+				err = fmt.Errorf("segment %s names parent %q, which is not a segment of document %s", segs[i].ID, p, segs[i].DocumentID)
+			}
+		case segs[j].Parent != "":
+			if err == nil {
+				err = fmt.Errorf("segment %s names parent %q, which is itself an index row (its parent is %q); a parent must be a passage", segs[i].ID, p, segs[j].Parent)
+			}
+		default:
+			parent[j] = true
+		}
+	}
+	return parent, err
 }

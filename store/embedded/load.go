@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"unsafe"
+
+	"github.com/ibid-dev/ibid/store"
 )
 
 // replay reads the committed records of the log from byte from to its end
@@ -197,6 +199,9 @@ func (d *disk) apply(name string, off int64, o *op, rows int, live map[string]*e
 			s.Index = i
 			s.ID = e.doc.ID + ":" + strconv.Itoa(i)
 		}
+		// Update let no bad parent through; should the log hold one all
+		// the same, the index rows that resolve are kept.
+		e.parent, _ = store.Parents(e.segs)
 		live[e.doc.ID] = e
 		rows = max(rows, o.firstRow+len(e.segs))
 	}

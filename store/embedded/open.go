@@ -131,8 +131,10 @@ func (s *Store) loadLocked() error {
 		docs[e.doc.ID] = e
 		nsegs += len(e.segs)
 		for i := range e.segs {
-			ids = append(ids, e.segs[i].ID)
-			texts = append(texts, e.segs[i].KeywordText())
+			if !e.parent[i] {
+				ids = append(ids, e.segs[i].ID)
+				texts = append(texts, e.segs[i].KeywordText())
+			}
 		}
 	}
 	fresh, err := newStore(s.dir, s.info)
@@ -269,7 +271,9 @@ func (s *Store) catchUp() error {
 	for _, e := range entries {
 		e.terms = make([]keyword.Terms, len(e.segs))
 		for i := range e.segs {
-			e.terms[i] = a.Terms(e.segs[i].KeywordText())
+			if !e.parent[i] {
+				e.terms[i] = a.Terms(e.segs[i].KeywordText())
+			}
 		}
 	}
 	return s.link(deletes, entries)

@@ -12,7 +12,8 @@ import (
 // Dense returns the k segments the filter admits most similar (cosine) to
 // vector, best first, ties by segment id. Without a filter it asks the
 // chromem-go collection; with one it scans the vectors of the segments the
-// filter admits, exactly. Segments whose vector is all zeros never match. A
+// filter admits, exactly. Segments whose vector is all zeros, and parents,
+// never match. A
 // vector of another dimension is an error wrapping ErrEmbedderMismatch.
 func (s *Store) Dense(ctx context.Context, vector []float32, k int, f store.Filter) ([]store.Hit, error) {
 	if len(vector) != s.info.Dimension {
@@ -86,7 +87,7 @@ func (s *Store) scan(ctx context.Context, q []float32, k int, f store.Filter) ([
 					return nil, err
 				}
 			}
-			if e.zero[i] || !f.Match(&e.doc, &e.segs[i]) {
+			if !e.dense(i) || !f.Match(&e.doc, &e.segs[i]) {
 				continue
 			}
 			h.Push(scored{e, i, dot(q, e.vector(i, dim))})
@@ -101,7 +102,8 @@ func (s *Store) scan(ctx context.Context, q []float32, k int, f store.Filter) ([
 }
 
 // Keyword returns up to k segments the filter admits that share a term with
-// query, best BM25 score first, ties by segment id.
+// query, best BM25 score first, ties by segment id; parents are not in the
+// keyword index, so never returned.
 func (s *Store) Keyword(ctx context.Context, query string, k int, f store.Filter) ([]store.Hit, error) {
 	if err := s.rlock(ctx); err != nil {
 		return nil, err

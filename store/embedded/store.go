@@ -34,12 +34,17 @@ import (
 // after a 4-byte hash of each id and loses segments when two collide).
 //
 // Invariants:
-//   - Every live segment with a non-zero vector is in the chromem collection
-//     under its segment ID, with that vector, normalised; segments whose
-//     vector is all zeros (or whose stored vectors failed their checksum)
-//     are stored but never returned by Dense.
-//   - The keyword index holds exactly the live segments, each under its
-//     KeywordText.
+//   - Every live segment with a non-zero vector that is not a parent is in
+//     the chromem collection under its segment ID, with that vector,
+//     normalised; segments whose vector is all zeros (or whose stored
+//     vectors failed their checksum) and parents (store.Parents) are
+//     stored but never returned by Dense.
+//   - The keyword index holds exactly the live segments that are not
+//     parents, each under its KeywordText; so its statistics (DocFreq)
+//     leave parents out.
+//   - Which segments are parents is derived from the stored Parent fields
+//     whenever an entry is made (Update, replaying the log), never stored
+//     apart: the files' format does not know of it.
 //   - A change is visible to readers only after it is committed on disk; a
 //     failed change leaves memory and disk as they were.
 //   - Each document's vectors are one contiguous slice, row i belonging to
@@ -76,22 +81,28 @@ type Store struct {
 
 // entry is one live document with its segments and vectors.
 //
-// Invariant: len(zero) == len(segs), len(vecs) == len(segs)×dimension,
+// Invariant: len(zero) == len(parent) == len(segs), len(vecs) ==
+// len(segs)×dimension,
 // segs[i].Index == i and segs[i].ID == doc.ID + ":" + i; doc.Segments ==
 // len(segs). Once linked into a store an entry is never modified except
 // for row (by a compaction, under the store's lock).
 type entry struct {
-	doc   store.Document
-	segs  []store.Segment // Vector nil
-	zero  []bool          // zero[i]: segment i's vector is all zeros (or lost)
-	vecs  []float32       // len(segs) × dim, row i for segment i
-	row   int             // first row in the current generation's vector file
-	sum   uint32          // checksum of vecs as committed
-	lost  bool            // the stored vectors were damaged (zeroed, see disk.attach)
-	terms []keyword.Terms // analysed KeywordTexts, only until linked
+	doc    store.Document
+	segs   []store.Segment // Vector nil
+	zero   []bool          // zero[i]: segment i's vector is all zeros (or lost)
+	parent []bool          // parent[i]: an index row names segment i (store.Parents): never searched
+	vecs   []float32       // len(segs) × dim, row i for segment i
+	row    int             // first row in the current generation's vector file
+	sum    uint32          // checksum of vecs as committed
+	lost   bool            // the stored vectors were damaged (zeroed, see disk.attach)
+	terms  []keyword.Terms // analysed KeywordTexts, only until linked
 }
 
 func (e *entry) vector(i, dim int) []float32 { return e.vecs[i*dim : (i+1)*dim : (i+1)*dim] }
+
+// dense reports whether segment i can be found by Dense: it has a vector
+// and is not a parent.
+func (e *entry) dense(i int) bool { return !e.zero[i] && !e.parent[i] }
 
 // newStore returns an empty store for info.
 func newStore(dir string, info store.Info) (*Store, error) {
@@ -158,13 +169,13 @@ func (s *Store) addAll(entries []*entry) error {
 	return errors.Join(errs...)
 }
 
-// addToCollection adds e's segments with non-zero vectors to the chromem
-// collection. The vectors are normalised already, so chromem keeps the
+// addToCollection adds e's segments that Dense can find (entry.dense) to
+// the chromem collection. The vectors are normalised already, so chromem keeps the
 // slices it is given instead of copying them.
 func (s *Store) addToCollection(e *entry) error {
 	ctx := context.Background()
 	for i := range e.segs {
-		if e.zero[i] {
+		if !e.dense(i) {
 			continue
 		}
 		err := s.coll.AddDocument(ctx, chromem.Document{ID: e.segs[i].ID, Embedding: e.vector(i, s.info.Dimension)})
@@ -178,7 +189,7 @@ func (s *Store) addToCollection(e *entry) error {
 func (s *Store) removeFromCollection(e *entry) error {
 	var ids []string
 	for i := range e.segs {
-		if !e.zero[i] {
+		if e.dense(i) {
 			ids = append(ids, e.segs[i].ID)
 		}
 	}

@@ -150,7 +150,9 @@ func (s *Store) link(deletes []string, entries []*entry) error {
 		s.docs[e.doc.ID] = e
 		s.nsegs += len(e.segs)
 		for i := range e.segs {
-			s.kw.AddTerms(e.segs[i].ID, e.terms[i])
+			if !e.parent[i] {
+				s.kw.AddTerms(e.segs[i].ID, e.terms[i])
+			}
 		}
 		e.terms = nil
 		errs = append(errs, s.addToCollection(e))
@@ -169,14 +171,17 @@ func (s *Store) unlink(old *entry) error {
 		s.disk.deadRows += len(old.segs)
 	}
 	for i := range old.segs {
-		s.kw.Remove(old.segs[i].ID)
+		if !old.parent[i] {
+			s.kw.Remove(old.segs[i].ID)
+		}
 	}
 	return s.removeFromCollection(old)
 }
 
 // prepare validates a put and turns it into an entry that shares nothing
-// with the caller: ids checked, vectors copied into one block and
-// normalised, keyword texts analysed.
+// with the caller: ids and index rows' parents checked (store.Parents),
+// vectors copied into one block and normalised, keyword texts analysed. A
+// parent's vector is not kept: its row is zeroed, and so committed.
 func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
 	doc := cloneDoc(p.Document)
 	if doc.ID == "" {
@@ -210,10 +215,22 @@ func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
 			return nil, fmt.Errorf("segment %s: %w", sg.ID, err)
 		}
 		e.zero[i] = zero
-		e.terms[i] = a.Terms(sg.KeywordText())
 		sg.Vector = nil
 		sg.Section = slices.Clone(sg.Section)
 		e.segs[i] = sg
+	}
+	parent, err := store.Parents(e.segs)
+	if err != nil {
+		return nil, fmt.Errorf("document %s: %w", doc.ID, err)
+	}
+	e.parent = parent
+	for i := range e.segs {
+		if parent[i] {
+			clear(e.vector(i, dim))
+			e.zero[i] = true
+			continue
+		}
+		e.terms[i] = a.Terms(e.segs[i].KeywordText())
 	}
 	e.sum = vecSum(e.vecs)
 	return e, nil

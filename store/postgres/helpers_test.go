@@ -130,8 +130,9 @@ func checkWhole(t testing.TB, s *Store) int {
 }
 
 // checkKeywordStats fails unless the keyword statistics the writes keep
-// (chunk count, total length, document frequencies) equal the ones counted
-// afresh from the chunks.
+// (chunk and parent counts, total length, document frequencies) equal the
+// ones counted afresh from the chunks, and parents have no vector and no
+// terms.
 func checkKeywordStats(t testing.TB, s *Store) {
 	t.Helper()
 	var bad int
@@ -140,8 +141,11 @@ func checkKeywordStats(t testing.TB, s *Store) {
 		kept AS (SELECT term, df FROM rag_terms WHERE collection_id = $1)
 		SELECT (SELECT count(*) FROM fresh FULL JOIN kept USING (term) WHERE fresh.df IS DISTINCT FROM kept.df)
 			+ (SELECT count(*) FROM rag_collections r,
-				(SELECT count(*) AS n, coalesce(sum(term_count), 0) AS total FROM `+s.chunks+`) x
-				WHERE r.id = $1 AND (r.chunk_count <> x.n OR r.term_total <> x.total))`, s.coll).Scan(&bad)
+				(SELECT count(*) AS n, coalesce(sum(term_count), 0) AS total FROM `+s.chunks+`) x,
+				(SELECT count(*) AS n, count(*) FILTER (WHERE p.vector IS NULL AND p.terms = '{}' AND p.term_count = 0) AS bare
+					FROM `+s.chunks+` p WHERE p.parent_chunk_id IS NULL
+					AND EXISTS (SELECT 1 FROM `+s.chunks+` c WHERE c.document_id = p.document_id AND c.parent_chunk_id = p.id)) pa
+				WHERE r.id = $1 AND (r.chunk_count <> x.n OR r.term_total <> x.total OR r.parent_count <> pa.n OR pa.bare <> pa.n))`, s.coll).Scan(&bad)
 	if err != nil {
 		t.Fatal(err)
 	}

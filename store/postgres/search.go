@@ -158,13 +158,15 @@ const keywordBudget = 5000
 // (Lucene's idf, k1 and b of store/keyword) of the chunks of table holding
 // any of the terms in argument tn (with query frequencies in fn) picked
 // within the budget in argument bn, admitted by the condition cond, best
-// lim first. N and the average length come from the collection's row, the
-// document frequencies from rag_terms.
+// lim first. N and the average length come from the collection's row (its
+// chunks but the parents, which have no terms), the document frequencies
+// from rag_terms.
 func bm25SQL(coll int64, table, tn, fn, bn, cond, lim string) string {
 	k1, b := fmt.Sprint(keyword.DefaultK1), fmt.Sprint(keyword.DefaultB)
 	id := fmt.Sprint(coll)
 	return `stats AS (
-		SELECT chunk_count::float8 AS n, greatest(term_total::float8 / greatest(chunk_count, 1), 1) AS avglen
+		SELECT (chunk_count - parent_count)::float8 AS n,
+			greatest(term_total::float8 / greatest(chunk_count - parent_count, 1), 1) AS avglen
 		FROM rag_collections WHERE id = ` + id + `),
 	q AS (
 		SELECT t.term, d.df, ln(1 + (stats.n - d.df + 0.5) / (d.df + 0.5)) * t.qtf * (` + k1 + ` + 1) AS w

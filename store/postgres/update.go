@@ -64,10 +64,11 @@ func (s *Store) Update(ctx context.Context, puts []store.Put, deletes []string) 
 
 // batch is a validated Update: rows ready for COPY.
 type batch struct {
-	ids    []string // the documents put, once each
-	docs   [][]any
-	chunks [][]any
-	terms  int64 // the sum of the chunks' term counts
+	ids     []string // the documents put, once each
+	docs    [][]any
+	chunks  [][]any
+	terms   int64 // the sum of the chunks' term counts
+	parents int   // how many of the chunks are parents (store.Parents)
 	// the batch's document frequencies: in how many of its chunks each
 	// term occurs (dfTerms sorted, dfCounts alongside)
 	dfTerms  []string
@@ -91,8 +92,9 @@ func (s *Store) prepare(puts []store.Put) (*batch, error) {
 	}
 	b := &batch{}
 	now := time.Now().Unix()
-	var keep []int    // indexes of the puts written
-	var offsets []int // where each kept put's chunk rows start
+	var keep []int       // indexes of the puts written
+	var offsets []int    // where each kept put's chunk rows start
+	var parents [][]bool // the parents of each kept put
 	docs := []store.Document{}
 	total := 0
 	for i := range puts {
@@ -104,6 +106,16 @@ func (s *Store) prepare(puts []store.Put) (*batch, error) {
 		if last[doc.ID] != i {
 			continue
 		}
+		parent, err := store.Parents(p.Segments)
+		if err != nil {
+			return nil, fmt.Errorf("document %s: %w", doc.ID, err)
+		}
+		for _, yes := range parent {
+			if yes {
+				b.parents++
+			}
+		}
+		parents = append(parents, parent)
 		if doc.Added == 0 {
 			doc.Added = now
 		}
@@ -131,7 +143,7 @@ func (s *Store) prepare(puts []store.Put) (*batch, error) {
 			for k := int(next.Add(1) - 1); k < len(keep); k = int(next.Add(1) - 1) {
 				p := &puts[keep[k]]
 				for j := range p.Segments {
-					row, err := s.chunkRow(&docs[k], j, &p.Segments[j])
+					row, err := s.chunkRow(&docs[k], j, &p.Segments[j], parents[k][j])
 					if err != nil {
 						errs[k] = err
 						break
@@ -166,8 +178,10 @@ func (s *Store) prepare(puts []store.Put) (*batch, error) {
 	return b, nil
 }
 
-// chunkRow checks segment j of doc and makes its rag_chunks row.
-func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment) ([]any, error) {
+// chunkRow checks segment j of doc and makes its rag_chunks row. A parent's
+// row has no vector and no terms: neither search finds it, and the keyword
+// statistics do not count it.
+func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment, parent bool) ([]any, error) {
 	want := doc.ID + ":" + strconv.Itoa(j)
 	if sg.ID != want || sg.DocumentID != doc.ID || sg.Index != j {
 		return nil, fmt.Errorf("segment %d of document %s has ID %q, document %q, index %d; want %q, %q, %d",
@@ -188,7 +202,7 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment) ([]any, 
 		}
 		sum += float64(x) * float64(x)
 	}
-	if sum != 0 { // stored normalised, as the embedded store keeps them
+	if sum != 0 && !parent { // stored normalised, as the embedded store keeps them
 		v := append([]float32(nil), sg.Vector...)
 		if norm := math.Sqrt(sum); math.Abs(norm-1) >= 1e-7 {
 			for k := range v {
@@ -197,16 +211,19 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment) ([]any, 
 		}
 		vec = pgvector.NewVector(v)
 	}
-	terms, freqs, n := termFreqs(sg.KeywordText())
-	var parent any
+	terms, freqs, n := []string{}, []int32{}, 0
+	if !parent {
+		terms, freqs, n = termFreqs(sg.KeywordText())
+	}
+	var parentID any
 	if sg.Parent != "" {
-		parent = sg.Parent
+		parentID = sg.Parent
 	}
 	meta, err := json.Marshal(metadata{Section: sg.Section, PageStart: sg.PageStart, PageEnd: sg.PageEnd, Start: sg.Start, End: sg.End})
 	if err != nil {
 		return nil, err
 	}
-	return []any{s.coll, doc.ID, j, sg.ID, sg.Text, sg.IndexText, vec, parent,
+	return []any{s.coll, doc.ID, j, sg.ID, sg.Text, sg.IndexText, vec, parentID,
 		strings.ToLower(store.SectionPath(sg.Section)), sg.PageStart, sg.PageEnd, json.RawMessage(meta),
 		terms, freqs, n}, nil
 }
@@ -271,11 +288,15 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 		}
 	}
 	// Deleted and replaced documents go with their chunks; the keyword
-	// statistics follow.
+	// statistics follow. A parent is a chunk an index row of its document
+	// names, itself no index row (store.Parents).
 	gone := append(append([]string(nil), deletes...), b.ids...)
 	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET
-		(chunk_count, term_total) = (SELECT chunk_count - count(*), term_total - coalesce(sum(term_count), 0)
-			FROM `+s.chunks+` WHERE document_id = ANY($2))
+		(chunk_count, parent_count, term_total) = (SELECT chunk_count - count(*),
+			parent_count - count(*) FILTER (WHERE c.parent_chunk_id IS NULL AND EXISTS (
+				SELECT 1 FROM `+s.chunks+` x WHERE x.document_id = c.document_id AND x.parent_chunk_id = c.id)),
+			term_total - coalesce(sum(c.term_count), 0)
+			FROM `+s.chunks+` c WHERE c.document_id = ANY($2))
 		WHERE id = $1`, s.coll, gone); err != nil {
 		return err
 	}
@@ -291,8 +312,9 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	if len(b.docs) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET chunk_count = chunk_count + $2, term_total = term_total + $3 WHERE id = $1`,
-		s.coll, len(b.chunks), b.terms); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET chunk_count = chunk_count + $2, term_total = term_total + $3,
+		parent_count = parent_count + $4 WHERE id = $1`,
+		s.coll, len(b.chunks), b.terms, b.parents); err != nil {
 		return err
 	}
 	plan, err := s.planIndexes(ctx, tx, len(b.chunks))

@@ -61,6 +61,8 @@ func Run(t *testing.T, h Harness) {
 		{"Filters", testFilters},
 		{"Keyword", testKeyword},
 		{"KeywordIndexText", testKeywordIndexText},
+		{"IndexRows", testIndexRows},
+		{"IndexRowsBadParent", testIndexRowsBadParent},
 		{"Closed", testClosed},
 		{"ReadOnly", testReadOnly},
 		{"Libraries", testLibraries},
