@@ -109,6 +109,12 @@ func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
 	if err != nil {
 		return addError(err, cfg, lib.Name())
 	}
+	if len(paths) == 0 { // --reindex alone
+		if len(rep.Reindexed) == 0 {
+			fmt.Fprintf(cmd.OutOrStdout(), "every document of library %q is indexed with %s already\n", lib.Name(), as.opt.Strategy)
+		}
+		return nil
+	}
 	if len(rep.Added)+len(rep.Unchanged)+len(rep.Replaced)+len(rep.Moved)+len(rep.Reindexed) == 0 {
 		return errors.New("add: nothing could be added; ibid reads " + ingest.SupportedList() + ": check the paths and the reasons above")
 	}

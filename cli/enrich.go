@@ -31,8 +31,11 @@ func newEnricher(ctx context.Context, cfg *Config, s ingest.Strategy) (*enricher
 		mc.Model = cfg.EnrichModel
 	}
 	m, err := llm.Connect(ctx, mc)
-	if err != nil {
-		return nil, fmt.Errorf("strategy %s needs a chat model to write what it indexes, and none answered: %w\n%s", s, err, needsModelAdvice)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("add: strategy %s needs a chat model to write what it indexes, and none answered: %w; %s", s, err, needsModelAdvice)
+	case m == nil: // no server configured and no local one found
+		return nil, fmt.Errorf("add: strategy %s needs a chat model to write what it indexes, and none is configured: %s", s, needsModelAdvice)
 	}
 	return &enricher{opt: enrich.Options{Strategy: s, Model: m, CacheDir: filepath.Join(xdg.CacheDir(), "enrich")}}, nil
 }

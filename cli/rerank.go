@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,8 +21,11 @@ func newReranker(ctx context.Context, cfg *Config) (retrieve.Reranker, error) {
 		return nil, nil
 	case strings.EqualFold(name, "llm"):
 		m, err := llm.Connect(ctx, modelConfig(cfg))
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, fmt.Errorf("--rerank llm asks the chat model to rank passages, and none answered: %w", err)
+		case m == nil:
+			return nil, errors.New("--rerank llm asks the chat model to rank passages, and none is configured: set --base-url (or OPENAI_BASE_URL) and --model, or run Ollama locally")
 		}
 		return llm.NewListwiseReranker(m), nil
 	case cfg.BaseURL == "":

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/rag/llmtest"
+)
+
+func TestAddStrategyRecordedAndRefused(t *testing.T) {
+	docs := cmdEnv(t)
+	if code, _, errs := runCmd(t, "add", "--library", "h", "--strategy", "hierarchical", docs); code != 0 {
+		t.Fatalf("add --strategy hierarchical: exit %d: %s", code, errs)
+	}
+	if _, out, _ := runCmd(t, "ls", "--library", "h"); !strings.Contains(out, "strategy hierarchical") {
+		t.Errorf("ls does not show the strategy:\n%s", out)
+	}
+	// Another strategy is refused with the command that re-indexes.
+	code, _, errs := runCmd(t, "add", "--library", "h", "--strategy", "semantic", docs)
+	if code == 0 || !strings.Contains(errs, "--strategy semantic --reindex") || !strings.Contains(errs, "hierarchical") {
+		t.Fatalf("other strategy: exit %d, %q; want a refusal naming the re-index command", code, errs)
+	}
+	code, out, errs := runCmd(t, "add", "--library", "h", "--strategy", "semantic", "--reindex")
+	if code != 0 || !strings.Contains(out, "2 re-indexed") {
+		t.Fatalf("--reindex: exit %d\n%s%s", code, out, errs)
+	}
+	if _, out, _ := runCmd(t, "ls", "--library", "h"); !strings.Contains(out, "strategy semantic") {
+		t.Errorf("ls after the re-index:\n%s", out)
+	}
+	if code, _, errs := runCmd(t, "add", "--strategy", "sematic", docs); code == 0 || !strings.Contains(errs, "window-summary") {
+		t.Errorf("unknown strategy: exit %d, %q", code, errs)
+	}
+	if code, _, errs := runCmd(t, "add", "--reindex"); code == 0 || !strings.Contains(errs, "--strategy") {
+		t.Errorf("--reindex without --strategy: exit %d, %q", code, errs)
+	}
+}
+
+func TestAddStrategyNeedsModel(t *testing.T) {
+	docs := cmdEnv(t)
+	t.Setenv("IBID_NO_OLLAMA", "1")
+	t.Setenv("OPENAI_BASE_URL", "")
+	code, _, errs := runCmd(t, "add", "--library", "c", "--strategy", "contextual", docs)
+	if code == 0 || !strings.Contains(errs, "needs a chat model") || !strings.Contains(errs, "--base-url") {
+		t.Fatalf("contextual without a model: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(os.Getenv("XDG_DATA_HOME"), "ibid", "libraries", "c")); !os.IsNotExist(err) {
+		t.Errorf("the refused add created the library (%v)", err)
+	}
+}
+
+func TestAddContextualWithModel(t *testing.T) {
+	docs := cmdEnv(t)
+	t.Setenv("IBID_NO_OLLAMA", "1")
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Handle(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: []string{"zeppelin almanac entry"}, Usage: &llmtest.Usage{Prompt: 100, Completion: 4}}
+	})
+	args := []string{"add", "--library", "c", "--strategy", "contextual", "--base-url", srv.BaseURL(), "--model", "m", docs}
+	code, out, errs := runCmd(t, args...)
+	if code != 0 || !strings.Contains(out, "enrichment: 2 calls, 0 cache hits") {
+		t.Fatalf("contextual add: exit %d\n%s%s", code, out, errs)
+	}
+	// The same files in another library pay nothing: the model's work is
+	// cached.
+	args[2] = "c2"
+	code, out, errs = runCmd(t, args...)
+	if code != 0 || !strings.Contains(out, "enrichment: 0 calls, 2 cache hits") {
+		t.Fatalf("second add: exit %d\n%s%s", code, out, errs)
+	}
+	// Nothing to re-index is not an error.
+	if code, out, errs := runCmd(t, "add", "--library", "c", "--strategy", "contextual", "--reindex", "--base-url", srv.BaseURL(), "--model", "m"); code != 0 {
+		t.Fatalf("re-index of an up-to-date library: exit %d\n%s%s", code, out, errs)
+	}
+	// The generated context finds the passage, is shown by --explain, and
+	// is never the passage's text.
+	code, out, errs = runCmd(t, "search", "--library", "c", "--explain", "--base-url", srv.BaseURL(), "zeppelin almanac")
+	if code != 0 || !strings.Contains(out, "indexed as: zeppelin almanac entry") {
+		t.Fatalf("search --explain: exit %d\n%s%s", code, out, errs)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "zeppelin") && !strings.Contains(l, "indexed as:") {
+			t.Errorf("generated text shown as the passage: %q", l)
+		}
+	}
+}
