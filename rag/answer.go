@@ -268,6 +268,7 @@ func (r *answerRun) source(k, n int) Source {
 	src := Source{Number: n, Alias: alias, SegmentID: id}
 	if o, ok := r.offered[k]; ok {
 		fillSource(&src, o.seg, o.doc)
+		src.FocusStart, src.FocusEnd = o.focusStart, o.focusEnd
 		return src
 	}
 	for i := len(r.past) - 1; i >= 0; i-- {

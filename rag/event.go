@@ -36,6 +36,13 @@ type Source struct {
 	// Inferred is true when the model cited nothing and the reference was
 	// attributed by text overlap; every face marks such references.
 	Inferred bool `json:"inferred,omitempty"`
+	// FocusStart and FocusEnd are the place inside the cited segment that
+	// matched best: byte offsets [FocusStart, FocusEnd) into its Text, the
+	// span of the best-ranked child index row that retrieval found for it
+	// (hierarchical libraries). Both 0: none. When set, 0 <= FocusStart <
+	// FocusEnd <= len(Text) and that span of Text is the child's text.
+	FocusStart int `json:"focus_start,omitempty"`
+	FocusEnd   int `json:"focus_end,omitempty"`
 }
 
 // Event is one item of an answer stream. Unlike citations.Event it owns its

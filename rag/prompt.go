@@ -43,6 +43,9 @@ type offered struct {
 	// neutralised; pageStart/pageEnd cover it.
 	text               string
 	pageStart, pageEnd int
+	// focusStart, focusEnd: where in seg.Text its best child hit lies
+	// (see focus); both 0: none.
+	focusStart, focusEnd int
 }
 
 // header is the context block's first line after the alias:
@@ -74,6 +77,7 @@ func newOffered(k int, p retrieve.Passage) offered {
 	}
 	slices.SortFunc(segs, func(a, b store.Segment) int { return a.Index - b.Index })
 	o := offered{k: k, seg: p.Segment, doc: p.Document, pageStart: p.Segment.PageStart, pageEnd: p.Segment.PageEnd}
+	o.focusStart, o.focusEnd = focus(p.Segment, p.Hits)
 	texts := make([]string, len(segs))
 	for i, s := range segs {
 		texts[i] = strings.TrimSpace(s.Text)

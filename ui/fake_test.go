@@ -23,7 +23,8 @@ type fakeBackend struct {
 	turns   []Turn
 	saved   int
 	library string
-	added   [][]string // the paths of every Add
+	added   [][]string        // the paths of every Add
+	focus   map[string][2]int // a cited segment's focus (rag.Source.FocusStart, FocusEnd), by segment id
 }
 
 func newFakeBackend(answer string) *fakeBackend {
@@ -86,7 +87,8 @@ func (b *fakeBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) e
 				numbers[k] = n
 				sg, doc, _ := b.Segment(seg)
 				src := rag.Source{Number: n, Alias: fmt.Sprintf("source_%d", k), SegmentID: seg, DocumentID: doc.ID,
-					Title: doc.Title, Path: doc.Path, PageStart: sg.PageStart, Section: "Results", Snippet: sg.Text}
+					Title: doc.Title, Path: doc.Path, PageStart: sg.PageStart, Section: "Results", Snippet: sg.Text,
+					FocusStart: b.focus[seg][0], FocusEnd: b.focus[seg][1]}
 				t.Sources = append(t.Sources, src)
 				send(rag.Event{Type: rag.EventCitation, Number: n, Source: &src})
 			}

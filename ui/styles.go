@@ -36,6 +36,7 @@ type Styles struct {
 	StatusKey   lipgloss.Style
 	ViewerHead  lipgloss.Style
 	ViewerCited lipgloss.Style // the cited segment in the viewer
+	ViewerFocus lipgloss.Style // the lines of the cited segment that matched best (rag.Source's focus)
 	ViewerOther lipgloss.Style // its neighbours
 	Tooltip     lipgloss.Style // the cited snippet beside a selected chip
 	TooltipDim  lipgloss.Style // its title and page line
@@ -96,6 +97,7 @@ func stylesFor(th Theme) *Styles {
 		StatusKey:        ns().Foreground(th.Accent).Bold(true),
 		ViewerHead:       ns().Foreground(th.Accent).Bold(true),
 		ViewerCited:      ns().Foreground(th.Text).Background(th.AccentBg),
+		ViewerFocus:      ns().Foreground(th.Text).Background(th.FocusBg).Bold(true),
 		ViewerOther:      ns().Foreground(th.Dim),
 		Tooltip:          ns().Foreground(th.Text).Background(th.AccentBg),
 		TooltipDim:       ns().Foreground(th.Dim).Background(th.AccentBg),

@@ -25,6 +25,7 @@ type Theme struct {
 	Dim      color.Color // secondary text: metadata, hints, placeholders
 	Accent   color.Color // chips, keys, titles
 	AccentBg color.Color // behind chips, the selected source, the cited passage
+	FocusBg  color.Color // behind the part of the cited passage that matched: stronger than AccentBg
 	SelFg    color.Color // the selected chip's text
 	SelBg    color.Color // the selected chip's background
 	Inferred color.Color // inferred references and notes
@@ -42,6 +43,7 @@ var (
 		Dim:         hex("#A8A8A8"),
 		Accent:      hex("#7CBBFF"),
 		AccentBg:    hex("#1B2F47"),
+		FocusBg:     hex("#2B4A73"),
 		SelFg:       hex("#0B1520"),
 		SelBg:       hex("#7CBBFF"),
 		Inferred:    hex("#E8B856"),
@@ -56,6 +58,7 @@ var (
 		Dim:         hex("#545454"),
 		Accent:      hex("#1A56B0"),
 		AccentBg:    hex("#DDE8F8"),
+		FocusBg:     hex("#B5CDF0"),
 		SelFg:       hex("#FFFFFF"),
 		SelBg:       hex("#1A56B0"),
 		Inferred:    hex("#7A4E00"),

@@ -40,14 +40,15 @@ func openSourceCmd(tu *turn, nd node) tea.Cmd {
 	return func() tea.Msg { return openSourceMsg{src} }
 }
 
-// loadSourceCmd looks up the segment and its document's segments.
+// loadSourceCmd looks up the segment and its document's passages (not its
+// index rows).
 func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 	return func() tea.Msg {
 		seg, doc, ok := b.Segment(src.SegmentID)
 		if !ok {
 			return viewerLoadedMsg{src: src, err: fmt.Errorf("segment %s is no longer in the library; add the document again to view it", src.SegmentID)}
 		}
-		segs := b.Segments(doc.ID)
+		segs := passages(b.Segments(doc.ID))
 		if len(segs) == 0 {
 			segs = []store.Segment{seg}
 		}
@@ -72,6 +73,9 @@ type viewer struct {
 	segs          []store.Segment
 	at, cited     int
 	offset        int // first line shown, from the current segment's first line (its page marker, if any; negative: context above); View clamps it
+	// seekFocus asks the next View to scroll to the cited segment's focus
+	// (set when a source with one opens, done once).
+	seekFocus bool
 }
 
 func (v *viewer) SetSize(w, h int) { v.width, v.height = w, h }
@@ -94,10 +98,11 @@ func (v *viewer) FullHelp() [][]key.Binding {
 
 func (v *viewer) load(m viewerLoadedMsg) {
 	v.open, v.src, v.doc, v.segs, v.offset = true, m.src, m.doc, m.segs, 0
-	v.cited, v.at = -1, 0
+	v.cited, v.at, v.seekFocus = -1, 0, false
 	for i, s := range m.segs {
 		if s.ID == m.src.SegmentID {
 			v.cited, v.at = i, i
+			_, _, v.seekFocus = focusIn(m.src, s.Text)
 		}
 	}
 }
@@ -105,6 +110,7 @@ func (v *viewer) load(m viewerLoadedMsg) {
 // Update handles the viewer's keys and the wheel.
 func (v *viewer) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	if w, ok := msg.(tea.MouseWheelMsg); ok {
+		v.seekFocus = false // the reader scrolls from where the view is
 		v.wheel(w.Mouse())
 		return v, nil
 	}
@@ -117,6 +123,7 @@ func (v *viewer) Update(msg tea.Msg) (Pane, tea.Cmd) {
 
 func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
 	k := v.c.Keys
+	v.seekFocus = false // the reader moves from where the view is
 	switch {
 	case key.Matches(km, k.Back):
 		v.open = false
@@ -180,6 +187,7 @@ func (v *viewer) header(pages string) []string {
 // View draws the viewer over the whole body area. The offset counts from
 // the current segment's first line (its page marker, when it has one) and
 // is clamped here; the header's page is that of the first line in view.
+// Opened on a source with a focus, the first View scrolls to it.
 func (v *viewer) View() string {
 	body, starts, lo := v.layout()
 	est := "" // the header's height, with the current segment's pages
@@ -190,6 +198,21 @@ func (v *viewer) View() string {
 	start := 0
 	if v.at-lo < len(starts) {
 		start = starts[v.at-lo]
+	}
+	if v.seekFocus { // the focus's first line a third down the view
+		v.seekFocus = false
+		first, n := -1, 0
+		for i, l := range body {
+			if l.focus {
+				if first < 0 {
+					first = i
+				}
+				n = i - first + 1
+			}
+		}
+		if first >= 0 {
+			v.offset = first - focusRow(n, h) - start
+		}
 	}
 	off := max(min(start+v.offset, len(body)-h), 0)
 	v.offset = off - start // from the current segment's start; negative: the context above it

@@ -17,6 +17,7 @@ import (
 type vline struct {
 	text         string // styled, not wider than the viewer
 	pStart, pEnd int
+	focus        bool // a line of the cited segment's focus
 }
 
 // pageMarker is the label of the marker line drawn above s, or "" when no
@@ -50,7 +51,9 @@ func markerLine(label string, width int) string {
 
 // layout is the body: the segments around at, each reflowed at the
 // viewer's width, a page marker above each segment where a page begins,
-// the cited segment highlighted, ▌ marking the one at. starts[i] is the
+// the cited segment highlighted, the lines of its focus (the part that
+// matched best, viewer_focus.go) more strongly and marked █, ▌ marking the
+// one at. starts[i] is the
 // line where segs[lo+i] begins (its marker, when it has one), and lo the
 // first segment shown.
 func (v *viewer) layout() (lines []vline, starts []int, lo int) {
@@ -66,7 +69,7 @@ func (v *viewer) layout() (lines []vline, starts []int, lo int) {
 		}
 		ps, pe := s.PageStart, max(s.PageStart, s.PageEnd)
 		if label := pageMarker(s, prev); label != "" { // the marker belongs to the passage: its pages
-			lines = append(lines, vline{"  " + st.Border.Render(markerLine(label, w)), ps, pe})
+			lines = append(lines, vline{"  " + st.Border.Render(markerLine(label, w)), ps, pe, false})
 		}
 		mark, style := "  ", st.ViewerOther
 		if i == v.cited {
@@ -78,10 +81,19 @@ func (v *viewer) layout() (lines []vline, starts []int, lo int) {
 				style = st.SourceTitle
 			}
 		}
-		for _, l := range reflow(s.Text, w) {
-			lines = append(lines, vline{mark + style.Render(l), ps, pe})
+		flow := reflow(s.Text, w)
+		var focus []bool
+		if a, b, ok := focusIn(v.src, s.Text); ok && i == v.cited {
+			focus = focusLines(s.Text, flow, a, b)
 		}
-		lines = append(lines, vline{"", pe, pe})
+		for j, l := range flow {
+			if focus != nil && focus[j] {
+				lines = append(lines, vline{st.ViewerHead.Render(focusMark) + st.ViewerFocus.Render(l), ps, pe, true})
+				continue
+			}
+			lines = append(lines, vline{mark + style.Render(l), ps, pe, false})
+		}
+		lines = append(lines, vline{"", pe, pe, false})
 	}
 	return lines, starts, lo
 }
