@@ -102,6 +102,9 @@ func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
 	pr := &addPrinter{w: stderr, tty: tty, width: width, lib: lib.Name()}
 	rep, err := addFiles(ctx, lib, paths, as.opt, pr.progress)
 	pr.clear()
+	if refused(err) {
+		return addError(err, cfg, lib.Name()) // nothing was done: no report
+	}
 	printAddReport(cmd.OutOrStdout(), lib, rep)
 	if as.enrich != nil {
 		as.enrich.printReport(cmd.OutOrStdout())

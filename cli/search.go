@@ -162,6 +162,10 @@ func printPassage(w io.Writer, rank int, p retrieve.Passage, width, maxLines int
 func printExplain(w io.Writer, p retrieve.Passage, width int) {
 	say := func(label, text string) {
 		ls := wrapText(clean(text), width-len(label)-4)
+		if len(ls) > explainLines {
+			ls = ls[:explainLines]
+			ls[explainLines-1] += " …"
+		}
 		for i, l := range ls {
 			if i == 0 {
 				fmt.Fprintf(w, "   %s %s\n", label, l)
@@ -191,6 +195,9 @@ func printExplain(w io.Writer, p retrieve.Passage, width int) {
 	}
 	fmt.Fprintln(w)
 }
+
+// explainLines is how many lines --explain shows of each text.
+const explainLines = 3
 
 // firstLine is text's first line, cut to 80 columns.
 func firstLine(text string) string {

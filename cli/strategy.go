@@ -77,6 +77,13 @@ func parseStrategy(cfg *Config) (ingest.Strategy, error) {
 	return s, nil
 }
 
+// refused reports whether err is the library refusing an add before
+// doing anything.
+func refused(err error) bool {
+	var se *libpkg.StrategyError
+	return errors.As(err, &se) || errors.Is(err, libpkg.ErrNeedsModel)
+}
+
 // addError words the library's refusals of an add with what to run.
 func addError(err error, cfg *Config, lib string) error {
 	var se *libpkg.StrategyError
