@@ -113,6 +113,25 @@ type evalConfig struct {
 	progress    io.Writer // nil: silent
 }
 
+// logf writes progress, if cfg has somewhere to write it.
+func (cfg evalConfig) logf(format string, a ...any) {
+	if cfg.progress != nil {
+		fmt.Fprintf(cfg.progress, format, a...)
+	}
+}
+
+// readBEIR reads the BEIR folder dir, which must judge some query.
+func readBEIR(dir string) (*retrieve.BEIR, error) {
+	data, err := retrieve.ReadBEIR(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(data.Queries) == 0 {
+		return nil, fmt.Errorf("%s has no query with a judgment", dir)
+	}
+	return data, nil
+}
+
 type evalResult struct {
 	name         string
 	ndcg, recall float64 // means over the queries with judgments
@@ -120,17 +139,10 @@ type evalResult struct {
 
 // evalBEIR runs the evaluation of cfg on the BEIR folder dir.
 func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, error) {
-	logf := func(format string, a ...any) {
-		if cfg.progress != nil {
-			fmt.Fprintf(cfg.progress, format, a...)
-		}
-	}
-	data, err := retrieve.ReadBEIR(dir)
+	logf := cfg.logf
+	data, err := readBEIR(dir)
 	if err != nil {
 		return nil, err
-	}
-	if len(data.Queries) == 0 {
-		return nil, fmt.Errorf("%s has no query with a judgment", dir)
 	}
 	logf("%s: %d documents, %d queries with judgments\n", dir, len(data.Corpus), len(data.Queries))
 

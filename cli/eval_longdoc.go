@@ -65,10 +65,8 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 		return nil, fmt.Errorf("%s could not be read: %s", rep.Skipped[0].Path, rep.Skipped[0].Reason)
 	}
 	segs, _ := lib.Len(ctx)
-	if cfg.progress != nil {
-		fmt.Fprintf(cfg.progress, "%s: %d questions over %d documents, %d segments with strategy %s\n",
-			dir, len(set.Questions), len(paths), segs, se.strategy)
-	}
+	cfg.logf("%s: %d questions over %d documents, %d segments with strategy %s\n",
+		dir, len(set.Questions), len(paths), segs, se.strategy)
 	var lines []string
 	for _, m := range cfg.modes {
 		results := make(map[string][]string, len(set.Questions))

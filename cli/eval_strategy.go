@@ -31,17 +31,10 @@ type strategyEval struct {
 // evalBEIRStrategy runs cfg's modes on the BEIR folder dir through a
 // library indexed with se.strategy.
 func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strategyEval) ([]evalResult, error) {
-	logf := func(format string, a ...any) {
-		if cfg.progress != nil {
-			fmt.Fprintf(cfg.progress, format, a...)
-		}
-	}
-	data, err := retrieve.ReadBEIR(dir)
+	logf := cfg.logf
+	data, err := readBEIR(dir)
 	if err != nil {
 		return nil, err
-	}
-	if len(data.Queries) == 0 {
-		return nil, fmt.Errorf("%s has no query with a judgment", dir)
 	}
 	files, err := os.MkdirTemp("", "ibid-eval-*")
 	if err != nil {

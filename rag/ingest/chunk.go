@@ -83,19 +83,28 @@ func packEnd(text string, units []unit, i, budget int) int {
 	}
 	// The sum of the parts estimates the whole; check it, and find the
 	// longest run that fits by halving (one unit always fits).
-	if j > i && CountTokens(text[units[i].start:units[j].end]) > budget {
-		lo, hi := i, j // units[i..lo] fit, units[i..hi] do not
-		for hi-lo > 1 {
-			mid := (lo + hi) / 2
-			if CountTokens(text[units[i].start:units[mid].end]) <= budget {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		j = lo
+	return longestFit(i, j, func(k int) bool {
+		return CountTokens(text[units[i].start:units[k].end]) <= budget
+	})
+}
+
+// longestFit is the largest k in [i, j] for which fits(k) holds, given
+// that fits(i) holds and fits turns false once and stays false: j itself
+// when it fits, else found by halving. It calls fits O(log(j-i)) times.
+func longestFit(i, j int, fits func(k int) bool) int {
+	if j <= i || fits(j) {
+		return j
 	}
-	return j
+	lo, hi := i, j // fits(lo), !fits(hi)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // pageAt is the 1-based page holding byte off.

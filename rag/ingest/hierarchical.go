@@ -199,16 +199,9 @@ func groupChunks(text string, chunks []store.Segment, budget int) []Span {
 	limit := plan(0)
 	for i := 0; i < n; {
 		j := end(i, limit)
-		if j > i && CountTokens(text[chunks[i].Start:chunks[j].End]) > budget {
-			lo, hi := i, j // chunks[i..lo] fit, chunks[i..hi] do not
-			for hi-lo > 1 {
-				mid := (lo + hi) / 2
-				if CountTokens(text[chunks[i].Start:chunks[mid].End]) <= budget {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
+		if lo := longestFit(i, j, func(k int) bool {
+			return CountTokens(text[chunks[i].Start:chunks[k].End]) <= budget
+		}); lo < j {
 			out = append(out, Span{i, lo + 1})
 			i = lo + 1
 			if i < n {

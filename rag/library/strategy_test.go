@@ -26,10 +26,16 @@ func longNotes() map[string]string {
 	return map[string]string{"methods.md": a.String(), "results.md": b.String()}
 }
 
-func TestLibraryStrategyRecordedRefusedAndReindexed(t *testing.T) {
-	tmp := libTestEnv(t)
-	docs := filepath.Join(tmp, "docs")
+// longNotesDir sets up the test's folders (libTestEnv) and writes
+// longNotes into a folder of them, which it returns.
+func longNotesDir(t *testing.T) string {
+	docs := filepath.Join(libTestEnv(t), "docs")
 	libWrite(t, docs, longNotes())
+	return docs
+}
+
+func TestLibraryStrategyRecordedRefusedAndReindexed(t *testing.T) {
+	docs := longNotesDir(t)
 	ctx := context.Background()
 	l := libOpen(t, Options{})
 	libAdd(t, l, docs)
@@ -121,9 +127,7 @@ func checkHierarchical(t *testing.T, l *Library) {
 }
 
 func TestLibraryStrategyNeedsModel(t *testing.T) {
-	tmp := libTestEnv(t)
-	docs := filepath.Join(tmp, "docs")
-	libWrite(t, docs, longNotes())
+	docs := longNotesDir(t)
 	l := libOpen(t, Options{Name: "fresh"})
 	for _, s := range []ingest.Strategy{ingest.Contextual, ingest.WindowSummary, ingest.Questions} {
 		_, err := l.AddWith(context.Background(), []string{docs}, AddOptions{Strategy: s}, nil)
@@ -156,9 +160,7 @@ func (e *tagEnricher) Enrich(ctx context.Context, ld *ingest.Loaded, progress fu
 }
 
 func TestLibraryEnricher(t *testing.T) {
-	tmp := libTestEnv(t)
-	docs := filepath.Join(tmp, "docs")
-	libWrite(t, docs, longNotes())
+	docs := longNotesDir(t)
 	ctx := context.Background()
 	emb := &recordingEmbedder{fakeEmbedder: fakeEmbedder{name: "fake", dim: 16}}
 	l := libOpen(t, Options{Name: "ctx", Embedder: emb})
@@ -220,9 +222,7 @@ func (r *recordingEmbedder) texts() []string {
 }
 
 func TestLibraryReindexKeepsGoneFiles(t *testing.T) {
-	tmp := libTestEnv(t)
-	docs := filepath.Join(tmp, "docs")
-	libWrite(t, docs, longNotes())
+	docs := longNotesDir(t)
 	ctx := context.Background()
 	l := libOpen(t, Options{})
 	libAdd(t, l, docs)
