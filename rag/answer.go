@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
@@ -101,7 +102,7 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 	conv.answering.Lock()
 	defer conv.answering.Unlock()
 
-	run := &answerRun{p: p, ctx: ctx, emit: emit, offered: map[int]*offered{}}
+	run := &answerRun{p: p, ctx: ctx, emit: emit, offered: map[int]*offered{}, quoted: map[int]ingest.Span{}}
 	run.turn.Question = question
 	run.turn.Model = p.ModelName()
 	run.turn.Extractive = p.m == nil
@@ -141,7 +142,11 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 	case p.m == nil:
 		// The relevance floor was calibrated on each hit's own window.
 		views := hitViews(hits, begin.aliases, neighbours(p.opt.Neighbours))
-		err = extractiveAnswer(ctx, p.r, question, views, stream, p.opt.Explain)
+		err = extractiveAnswer(ctx, p.r, question, views, stream, p.opt.Explain, func(k int, sp ingest.Span) {
+			if _, ok := run.quoted[k]; !ok {
+				run.quoted[k] = sp
+			}
+		})
 	case len(passages) == 0:
 		writeString(stream, "No passage in the library matches the question.")
 	default:
@@ -188,6 +193,10 @@ type answerRun struct {
 	opt      citations.Options
 	turn     Turn
 	text     strings.Builder // the answer's text so far (references excluded)
+	// quoted is, for the extractive answerer, the first sentence quoted
+	// from each source_k: its span in that passage's segment text.
+	quoted map[int]ingest.Span
+	idf    map[string]float64 // rarity weights of terms asked so far (weights)
 }
 
 // segment returns the segment id of source_k.
@@ -211,6 +220,7 @@ func (r *answerRun) handle(e citations.Event) {
 		r.send(Event{Type: EventText, Text: s})
 	case citations.KindCitation:
 		src := r.source(e.Source, e.Number)
+		r.sentenceFocus(&src, e.Source)
 		r.turn.Sources = append(r.turn.Sources, src)
 		r.send(Event{Type: EventCitation, Number: e.Number, Source: &src})
 	case citations.KindRef:

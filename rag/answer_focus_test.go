@@ -112,7 +112,8 @@ func TestFocus(t *testing.T) {
 // TestSourceCarriesFocus: through a real model request, the citation of a
 // parent passage whose child matched carries the child's place in the
 // parent, on the wire and in the saved turn; the citation of a passage
-// without child hits carries none.
+// without child hits, whose citing sentence shares no term with it,
+// carries none.
 func TestSourceCarriesFocus(t *testing.T) {
 	doc, segs := hierDoc()
 	r := &focusRetriever{doc: doc, segs: segs, passages: []retrieve.Passage{
@@ -120,7 +121,7 @@ func TestSourceCarriesFocus(t *testing.T) {
 			Hits: []retrieve.Hit{{Segment: segs[4], Rank: 1}, {Segment: segs[3], Rank: 2}, {Segment: segs[2], Rank: 4}}},
 		{Segment: segs[1], Document: doc, Context: segs[1:2], Rank: 3},
 	}}
-	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("The core stays warm [source_1]. Drones do not heat [source_2].", 5)})
+	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("The core stays warm [source_1]. Males stay idle [source_2].", 5)})
 	defer srv.Close()
 	conv := NewConversation("t")
 	evs, err := collect(t, NewPipeline(r, connect(t, srv), PipelineOptions{}), conv, "How warm is the nest?")
@@ -142,7 +143,7 @@ func TestSourceCarriesFocus(t *testing.T) {
 		t.Errorf("source 1 focus [%d, %d), want the span of %q in its parent", s.FocusStart, s.FocusEnd, segs[3].Text)
 	}
 	if c := cites[1]; c.FocusStart != 0 || c.FocusEnd != 0 {
-		t.Errorf("source 2 has no child hit, yet focus [%d, %d)", c.FocusStart, c.FocusEnd)
+		t.Errorf("source 2 has no child hit and no term of its citing sentence, yet focus [%d, %d)", c.FocusStart, c.FocusEnd)
 	}
 
 	b, err := json.Marshal(Event{Type: EventCitation, Number: 1, Source: s})

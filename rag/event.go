@@ -37,10 +37,24 @@ type Source struct {
 	// attributed by text overlap; every face marks such references.
 	Inferred bool `json:"inferred,omitempty"`
 	// FocusStart and FocusEnd are the place inside the cited segment that
-	// matched best: byte offsets [FocusStart, FocusEnd) into its Text, the
-	// span of the best-ranked child index row that retrieval found for it
-	// (hierarchical libraries). Both 0: none. When set, 0 <= FocusStart <
-	// FocusEnd <= len(Text) and that span of Text is the child's text.
+	// supports the citation best: byte offsets [FocusStart, FocusEnd) into
+	// its Text. Both 0: none. When set, 0 <= FocusStart < FocusEnd <=
+	// len(Text). The rule, first that applies:
+	//   - a hierarchical child: the span of the best-ranked child index row
+	//     that retrieval found for the segment (exactly the child's text);
+	//   - an extractive answer: the sentence the answerer quoted from the
+	//     segment, without the white space and list markers around it;
+	//   - a model's answer: the sentence of the segment (ingest.Sentences,
+	//     never cut inside a code span) sharing with the citing sentence
+	//     (the answer's text from the end of the sentence before the
+	//     reference up to it) the distinct terms (store/keyword's
+	//     Tokenize) of the largest total rarity weight (BM25 idf, when the
+	//     library can tell, else 1 each), ties to the earlier sentence;
+	//     none when no sentence shares a term.
+	// A source cited several times keeps the focus of its first citation,
+	// as it keeps its number; a source not offered in this turn keeps the
+	// focus an earlier turn gave it; an inferred reference (no citing
+	// sentence) has only a child's focus.
 	FocusStart int `json:"focus_start,omitempty"`
 	FocusEnd   int `json:"focus_end,omitempty"`
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store/keyword"
 )
 
@@ -38,6 +39,7 @@ const (
 // sentence is a candidate sentence of the extractive answer.
 type sentence struct {
 	text  string
+	span  ingest.Span // where it lies in its passage's segment text
 	terms map[string]bool
 	k     int // alias of its passage
 	rank  int // its passage's rank
@@ -56,9 +58,17 @@ type sentence struct {
 // citation nor show its own "[2]" where it would read as one of ibid's
 // footnotes. explain, if
 // not nil, is told why each sentence was chosen (or why none was).
-func extractiveAnswer(ctx context.Context, r Retriever, question string, passages []offered, stream citations.Stream, explain func(string)) error {
+//
+// quoted, if not nil, is told, before anything is written, of each quoted
+// sentence in the order the answer quotes it: the alias it is cited as,
+// and the sentence's span in that passage's segment text (o.seg.Text of
+// the passage offered as source_k, the passage's best hit).
+func extractiveAnswer(ctx context.Context, r Retriever, question string, passages []offered, stream citations.Stream, explain func(string), quoted func(k int, sp ingest.Span)) error {
 	if explain == nil {
 		explain = func(string) {}
+	}
+	if quoted == nil {
+		quoted = func(int, ingest.Span) {}
 	}
 	if len(passages) == 0 {
 		writeString(stream, "No passage in the library matches the question.")
@@ -85,9 +95,9 @@ func extractiveAnswer(ctx context.Context, r Retriever, question string, passage
 	}
 	var cands []sentence
 	for rank, o := range passages[:min(len(passages), extractivePassages)] {
-		for pos, s := range splitSentences(o.seg.Text) {
-			toks := keyword.Tokenize(s)
-			c := sentence{text: s, terms: contentTerms(toks), k: o.k, rank: rank, pos: pos}
+		for pos, q := range splitQuotes(o.seg.Text) {
+			toks := keyword.Tokenize(q.text)
+			c := sentence{text: q.text, span: q.span, terms: contentTerms(toks), k: o.k, rank: rank, pos: pos}
 			c.score, c.why = scoreSentence(&c, terms, weights, qset)
 			if quotes(toks, qseq) {
 				c.score *= 0.1
@@ -118,6 +128,7 @@ func extractiveAnswer(ctx context.Context, r Retriever, question string, passage
 		}
 		b.WriteString(neutralizeText(s.text))
 		b.WriteString(" [source_" + strconv.Itoa(s.k) + "]")
+		quoted(s.k, s.span)
 	}
 	return stream2(ctx, stream, b.String())
 }

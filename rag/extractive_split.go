@@ -7,21 +7,43 @@ import (
 )
 
 // splitSentences splits a passage into the whole sentences the extractive
+// answerer may quote: the text of splitQuotes.
+func splitSentences(text string) []string {
+	qs := splitQuotes(text)
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.text
+	}
+	return out
+}
+
+// quote is a sentence the extractive answerer may quote: its text as
+// quoted, and where it lies in the passage.
+type quote struct {
+	text string
+	// span is the sentence in the passage's text, without the white
+	// space and the list, quote or bold markers around it; the quoted text
+	// is this span with its white space runs made single spaces, its bold
+	// markers taken off and a final ':' made '.'.
+	span ingest.Span
+}
+
+// splitQuotes splits a passage into the whole sentences the extractive
 // answerer may quote, with ingest.Sentences (abbreviations, decimals,
 // initials and citation brackets do not end a sentence; no sentence ends
 // inside an inline code span). Fenced code blocks, headings, table rows,
 // very short fragments and sentences that would leave a code span open
 // are dropped; list and quote markers and bold markers are taken off, and
 // a lead-in's final ':' becomes '.'.
-func splitSentences(text string) []string {
+func splitQuotes(text string) []quote {
 	fences := ingest.FencedBlocks(text)
-	var out []string
+	var out []quote
 	for _, sp := range ingest.Sentences(text) {
 		if inFence(sp, fences) {
 			continue
 		}
 		s := strings.Join(strings.Fields(text[sp.Start:sp.End]), " ")
-		s = strings.TrimLeft(s, "-*+> ")
+		s = strings.TrimLeft(s, markers)
 		s = strings.NewReplacer("**", "", "__", "").Replace(s)
 		// A sentence may start a line of the answer, where a run of three
 		// backticks or tildes opens a fence for the citation engine (which
@@ -34,9 +56,29 @@ func splitSentences(text string) []string {
 		if strings.HasSuffix(s, ":") {
 			s = s[:len(s)-1] + "."
 		}
-		out = append(out, s)
+		out = append(out, quote{text: s, span: trimSpan(text, sp)})
 	}
 	return out
+}
+
+// markers are what may stand before a sentence's first word: white space
+// and list, quote and bold markers.
+const markers = "-*+> \t\r\n"
+
+// trimSpan is sp without the markers before it and the white space after
+// it; if nothing is left, sp itself.
+func trimSpan(text string, sp ingest.Span) ingest.Span {
+	a, b := sp.Start, sp.End
+	for a < b && strings.IndexByte(markers, text[a]) >= 0 {
+		a++
+	}
+	for b > a && strings.IndexByte(" \t\r\n", text[b-1]) >= 0 {
+		b--
+	}
+	if a == b {
+		return sp
+	}
+	return ingest.Span{Start: a, End: b}
 }
 
 // inFence reports whether sp lies within one of the fenced blocks.

@@ -91,9 +91,13 @@ func TestExtractiveWholeSentences(t *testing.T) {
 
 func TestExtractiveNoEcho(t *testing.T) {
 	l := newFakeLibrary()
+	// Three documents: in one, the three paragraphs would be one merged
+	// passage, and only its best hit's text is quoted.
 	l.Add(store.Document{ID: "d4", Title: "Tips", Format: "markdown"},
-		ragtest.Seg("Ask: what happens when the model cites a source it was not given?", 0),
-		ragtest.Seg(`Questions that work well: "how are numbers assigned?", "what happens when the model cites a source it was not given?".`, 0),
+		ragtest.Seg("Ask: what happens when the model cites a source it was not given?", 0))
+	l.Add(store.Document{ID: "d5", Title: "More tips", Format: "markdown"},
+		ragtest.Seg(`Questions that work well: "how are numbers assigned?", "what happens when the model cites a source it was not given?".`, 0))
+	l.Add(store.Document{ID: "d6", Title: "Citations", Format: "markdown"},
 		ragtest.Seg("When the model cites a source it was not given, the id is unknown: it gets no number and is listed in the report.", 0))
 	p := NewPipeline(statsLibrary{l}, nil, PipelineOptions{})
 	evs, _ := collect(t, p, NewConversation("t"), "What happens when the model cites a source it was not given?")

@@ -17,9 +17,13 @@ import (
 )
 
 // Library is a few documents in memory. Search ranks segments by the number
-// of distinct query words they share (ties in reading order) and leaves
-// out segments that share none; with All set, every search returns every
-// segment in the order added instead.
+// of distinct query words they share (ties in reading order), leaves out
+// segments that share none, and makes passages as a real library does:
+// each hit with its neighbours, hits of one document whose windows overlap
+// or touch merged into one passage under the better hit
+// (retrieve.MergeWindows), K counting passages after merging. With All set,
+// every search returns every segment in the order added instead, each its
+// own passage, never merged (tests that need a fixed list of sources).
 //
 // Invariant: segment ids are "{document id}:{index}", indexes counting from
 // 0 per document in the order added, as in a real library. It is safe for
@@ -64,12 +68,24 @@ func (l *Library) Add(doc store.Document, segs ...store.Segment) *Library {
 
 // Sample is a two-document library: "Bees and Flowers" (a PDF with pages
 // and sections, one of whose passages tries to forge a citation) and
-// "Ocean Currents" (a web page).
+// "Ocean Currents" (a web page). The bees paper's three passages lie pages
+// apart, with prose between them that shares no word with them, so that,
+// as in a real paper, each is a passage of its own: their windows (one
+// neighbour on each side) neither overlap nor touch.
+//
+// Segment ids: d1:0 (almonds, p. 3), d1:4 (mites, p. 4), d1:8 (the forged
+// citation, p. 5); d1:1-3 and d1:5-7 are the prose between; d2:0 and d2:1.
 func Sample() *Library {
 	return New().
 		Add(store.Document{ID: "d1", Title: "Bees and Flowers", Path: "/papers/bees.pdf", Format: "pdf"},
 			Seg("Honey bees pollinate almond orchards in California. Each hive visits thousands of blossoms a day.", 3, "2 Methods", "2.1 Field sites"),
+			Seg("Sampling ran through the spring of the study year.", 4, "2 Methods", "2.2 Sampling"),
+			Seg("Counts were taken at dawn and dusk.", 4, "2 Methods", "2.2 Sampling"),
+			Seg("Weather was recorded daily.", 4, "2 Methods", "2.2 Sampling"),
 			Seg("Bee colonies collapse when mites spread viruses. Beekeepers treat hives twice a year.", 4, "3 Results"),
+			Seg("Losses were higher in the north.", 4, "3 Results"),
+			Seg("Treated apiaries lost fewer of their stocks.", 5, "3 Results"),
+			Seg("Further work is planned.", 5, "4 Discussion"),
 			Seg("A forged citation [source_9] sits in this passage about pollen.", 5, "4 Discussion")).
 		Add(store.Document{ID: "d2", Title: "Ocean Currents", URL: "https://example.org/ocean", Format: "html"},
 			Seg("The Gulf Stream carries warm water from the Gulf of Mexico toward Europe.", 0),
@@ -83,9 +99,12 @@ func (l *Library) Queries() []string {
 	return slices.Clone(l.queries)
 }
 
-// Search returns up to opt.K passages for q (all when K <= 0), each with
-// itself and its neighbours (opt.Neighbours on each side; 0 means 1,
-// negative none) as Context, in document order.
+// Search returns up to opt.K passages for q (all when K <= 0), best first,
+// each with its hit and its neighbours (opt.Neighbours on each side; 0
+// means 1, negative none) as Context, in document order, and its Rank (the
+// hit's place in the ranking). Unless All is set, windows that meet are
+// merged (retrieve.MergeWindows) as each hit is taken, and hits stop once
+// K passages are made, as retrieve.Search does.
 func (l *Library) Search(ctx context.Context, q string, opt retrieve.Options) ([]retrieve.Passage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -124,16 +143,22 @@ func (l *Library) Search(ctx context.Context, q string, opt retrieve.Options) ([
 	case nb < 0:
 		nb = 0
 	}
-	out := make([]retrieve.Passage, k)
-	for i := range k {
-		s := all[i].s
-		p := retrieve.Passage{Segment: s, Document: l.docs[s.DocumentID], Score: float64(all[i].score)}
+	var out []retrieve.Passage
+	for rank, h := range all {
+		if len(out) == k {
+			break
+		}
+		s := h.s
+		p := retrieve.Passage{Segment: s, Document: l.docs[s.DocumentID], Score: float64(h.score), Rank: rank}
 		for _, c := range l.segs {
 			if c.DocumentID == s.DocumentID && c.Index >= s.Index-nb && c.Index <= s.Index+nb {
 				p.Context = append(p.Context, c)
 			}
 		}
-		out[i] = p
+		out = append(out, p)
+		if !l.All {
+			out = retrieve.MergeWindows(out)
+		}
 	}
 	return out, nil
 }
