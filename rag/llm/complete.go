@@ -34,9 +34,12 @@ func (m *Model) Complete(ctx context.Context, msgs []Message, maxTokens int) (Co
 		req.Messages[i] = openai.ChatCompletionMessage{Role: msg.Role, Content: msg.Content}
 	}
 	if maxTokens > 0 {
-		req.MaxTokens = maxTokens
+		// max_tokens is what local servers (Ollama, llama.cpp, vLLM) and
+		// older OpenAI-compatible APIs read; OpenAI's reasoning models
+		// refuse it and take max_completion_tokens.
+		req.MaxTokens = maxTokens //lint:ignore SA1019 the servers ibid talks to read max_tokens
 		if openai.NewReasoningValidator().Validate(req) != nil {
-			req.MaxTokens, req.MaxCompletionTokens = 0, maxTokens
+			req.MaxTokens, req.MaxCompletionTokens = 0, maxTokens //lint:ignore SA1019 see above
 		}
 	}
 	p := m.c.d.policy
