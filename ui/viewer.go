@@ -79,7 +79,8 @@ type viewer struct {
 	src           rag.Source
 	doc           store.Document
 	segs          []store.Segment
-	pageStarts    []int // where the document's pages begin in its text; nil: not known
+	pageStarts    []int        // where the document's pages begin in its text; nil: not known
+	programs      OpenSettings // what o runs (Options.Open)
 	at, cited     int
 	offset        int // first line shown, from the current segment's first line (its page marker, if any; negative: context above); View clamps it
 	// seekFocus asks the next View to scroll to the cited segment's focus
@@ -151,7 +152,7 @@ func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
 		v.offset += v.height / 2
 	case key.Matches(km, k.Edit):
 		if v.at < len(v.segs) {
-			return openCmd(v.doc, v.segs[v.at])
+			return openCmd(v.doc, v.segs[v.at], v.programs)
 		}
 	}
 	return nil
