@@ -128,7 +128,7 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	default:
 		return fmt.Errorf("--theme %q: use light or dark (or leave it empty to ask the terminal)", cfg.Theme)
 	}
-	opt := ui.Options{AddFirst: paths, Theme: cfg.Theme}
+	opt := ui.Options{AddFirst: paths, Theme: cfg.Theme, Open: openSettings(cfg)}
 	if _, segs, err := libraryContents(ctx, lib); err == nil && len(paths) == 0 && segs == 0 && conv == nil {
 		opt.Notice = fmt.Sprintf("the library %q is empty: type /add PATH (files, folders, globs)", cfg.Library)
 	}
@@ -150,6 +150,12 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 		return fmt.Errorf("chat: %w", err)
 	}
 	return nil
+}
+
+// openSettings are the programs the viewer's o runs, from the Config
+// (the chat reads no environment of its own).
+func openSettings(cfg *Config) ui.OpenSettings {
+	return ui.OpenSettings{PDFViewer: cfg.PDFViewer, Editor: cfg.Editor}
 }
 
 // unknownCommand catches a mistyped command (ibid serach …): a first

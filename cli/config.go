@@ -79,6 +79,13 @@ type Config struct {
 	// Theme is the chat's colours: light, dark, or "" to ask the terminal
 	// (--theme, IBID_THEME).
 	Theme string
+	// PDFViewer is the command template the chat's viewer opens a PDF
+	// with, {file} and {page} replaced (IBID_PDF_VIEWER); "" looks for a
+	// known viewer.
+	PDFViewer string
+	// Editor opens Markdown and text at a line from the viewer (EDITOR;
+	// "" uses less).
+	Editor string
 }
 
 // Default timeouts of a model's answer.
@@ -113,6 +120,8 @@ func loadConfig(getenv func(string) string) *Config {
 		Theme:            getenv("IBID_THEME"),
 		envBaseURL:       getenv("OPENAI_BASE_URL"),
 		Token:            getenv("IBID_TOKEN"),
+		PDFViewer:        getenv("IBID_PDF_VIEWER"),
+		Editor:           getenv("EDITOR"),
 	}
 }
 

@@ -28,6 +28,9 @@ type Options struct {
 	Notice string
 	// Getenv reads the environment (nil: os.Getenv); tests replace it.
 	Getenv func(string) string
+	// Open names the programs the viewer's o runs (a PDF viewer, an
+	// editor); the chat reads no environment for them.
+	Open OpenSettings
 }
 
 // Model is the root of the chat: a router. It handles the global keys,
@@ -93,7 +96,7 @@ func New(b Backend, opt Options) *Model {
 		c: c, b: b,
 		tr:         newTranscript(c),
 		in:         newInput(c),
-		vw:         &viewer{c: c},
+		vw:         &viewer{c: c, programs: opt.Open},
 		spinner:    spinner.New(spinner.WithSpinner(spinner.Dot)),
 		draining:   map[int]*answerStream{},
 		addFirst:   opt.AddFirst,

@@ -14,9 +14,22 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// pdfViewers are the PDF viewers tried, in order, when $IBID_PDF_VIEWER is
-// not set: the first found on PATH opens the file at the page. Each is a
-// command template like $IBID_PDF_VIEWER's.
+// OpenSettings say which programs o (open the viewer's document at the
+// passage) runs. The chat does not read the environment for them: the
+// command line's Config does, once ($IBID_PDF_VIEWER and $EDITOR), and
+// passes them in Options.
+type OpenSettings struct {
+	// PDFViewer is a command template for PDFs, with {file} and {page}
+	// ($IBID_PDF_VIEWER); "": the first of pdfViewers on PATH.
+	PDFViewer string
+	// Editor opens Markdown and text at a line, as "Editor +N file"
+	// ($EDITOR; it may hold arguments); "": less.
+	Editor string
+}
+
+// pdfViewers are the PDF viewers tried, in order, when no PDFViewer is
+// set: the first found on PATH opens the file at the page. Each is a
+// command template like PDFViewer's.
 var pdfViewers = []string{
 	"zathura --page={page} {file}",
 	"okular -p {page} {file}",
@@ -25,27 +38,30 @@ var pdfViewers = []string{
 	"sioyek --page {page} {file}",
 }
 
-// openEnv is what openArgv reads of the world, so tests can give their own.
+// openEnv is what openArgv knows of the world: the settings, and how to
+// look for programs and read files, so tests can give their own.
 type openEnv struct {
-	getenv   func(string) string
+	OpenSettings
 	lookPath func(string) (string, error)
 	readFile func(string) ([]byte, error)
 	goos     string
 }
 
-func osOpenEnv() openEnv {
-	return openEnv{getenv: os.Getenv, lookPath: exec.LookPath, readFile: os.ReadFile, goos: runtime.GOOS}
+// osOpenEnv is the machine's: programs on PATH, files on disk.
+func osOpenEnv(s OpenSettings) openEnv {
+	return openEnv{OpenSettings: s, lookPath: exec.LookPath, readFile: os.ReadFile, goos: runtime.GOOS}
 }
 
 // openArgv is the command that opens doc at seg, as an argument vector
 // (never a shell string: a path with spaces or ";" stays one argument and
 // runs nothing):
-//   - a PDF: $IBID_PDF_VIEWER as a template ({file} and {page} replaced
-//     inside each word; the file is appended when there is no {file}),
-//     else the first of pdfViewers on PATH, at the passage's first page;
-//     else the system opener (xdg-open, open on macOS) without a page;
-//   - anything else: $EDITOR +N file, N the passage's line in the file;
-//     without $EDITOR, less +Ng file. A file that looks binary is refused.
+//   - a PDF: the PDFViewer template ({file} and {page} replaced inside
+//     each word; the file is appended when there is no {file}), else the
+//     first of pdfViewers on PATH, at the passage's first page; else the
+//     system opener (xdg-open, open on macOS) without a page;
+//   - anything else: Editor +N file, N the passage's line in the file;
+//     without an Editor, less +Ng file. A file that looks binary is
+//     refused, so no pager or editor is ever given a PDF's bytes.
 func openArgv(doc store.Document, seg store.Segment, env openEnv) ([]string, error) {
 	if doc.Path == "" {
 		return nil, errors.New("this source has no file to open")
@@ -61,7 +77,7 @@ func openArgv(doc store.Document, seg store.Segment, env openEnv) ([]string, err
 		return nil, fmt.Errorf("%s looks binary; open it with its own program", doc.Path)
 	}
 	line := strconv.Itoa(passageLine(data, seg))
-	if ed := strings.Fields(env.getenv("EDITOR")); len(ed) > 0 {
+	if ed := strings.Fields(env.Editor); len(ed) > 0 {
 		return append(ed, "+"+line, doc.Path), nil
 	}
 	if _, err := env.lookPath("less"); err == nil {
@@ -72,7 +88,7 @@ func openArgv(doc store.Document, seg store.Segment, env openEnv) ([]string, err
 
 // pdfArgv opens a PDF at page (see openArgv).
 func pdfArgv(path string, page int, env openEnv) ([]string, error) {
-	if t := env.getenv("IBID_PDF_VIEWER"); strings.TrimSpace(t) != "" {
+	if t := env.PDFViewer; strings.TrimSpace(t) != "" {
 		return fillTemplate(t, path, page), nil
 	}
 	for _, t := range pdfViewers {
@@ -141,11 +157,11 @@ func abs(n int) int {
 	return n
 }
 
-// openCmd opens the viewer's document at the passage it is on through
-// tea.ExecProcess: the chat suspends while the program runs and comes back
-// when it exits (editorDoneMsg).
-func openCmd(doc store.Document, seg store.Segment) tea.Cmd {
-	argv, err := openArgv(doc, seg, osOpenEnv())
+// openCmd opens the viewer's document at the passage it is on with the
+// programs s names, through tea.ExecProcess: the chat suspends while the
+// program runs and comes back when it exits (editorDoneMsg).
+func openCmd(doc store.Document, seg store.Segment, s OpenSettings) tea.Cmd {
+	argv, err := openArgv(doc, seg, osOpenEnv(s))
 	if err != nil {
 		return func() tea.Msg { return statusMsg{err: err} }
 	}

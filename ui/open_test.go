@@ -6,8 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/ibid-dev/ibid/store"
 )
@@ -61,13 +64,13 @@ func runArgv(t *testing.T, argv []string, canary string) {
 	}
 }
 
-// TestOpenPDFTemplate: $IBID_PDF_VIEWER's {file} and {page} are replaced
-// inside words, the path stays one argument and runs nothing.
+// TestOpenPDFTemplate: the PDF viewer template's {file} and {page} are
+// replaced inside words, the path stays one argument and runs nothing.
 func TestOpenPDFTemplate(t *testing.T) {
 	_, script, record := stubViewer(t, "viewer")
 	path, canary := hostilePDF(t)
-	t.Setenv("IBID_PDF_VIEWER", script+" --page={page} {file}")
-	argv, err := openArgv(store.Document{Path: path, Format: "pdf"}, store.Segment{PageStart: 10, PageEnd: 11}, osOpenEnv())
+	argv, err := openArgv(store.Document{Path: path, Format: "pdf"}, store.Segment{PageStart: 10, PageEnd: 11},
+		osOpenEnv(OpenSettings{PDFViewer: script + " --page={page} {file}"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,16 +83,16 @@ func TestOpenPDFTemplate(t *testing.T) {
 	}
 }
 
-// TestOpenPDFOnPath: without $IBID_PDF_VIEWER the first known viewer on
+// TestOpenPDFOnPath: without a PDF viewer template the first known viewer on
 // PATH is used with its own page flag; without any, the system opener,
 // without a page; with neither, an error that says what to set.
 func TestOpenPDFOnPath(t *testing.T) {
 	dir, _, record := stubViewer(t, "okular")
 	path, canary := hostilePDF(t)
-	t.Setenv("IBID_PDF_VIEWER", "")
+	t.Setenv("IBID_PDF_VIEWER", "zathura {file}") // read by cli's Config, never here
 	t.Setenv("PATH", dir)
 	doc, seg := store.Document{Path: path, Format: "pdf"}, store.Segment{PageStart: 7}
-	argv, err := openArgv(doc, seg, osOpenEnv())
+	argv, err := openArgv(doc, seg, osOpenEnv(OpenSettings{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +105,7 @@ func TestOpenPDFOnPath(t *testing.T) {
 	}
 
 	only := func(names ...string) openEnv {
-		e := osOpenEnv()
+		e := osOpenEnv(OpenSettings{})
 		e.lookPath = func(n string) (string, error) {
 			for _, x := range names {
 				if x == n {
@@ -132,7 +135,7 @@ func TestOpenPDFOnPath(t *testing.T) {
 	}
 }
 
-// TestOpenMarkdownInEditor: Markdown goes to $EDITOR +N, N the passage's
+// TestOpenMarkdownInEditor: Markdown goes to the editor +N, N the passage's
 // line in the file (front matter included), never to a PDF viewer.
 func TestOpenMarkdownInEditor(t *testing.T) {
 	_, script, record := stubViewer(t, "editor")
@@ -148,9 +151,8 @@ func TestOpenMarkdownInEditor(t *testing.T) {
 	}
 	start := strings.Index(text, "The effect")
 	seg := store.Segment{Text: "The effect holds\nacross sites.", Start: start, End: len(text)}
-	t.Setenv("EDITOR", script)
-	t.Setenv("IBID_PDF_VIEWER", script+" {file}")
-	argv, err := openArgv(store.Document{Path: path, Format: "markdown"}, seg, osOpenEnv())
+	argv, err := openArgv(store.Document{Path: path, Format: "markdown"}, seg,
+		osOpenEnv(OpenSettings{Editor: script, PDFViewer: script + " {file}"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,12 +163,11 @@ func TestOpenMarkdownInEditor(t *testing.T) {
 	}
 
 	// an editor with arguments keeps them; without $EDITOR, less at the line
-	env := osOpenEnv()
-	env.getenv = func(k string) string { return map[string]string{"EDITOR": "code --wait"}[k] }
+	env := osOpenEnv(OpenSettings{Editor: "code --wait"})
 	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, seg, env); !reflect.DeepEqual(got, []string{"code", "--wait", "+10", path}) {
 		t.Errorf("EDITOR with arguments: %q", got)
 	}
-	env.getenv = func(string) string { return "" }
+	env.Editor = ""
 	env.lookPath = func(n string) (string, error) { return "/usr/bin/" + n, nil }
 	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, seg, env); !reflect.DeepEqual(got, []string{"less", "+10g", path}) {
 		t.Errorf("no EDITOR: %q, want less at the line", got)
@@ -200,23 +201,33 @@ func TestOpenRefusesBinary(t *testing.T) {
 	if err := os.WriteFile(path, []byte("abc\x00\x01\x02"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("EDITOR", "vi")
-	if argv, err := openArgv(store.Document{Path: path, Format: "text"}, store.Segment{}, osOpenEnv()); err == nil {
+	if argv, err := openArgv(store.Document{Path: path, Format: "text"}, store.Segment{}, osOpenEnv(OpenSettings{Editor: "vi"})); err == nil {
 		t.Errorf("binary file opened with %q", argv)
 	}
 }
 
 // TestViewerOpenKey: o in the viewer produces the exec message of
-// tea.ExecProcess for the passage it is on.
+// tea.ExecProcess for the passage it is on, with the programs the chat's
+// Options name: the command runs the stub viewer of Options.Open at the
+// passage's page, never the one $IBID_PDF_VIEWER names (the environment is
+// cli's to read).
 func TestViewerOpenKey(t *testing.T) {
-	_, script, _ := stubViewer(t, "viewer")
-	t.Setenv("IBID_PDF_VIEWER", script+" {file} {page}")
+	_, script, record := stubViewer(t, "viewer")
+	_, envScript, envRecord := stubViewer(t, "envviewer")
+	t.Setenv("IBID_PDF_VIEWER", envScript+" {file} {page}")
+	t.Setenv("EDITOR", envScript)
 	b := newFakeBackend(sampleAnswer)
-	path, _ := hostilePDF(t)
+	path, canary := hostilePDF(t)
 	doc := b.docs["doc2"]
 	doc.Path, doc.Format = path, "pdf"
 	b.docs["doc2"] = doc
-	d := newDrive(t, b, 80, 24)
+	opt := darkOpt()
+	opt.Open = OpenSettings{PDFViewer: script + " {file} {page}"}
+	d := &drive{t: t, m: New(b, opt)}
+	d.m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for _, m := range run(d.m.Init()) {
+		d.send(m)
+	}
 	d.typeText("q")
 	d.send(press("enter"))
 	d.send(press("tab"))
@@ -231,5 +242,18 @@ func TestViewerOpenKey(t *testing.T) {
 	}
 	if msg := cmd(); !strings.Contains(typeName(msg), "exec") {
 		t.Errorf("o gave %s, want tea.ExecProcess's message", typeName(msg))
+	}
+	// the command o execs is openCmd's: openArgv with the viewer's programs
+	seg := d.m.vw.segs[d.m.vw.at]
+	argv, err := openArgv(d.m.vw.doc, seg, osOpenEnv(d.m.vw.programs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runArgv(t, argv, canary)
+	if got, want := recorded(t, record), []string{path, strconv.Itoa(seg.PageStart)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the viewer of Options.Open got %q, want %q", got, want)
+	}
+	if _, err := os.Stat(envRecord); err == nil {
+		t.Errorf("o ran $IBID_PDF_VIEWER's program: the ui read the environment")
 	}
 }

@@ -23,7 +23,10 @@ type viewerLoadedMsg struct {
 	src  rag.Source
 	doc  store.Document
 	segs []store.Segment
-	err  error
+	// pageStarts are where the document's pages begin in its text (a
+	// PageFinder's), nil when not known.
+	pageStarts []int
+	err        error
 }
 
 // editorDoneMsg says the program o started (an editor, a PDF viewer)
@@ -40,8 +43,8 @@ func openSourceCmd(tu *turn, nd node) tea.Cmd {
 	return func() tea.Msg { return openSourceMsg{src} }
 }
 
-// loadSourceCmd looks up the segment and its document's passages (not its
-// index rows).
+// loadSourceCmd looks up the segment, its document's passages (not its
+// index rows) and, from a PageFinder, where the document's pages begin.
 func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 	return func() tea.Msg {
 		seg, doc, ok := b.Segment(src.SegmentID)
@@ -52,14 +55,19 @@ func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 		if len(segs) == 0 {
 			segs = []store.Segment{seg}
 		}
-		return viewerLoadedMsg{src: src, doc: doc, segs: segs}
+		var pages []int
+		if pf, ok := b.(PageFinder); ok && doc.Pages > 0 {
+			pages = pf.DocumentPages(doc.ID)
+		}
+		return viewerLoadedMsg{src: src, doc: doc, segs: segs, pageStarts: pages}
 	}
 }
 
 // viewer shows a cited passage in its document: a header (title, path,
 // the page of the first line in view, section), the cited segment
 // highlighted, neighbours around it, reflowed to the width with a marker
-// line where a page begins (viewer_pages.go); o opens the document at the
+// line where a page begins, inside a passage too when the document's page
+// starts are known (viewer_pages.go, viewer_pagestarts.go); o opens the document at the
 // passage (open.go).
 //
 // Invariant: when open, 0 <= at < len(segs) and cited indexes the cited
@@ -71,6 +79,8 @@ type viewer struct {
 	src           rag.Source
 	doc           store.Document
 	segs          []store.Segment
+	pageStarts    []int        // where the document's pages begin in its text; nil: not known
+	programs      OpenSettings // what o runs (Options.Open)
 	at, cited     int
 	offset        int // first line shown, from the current segment's first line (its page marker, if any; negative: context above); View clamps it
 	// seekFocus asks the next View to scroll to the cited segment's focus
@@ -98,6 +108,7 @@ func (v *viewer) FullHelp() [][]key.Binding {
 
 func (v *viewer) load(m viewerLoadedMsg) {
 	v.open, v.src, v.doc, v.segs, v.offset = true, m.src, m.doc, m.segs, 0
+	v.pageStarts = m.pageStarts
 	v.cited, v.at, v.seekFocus = -1, 0, false
 	for i, s := range m.segs {
 		if s.ID == m.src.SegmentID {
@@ -141,7 +152,7 @@ func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
 		v.offset += v.height / 2
 	case key.Matches(km, k.Edit):
 		if v.at < len(v.segs) {
-			return openCmd(v.doc, v.segs[v.at])
+			return openCmd(v.doc, v.segs[v.at], v.programs)
 		}
 	}
 	return nil

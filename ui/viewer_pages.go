@@ -12,8 +12,10 @@ import (
 // the header can name the page at the top of the view.
 //
 // Invariant: pStart is 0 (no pages: Markdown, text) or 1 <= pStart <=
-// pEnd; pEnd > pStart only on the lines of a passage that spans pages,
-// since the library does not keep where inside a passage the page turns.
+// pEnd; pEnd > pStart only on the lines of a passage that spans pages
+// when the viewer does not know where inside it the page turns (no page
+// starts: the document's file is gone or changed), or on the marker of
+// pages that hold no text.
 type vline struct {
 	text         string // styled, not wider than the viewer
 	pStart, pEnd int
@@ -25,7 +27,9 @@ type vline struct {
 // document (nil for the first). A page begins at a segment whose first
 // page is after the last page of the one before (or at the document's
 // first segment); a passage that spans pages gets a marker naming them
-// all, because the page turns somewhere inside it.
+// all, because the page turns somewhere inside it. (With the document's
+// page starts, layout passes s's pages up to the first that begins inside
+// it, and marks that one where it begins.)
 func pageMarker(s store.Segment, prev *store.Segment) string {
 	if s.PageStart <= 0 {
 		return ""
@@ -50,12 +54,14 @@ func markerLine(label string, width int) string {
 }
 
 // layout is the body: the segments around at, each reflowed at the
-// viewer's width, a page marker above each segment where a page begins,
-// the cited segment highlighted, the lines of its focus (the part that
-// matched best, viewer_focus.go) more strongly and marked █, ▌ marking the
-// one at. starts[i] is the
-// line where segs[lo+i] begins (its marker, when it has one), and lo the
-// first segment shown.
+// viewer's width, a page marker above each segment where a page begins
+// and, when the viewer has the document's page starts (PageFinder),
+// inside a passage at the line where the next page begins (otherwise a
+// passage that spans pages gets one marker above, naming them), the cited
+// segment highlighted, the lines of its focus (the part that matched best,
+// viewer_focus.go) more strongly and marked █, ▌ marking the one at.
+// starts[i] is the line where segs[lo+i] begins (its marker, when it has
+// one), and lo the first segment shown.
 func (v *viewer) layout() (lines []vline, starts []int, lo int) {
 	st := v.c.Styles
 	w := max(v.width-2, 10)
@@ -67,9 +73,11 @@ func (v *viewer) layout() (lines []vline, starts []int, lo int) {
 		if i > 0 {
 			prev = &v.segs[i-1]
 		}
-		ps, pe := s.PageStart, max(s.PageStart, s.PageEnd)
-		if label := pageMarker(s, prev); label != "" { // the marker belongs to the passage: its pages
-			lines = append(lines, vline{"  " + st.Border.Render(markerLine(label, w)), ps, pe, false})
+		pieces := flowPages(s, pageBreaks(s, v.pageStarts), w)
+		top := s // the marker above names the pages of the first piece
+		top.PageEnd = pieces[0].pEnd
+		if label := pageMarker(top, prev); label != "" {
+			lines = append(lines, vline{"  " + st.Border.Render(markerLine(label, w)), pieces[0].pStart, pieces[0].pEnd, false})
 		}
 		mark, style := "  ", st.ViewerOther
 		if i == v.cited {
@@ -81,18 +89,25 @@ func (v *viewer) layout() (lines []vline, starts []int, lo int) {
 				style = st.SourceTitle
 			}
 		}
-		flow := reflow(s.Text, w)
 		var focus []bool
 		if a, b, ok := focusIn(v.src, s.Text); ok && i == v.cited {
-			focus = focusLines(s.Text, flow, a, b)
+			focus = focusLines(s.Text, joinedLines(pieces), a, b)
 		}
-		for j, l := range flow {
-			if focus != nil && focus[j] {
-				lines = append(lines, vline{st.ViewerHead.Render(focusMark) + st.ViewerFocus.Render(l), ps, pe, true})
-				continue
+		j := 0 // the line's index in joinedLines
+		for _, pc := range pieces {
+			if pc.marker != "" {
+				lines = append(lines, vline{mark + st.Border.Render(markerLine(pc.marker, w)), pc.pStart, pc.pEnd, false})
 			}
-			lines = append(lines, vline{mark + style.Render(l), ps, pe, false})
+			for _, l := range pc.lines {
+				if focus != nil && focus[j] {
+					lines = append(lines, vline{st.ViewerHead.Render(focusMark) + st.ViewerFocus.Render(l), pc.pStart, pc.pEnd, true})
+				} else {
+					lines = append(lines, vline{mark + style.Render(l), pc.pStart, pc.pEnd, false})
+				}
+				j++
+			}
 		}
+		pe := pieces[len(pieces)-1].pEnd
 		lines = append(lines, vline{"", pe, pe, false})
 	}
 	return lines, starts, lo
