@@ -1,38 +1,59 @@
 package cli
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
 )
 
-// longDocFigures are the BM25 lines of ibid eval --strategy S on the
-// long-document set, as docs/indexing.md reports them.
-var longDocFigures = map[string]string{
-	"recursive":    "bm25         questions 78 (missing 0)  Recall@5 0.846  Recall@20 0.968  nDCG@10 0.725  mean tokens@5 1503",
-	"semantic":     "bm25         questions 78 (missing 0)  Recall@5 0.827  Recall@20 0.936  nDCG@10 0.699  mean tokens@5 1147",
-	"hierarchical": "bm25         questions 78 (missing 0)  Recall@5 0.788  Recall@20 0.955  nDCG@10 0.671  mean tokens@5 645",
+// longDocFigures are ibid eval --bm25-only --strategy S on the
+// long-document set, as docs/indexing.md reports them: Recall@5,
+// Recall@20, nDCG@10 and the mean tokens of the top five. The set reads
+// six of ibid's own docs, which change as the docs are edited, so the
+// figures are held to within longDocSlack (tokens within 5%); the order
+// that makes recursive the default is held exactly.
+var longDocFigures = map[string][4]float64{
+	"recursive":    {0.846, 0.968, 0.725, 1503},
+	"semantic":     {0.827, 0.936, 0.699, 1147},
+	"hierarchical": {0.788, 0.955, 0.671, 645},
 }
+
+const longDocSlack = 0.015
 
 func TestEvalLongDocStrategies(t *testing.T) {
 	if _, err := os.Stat("../../shared/data/pdf/alce-gao2023-citations.pdf"); err != nil {
 		t.Skip("no ../shared data: the long-document set needs its papers")
 	}
 	cmdEnv(t)
-	for _, s := range []string{"recursive", "semantic", "hierarchical"} {
+	got := map[string][4]float64{}
+	for s, want := range longDocFigures {
 		code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, "../rag/retrieve/testdata/longdoc")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", s, code, errs)
 		}
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 2 || lines[0] != "strategy "+s {
+		if len(lines) != 2 || lines[0] != "strategy "+s || !strings.Contains(lines[1], "questions 78 (missing 0)") {
 			t.Fatalf("%s: output\n%s", s, out)
 		}
-		if lines[1] != longDocFigures[s] {
-			t.Errorf("%s:\n got %s\nwant %s (docs/indexing.md)", s, lines[1], longDocFigures[s])
+		var f [4]float64
+		if _, err := fmt.Sscanf(lines[1][strings.Index(lines[1], "Recall@5"):], "Recall@5 %f  Recall@20 %f  nDCG@10 %f  mean tokens@5 %f", &f[0], &f[1], &f[2], &f[3]); err != nil {
+			t.Fatalf("%s: %q: %v", s, lines[1], err)
 		}
-		if !strings.Contains(errs, "78 questions over 9 documents") {
-			t.Errorf("%s: progress %q", s, errs)
+		got[s] = f
+		for i := range 3 {
+			if math.Abs(f[i]-want[i]) > longDocSlack {
+				t.Errorf("%s: %s\nwant %v (docs/indexing.md)", s, lines[1], want)
+			}
+		}
+		if math.Abs(f[3]-want[3]) > 0.05*want[3] {
+			t.Errorf("%s: mean tokens %v, docs/indexing.md says %v", s, f[3], want[3])
+		}
+	}
+	for _, s := range []string{"semantic", "hierarchical"} {
+		if got[s][0] >= got["recursive"][0] || got[s][2] >= got["recursive"][2] {
+			t.Errorf("%s %v is not below recursive %v: the default must be revisited (docs/indexing.md)", s, got[s], got["recursive"])
 		}
 	}
 }
