@@ -73,7 +73,7 @@ func TestAskFormats(t *testing.T) {
 			t.Run(format+"/"+cite, func(t *testing.T) {
 				srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(replies[cite], 3), Pings: 1})
 				defer srv.Close()
-				code, out, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "m",
+				code, out, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "fake-model",
 					"--format", format, "--cite-format", cite, "when are spring tides? how does bread rise?")
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, errs)
@@ -111,7 +111,7 @@ func TestAskModelFailure(t *testing.T) {
 	runCmd(t, "add", docs)
 	srv := llmtest.New(llmtest.Reply{Status: http.StatusUnauthorized})
 	defer srv.Close()
-	code, _, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "m", "tides?")
+	code, _, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "fake-model", "tides?")
 	if code == 0 || !strings.Contains(errs, "refused") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
@@ -143,7 +143,7 @@ func TestServeEndToEnd(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--token", "tok", "--base-url", model.BaseURL(), "--model", "m"},
+		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--token", "tok", "--base-url", model.BaseURL(), "--model", "fake-model"},
 			Env{In: strings.NewReader(""), Out: io.Discard, Err: pw, Getenv: os.Getenv})
 		pw.Close()
 	}()
@@ -208,7 +208,7 @@ func TestAskStreamCut(t *testing.T) {
 	runCmd(t, "add", docs)
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("Spring tides [source_1] come at new and full moon.", 4), Cut: 7})
 	defer srv.Close()
-	code, out, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "m", "tides?")
+	code, out, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "fake-model", "tides?")
 	if code == 0 || !strings.Contains(errs, "cut off") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
@@ -229,7 +229,7 @@ func TestAskShowsRateLimitWait(t *testing.T) {
 		llmtest.Reply{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "1"}},
 		llmtest.Reply{Chunks: llmtest.Split("Spring tides come at new and full moon [source_1].", 4)})
 	defer srv.Close()
-	code, out, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "m", "When are spring tides?")
+	code, out, errs := runCmd(t, "ask", "--base-url", srv.BaseURL(), "--model", "fake-model", "When are spring tides?")
 	if code != 0 || !strings.Contains(out, "Spring tides come at new and full moon [1]") {
 		t.Fatalf("ask: %d\n%s\n%s", code, out, errs)
 	}

@@ -128,7 +128,13 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	default:
 		return fmt.Errorf("--theme %q: use light or dark (or leave it empty to ask the terminal)", cfg.Theme)
 	}
-	opt := ui.Options{AddFirst: paths, Theme: cfg.Theme, Open: openSettings(cfg)}
+	opt := ui.Options{AddFirst: paths, Theme: cfg.Theme, Open: openSettings(cfg),
+		Getenv: func(name string) string { // the ui reads the environment only through Config
+			if name == "COLORFGBG" {
+				return cfg.colorFGBG
+			}
+			return ""
+		}}
 	if _, segs, err := libraryContents(ctx, lib); err == nil && len(paths) == 0 && segs == 0 && conv == nil {
 		opt.Notice = fmt.Sprintf("the library %q is empty: type /add PATH (files, folders, globs)", cfg.Library)
 	}

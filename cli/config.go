@@ -79,6 +79,9 @@ type Config struct {
 	// Theme is the chat's colours: light, dark, or "" to ask the terminal
 	// (--theme, IBID_THEME).
 	Theme string
+	// colorFGBG is COLORFGBG as read: the terminal's colours, the chat's
+	// guess of a light or dark background until the terminal answers.
+	colorFGBG string
 	// PDFViewer is the command template the chat's viewer opens a PDF
 	// with, {file} and {page} replaced (IBID_PDF_VIEWER); "" looks for a
 	// known viewer.
@@ -118,6 +121,7 @@ func loadConfig(getenv func(string) string) *Config {
 		IdleTimeout:      defaultIdleTimeout,
 		Numbering:        or("IBID_NUMBERING", "answer"),
 		Theme:            getenv("IBID_THEME"),
+		colorFGBG:        getenv("COLORFGBG"),
 		envBaseURL:       getenv("OPENAI_BASE_URL"),
 		Token:            getenv("IBID_TOKEN"),
 		PDFViewer:        getenv("IBID_PDF_VIEWER"),

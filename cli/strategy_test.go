@@ -58,7 +58,7 @@ func TestAddContextualWithModel(t *testing.T) {
 	srv.Handle(func(r llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Chunks: []string{"zeppelin almanac entry"}, Usage: &llmtest.Usage{Prompt: 100, Completion: 4}}
 	})
-	args := []string{"add", "--library", "c", "--strategy", "contextual", "--base-url", srv.BaseURL(), "--model", "m", docs}
+	args := []string{"add", "--library", "c", "--strategy", "contextual", "--base-url", srv.BaseURL(), "--model", "fake-model", docs}
 	code, out, errs := runCmd(t, args...)
 	if code != 0 || !strings.Contains(out, "enrichment: 2 calls, 0 cache hits") {
 		t.Fatalf("contextual add: exit %d\n%s%s", code, out, errs)
@@ -71,7 +71,7 @@ func TestAddContextualWithModel(t *testing.T) {
 		t.Fatalf("second add: exit %d\n%s%s", code, out, errs)
 	}
 	// Nothing to re-index is not an error.
-	if code, out, errs := runCmd(t, "add", "--library", "c", "--strategy", "contextual", "--reindex", "--base-url", srv.BaseURL(), "--model", "m"); code != 0 {
+	if code, out, errs := runCmd(t, "add", "--library", "c", "--strategy", "contextual", "--reindex", "--base-url", srv.BaseURL(), "--model", "fake-model"); code != 0 {
 		t.Fatalf("re-index of an up-to-date library: exit %d\n%s%s", code, out, errs)
 	}
 	// The generated context finds the passage, is shown by --explain, and

@@ -34,6 +34,10 @@ type block struct {
 	lines []string // raw with chips
 	// nodeLine[i] is the line (within lines) of the block's i-th node.
 	nodeLine []int
+	// fitted is lines as the transcript shows them (indented, padded or
+	// cut to fitWidth); nil when lines changed since.
+	fitted   []string
+	fitWidth int
 }
 
 // answerDoc is one answer as it streams: Markdown source with node
@@ -220,6 +224,7 @@ func (d *answerDoc) drawBlock(i int, r *mdRenderer, st *Styles, sel int) *block 
 	if b.sel != s || b.lines == nil {
 		b.lines, b.nodeLine = drawChips(b.raw, d.nodes, b.firstNode, s, st)
 		b.sel = s
+		b.fitted = nil
 	}
 	return b
 }

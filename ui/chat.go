@@ -31,6 +31,10 @@ type Options struct {
 	// Open names the programs the viewer's o runs (a PDF viewer, an
 	// editor); the chat reads no environment for them.
 	Open OpenSettings
+	// LibraryPoll is how often the library's counts are read again, to
+	// show changes made by another process (0: every libPollEvery;
+	// negative: never).
+	LibraryPoll time.Duration
 }
 
 // Model is the root of the chat: a router. It handles the global keys,
@@ -75,8 +79,9 @@ type Model struct {
 	styled      bool // the background is known (theme option or the terminal's answer)
 	themeFixed  bool // Options.Theme chose it: the terminal's answer is ignored
 	lib         libInfo
-	headings    []string // the library's headings, for the first screen's examples
-	ticking     bool     // the spinner's tick is scheduled
+	headings    []string      // the library's headings, for the first screen's examples
+	ticking     bool          // the spinner's tick is scheduled
+	pollEvery   time.Duration // how often the library's counts are read (<= 0: never)
 }
 
 // tick starts the spinner unless it runs already.
@@ -104,6 +109,10 @@ func New(b Backend, opt Options) *Model {
 		themeFixed: known,
 		now:        time.Now(),
 		statusN:    1,
+		pollEvery:  opt.LibraryPoll,
+	}
+	if m.pollEvery == 0 {
+		m.pollEvery = libPollEvery
 	}
 	m.src = newSourcesPane(c, m.tr.sources)
 	m.panes = [focusCount]Pane{focusInput: m.in, focusTranscript: m.tr, focusSources: m.src}
@@ -121,9 +130,10 @@ func (m *Model) loadTurns(turns []Turn) {
 }
 
 // Init asks the terminal's background, focuses the input, reads the
-// library's headings for the first screen and starts any additions.
+// library's headings for the first screen, starts polling the library's
+// counts and starts any additions.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.in.Focus(), headingsCmd(m.b)}
+	cmds := []tea.Cmd{m.in.Focus(), headingsCmd(m.b), pollLibrary(m.b, m.pollEvery)}
 	if !m.styled {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -185,6 +195,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status.set(statusMsg{err: fmt.Errorf("couldn't open the document: %w (set IBID_PDF_VIEWER for PDFs, $EDITOR for text)", msg.err)})
 		}
 		return m, nil
+	case libCountMsg:
+		return m, m.onLibCount(msg)
 	case addProgressMsg:
 		m.addProgress = msg.p
 		return m, msg.next

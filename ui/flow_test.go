@@ -33,7 +33,12 @@ func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func newTM(t *testing.T, b Backend, w, h int) *teatest.TestModel {
-	return teatest.NewTestModel(t, probe{New(b, darkOpt())}, teatest.WithInitialTermSize(w, h))
+	return newTMOpt(t, b, darkOpt(), w, h)
+}
+
+// newTMOpt is newTM with options.
+func newTMOpt(t *testing.T, b Backend, opt Options, w, h int) *teatest.TestModel {
+	return teatest.NewTestModel(t, probe{New(b, opt)}, teatest.WithInitialTermSize(w, h))
 }
 
 // waitScreen waits until the chat's screen holds every string of want.
@@ -151,7 +156,9 @@ type drive struct {
 }
 
 func newDrive(t *testing.T, b Backend, w, h int) *drive {
-	d := &drive{t: t, m: New(b, darkOpt())}
+	opt := darkOpt()
+	opt.LibraryPoll = -1 // run waits for every command: a poll would wait too
+	d := &drive{t: t, m: New(b, opt)}
 	d.m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	for _, m := range run(d.m.Init()) {
 		d.send(m)

@@ -244,11 +244,12 @@ func (t *transcript) selectNode(i int) {
 		return
 	}
 	i = min(max(i, 0), n-1)
+	t.redraw(t.selTurnOf()) // the chip selected until now, and
 	t.sel = i
 	if r, ok := t.refOf(i); ok {
 		t.selTurn = r.turn
+		t.redraw(r.turn) // the one selected now
 	}
-	t.dirty = true
 	line := t.lineOf(i)
 	if line < 0 {
 		return

@@ -61,6 +61,15 @@ func (b *RAGBackend) LibrarySize() int {
 	return len(docs)
 }
 
+// LibraryCount is the library's name and number of documents, of one
+// library even while /library switches, and the error that kept it from
+// being read.
+func (b *RAGBackend) LibraryCount() (string, int, error) {
+	lib, _, _ := b.current()
+	docs, err := lib.Documents(context.Background())
+	return lib.Name(), len(docs), err
+}
+
 // ModelName says which model answers, for the status line: what Connect
 // found by itself and the model ("Ollama · llama3.2"), the model's name
 // alone for a server the user named, the pipeline's name otherwise.

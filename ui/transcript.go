@@ -17,7 +17,11 @@ type nodeRef struct{ turn, node int }
 // turn (built with r, for width); the streaming turn, always the last, adds
 // its open tail below stable in View. nodes lists every node drawn in
 // stable in order, with its line. sel is -1 or an index into the turns'
-// nodes in reading order.
+// nodes in reading order. Turns before redrawFrom are drawn in stable as
+// they are now; sync redraws the others, so that a new turn, an answer that
+// ends or a new selection costs the turns it changes, not the whole
+// conversation (a frame's cost must not grow with the conversation:
+// BenchmarkLongConversation).
 type transcript struct {
 	c             *Common
 	turns         []*turn
@@ -29,14 +33,15 @@ type transcript struct {
 	nodes    []placed // nodes in stable, in reading order
 	turnLine []int    // first line (the question) of each turn in stable
 	built    int      // blocks of the last turn already in stable
-	dirty    bool     // stable must be rebuilt
-	offset   int      // first visible line
-	follow   bool     // keep the bottom in view as the answer grows
-	sel      int      // selected node in reading order over all turns; -1 none
-	selTurn  int      // turn whose sources the side pane shows; -1 latest
+	// redrawFrom is the first turn stable does not show as it is now
+	// (noRedraw: none).
+	redrawFrom int
+	offset     int  // first visible line
+	follow     bool // keep the bottom in view as the answer grows
+	sel        int  // selected node in reading order over all turns; -1 none
+	selTurn    int  // turn whose sources the side pane shows; -1 latest
 
 	blankLine string // width spaces
-	frame     []byte // the last frame's buffer, reused
 }
 
 // placed is a node drawn at a line.
@@ -46,13 +51,28 @@ type placed struct {
 }
 
 func newTranscript(c *Common) *transcript {
-	return &transcript{c: c, sel: -1, selTurn: -1, follow: true, dirty: true}
+	return &transcript{c: c, sel: -1, selTurn: -1, follow: true}
+}
+
+// noRedraw is redrawFrom when stable is up to date.
+const noRedraw = int(^uint(0) >> 1)
+
+// redraw marks turn ti and those after it for drawing again (ti <= 0:
+// all of them).
+func (t *transcript) redraw(ti int) { t.redrawFrom = min(t.redrawFrom, max(ti, 0)) }
+
+// selTurnOf is the turn of the selected node, or noRedraw when none is.
+func (t *transcript) selTurnOf() int {
+	if r, ok := t.refOf(t.sel); ok {
+		return r.turn
+	}
+	return noRedraw
 }
 
 // SetSize sets the pane's size; a new width drops the render caches.
 func (t *transcript) SetSize(w, h int) {
 	if w != t.width {
-		t.dirty = true
+		t.redraw(0)
 	}
 	t.width, t.height = w, h
 }
@@ -61,7 +81,7 @@ func (t *transcript) Focus() tea.Cmd { t.focused = true; return nil }
 func (t *transcript) Blur()          { t.focused = false }
 
 // restyle drops the caches after the background changed.
-func (t *transcript) restyle() { t.r = nil; t.dirty = true }
+func (t *transcript) restyle() { t.r = nil; t.redraw(0) }
 
 func (t *transcript) renderer() *mdRenderer {
 	if t.r == nil || t.r.width != t.textWidth() || t.r.dark != t.c.Styles.Dark {
@@ -110,11 +130,15 @@ func (t *transcript) selInTurn(ti int) int {
 	return r.node
 }
 
-// sync brings stable up to date: a full rebuild when dirty, else the newly
-// finished blocks of the last turn are appended.
+// sync brings stable up to date: the turns from redrawFrom are drawn again
+// (all of them after a resize or a restyle), then the newly finished
+// blocks of the last turn are appended.
 func (t *transcript) sync() {
-	if t.dirty || t.r == nil || t.r.width != t.textWidth() {
-		t.rebuild()
+	if t.r == nil || t.r.width != t.textWidth() || t.r.dark != t.c.Styles.Dark {
+		t.redraw(0)
+	}
+	if t.redrawFrom < len(t.turns) || t.redrawFrom == 0 {
+		t.rebuild(t.redrawFrom)
 		return
 	}
 	if len(t.turns) == 0 {
@@ -135,33 +159,45 @@ func (t *transcript) appendBlock(ti, bi int) {
 		t.stable = append(t.stable, t.blank())
 	}
 	base := len(t.stable)
-	for _, l := range b.lines {
-		t.stable = append(t.stable, t.fit("  "+l))
+	if b.fitted == nil || b.fitWidth != t.width {
+		b.fitted, b.fitWidth = make([]string, len(b.lines)), t.width
+		for i, l := range b.lines {
+			b.fitted[i] = t.fit("  " + l)
+		}
 	}
+	t.stable = append(t.stable, b.fitted...)
 	for i, ln := range b.nodeLine {
 		t.nodes = append(t.nodes, placed{nodeRef{ti, b.firstNode + i}, base + ln})
 	}
 }
 
-// rebuild draws every turn again (after a resize, a new selection, a new
-// turn or a restyle).
-func (t *transcript) rebuild() {
+// rebuild draws turns from on again (after a resize, a new selection, a
+// new turn, an answer's end or a restyle), keeping the lines and nodes of
+// the turns before it. Blocks are drawn from their caches (see drawBlock
+// and block.fitted), so a turn costs copying its lines.
+func (t *transcript) rebuild(from int) {
 	t.renderer()
-	t.stable, t.nodes, t.turnLine = t.stable[:0], t.nodes[:0], t.turnLine[:0]
-	st := t.c.Styles
-	for ti, tu := range t.turns {
+	// turns are drawn in order: from is at most the first never drawn
+	from = min(from, len(t.turns), len(t.turnLine))
+	keep := len(t.stable) // every turn drawn is kept
+	switch {
+	case from == 0:
+		keep = 0
+	case from < len(t.turnLine):
+		keep = t.turnLine[from] - 1 // up to the blank line before turn from
+	}
+	n := len(t.nodes)
+	for n > 0 && t.nodes[n-1].ref.turn >= from {
+		n--
+	}
+	t.stable, t.nodes, t.turnLine = t.stable[:keep], t.nodes[:n], t.turnLine[:from]
+	for ti := from; ti < len(t.turns); ti++ {
+		tu := t.turns[ti]
 		if ti > 0 {
 			t.stable = append(t.stable, t.blank())
 		}
 		t.turnLine = append(t.turnLine, len(t.stable))
-		q := ansi.Wrap(tu.question, max(t.width-2, 10), " ")
-		for i, l := range strings.Split(q, "\n") {
-			p := "› "
-			if i > 0 {
-				p = "  "
-			}
-			t.stable = append(t.stable, t.fit(st.Question.Render(p+l)))
-		}
+		t.stable = append(t.stable, t.questionLines(tu)...)
 		t.stable = append(t.stable, t.blank())
 		for bi := range tu.doc.blocks {
 			t.appendBlock(ti, bi)
@@ -177,7 +213,25 @@ func (t *transcript) rebuild() {
 			}
 		}
 	}
-	t.dirty = false
+	t.redrawFrom = noRedraw
+}
+
+// questionLines draws turn tu's question, wrapped and fitted, from its
+// cache when the width is the same.
+func (t *transcript) questionLines(tu *turn) []string {
+	if tu.qLines != nil && tu.qWidth == t.width && tu.qStyles == t.c.Styles {
+		return tu.qLines
+	}
+	tu.qLines, tu.qWidth, tu.qStyles = tu.qLines[:0], t.width, t.c.Styles
+	q := ansi.Wrap(tu.question, max(t.width-2, 10), " ")
+	for i, l := range strings.Split(q, "\n") {
+		p := "› "
+		if i > 0 {
+			p = "  "
+		}
+		tu.qLines = append(tu.qLines, t.fit(t.c.Styles.Question.Render(p+l)))
+	}
+	return tu.qLines
 }
 
 // notes are the lines under a finished answer: interrupted, errors, notes.
@@ -277,22 +331,29 @@ func (t *transcript) View() string {
 		t.offset = maxOff
 	}
 	t.offset = min(max(t.offset, 0), maxOff)
-	b := t.frame[:0]
-	for i := 0; i < h; i++ {
-		if i > 0 {
-			b = append(b, '\n')
-		}
+	line := func(i int) string {
 		switch j := t.offset + i; {
 		case j < len(t.stable):
-			b = append(b, t.stable[j]...)
+			return t.stable[j]
 		case j-len(t.stable) < len(tail):
-			b = append(b, tail[j-len(t.stable)]...)
-		default:
-			b = append(b, t.blank()...)
+			return tail[j-len(t.stable)]
 		}
+		return t.blank()
 	}
-	t.frame = b
-	return string(b)
+	// one allocation of the frame's size, written once
+	n := h - 1
+	for i := range h {
+		n += len(line(i))
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := range h {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line(i))
+	}
+	return b.String()
 }
 
 // selected returns the selected node's turn and node.

@@ -18,6 +18,11 @@ type turn struct {
 	err         string
 	note        string
 	req         int // request id of the stream that fills it
+
+	// qLines is the question drawn for width qWidth with styles qStyles.
+	qLines  []string
+	qWidth  int
+	qStyles *Styles
 }
 
 // source returns the turn's source numbered n.
@@ -33,7 +38,8 @@ func (t *turn) source(n int, inferred bool) (rag.Source, bool) {
 // load shows a conversation (after --resume, /new or a library switch),
 // with nothing selected and the view at the bottom.
 func (t *transcript) load(turns []Turn) {
-	t.turns, t.sel, t.selTurn, t.dirty, t.follow = nil, -1, -1, true, true
+	t.turns, t.sel, t.selTurn, t.follow = nil, -1, -1, true
+	t.redraw(0)
 	for _, tr := range turns {
 		tu := &turn{question: tr.Question, interrupted: tr.Interrupted, err: tr.Error, sources: tr.Sources}
 		for _, e := range tr.Events {
@@ -49,8 +55,10 @@ func (t *transcript) empty() bool { return len(t.turns) == 0 }
 
 // begin adds the turn of a question being answered by request req.
 func (t *transcript) begin(question string, req int) {
+	t.redraw(t.selTurnOf()) // the selected chip is drawn unselected again
 	t.turns = append(t.turns, &turn{question: question, streaming: true, req: req})
-	t.sel, t.selTurn, t.follow, t.dirty = -1, -1, true, true
+	t.redraw(len(t.turns) - 1)
+	t.sel, t.selTurn, t.follow = -1, -1, true
 }
 
 // streaming is the turn being answered, or nil.
@@ -107,7 +115,7 @@ func (t *transcript) end(err error) string {
 	}
 	tu.streaming = false
 	tu.doc.finish()
-	t.dirty = true
+	t.redraw(len(t.turns) - 1)
 	if err != nil && tu.err == "" {
 		tu.err = err.Error()
 	}
@@ -123,7 +131,7 @@ func (t *transcript) interrupt() {
 	}
 	tu.streaming, tu.interrupted, tu.err = false, true, "cancelled"
 	tu.doc.finish()
-	t.dirty = true
+	t.redraw(len(t.turns) - 1)
 }
 
 // questions are the conversation's questions, oldest first.

@@ -66,8 +66,9 @@ func NewModel(c *Client, name string) *Model { return &Model{name: name, c: c} }
 // among the models listed (an unknown name is an error that lists some of
 // them) or the first listed. When nothing answers it returns (nil, nil):
 // the caller then answers without a model. With a BaseURL and no Model it
-// asks the server for its first listed model; with both it makes no
-// request.
+// asks the server for its first listed model; with both it checks, once
+// and briefly (see checkServed), that the server lists the model, and
+// refuses a name it does not list with the names it does.
 func Connect(ctx context.Context, cfg ModelConfig) (*Model, error) {
 	if cfg.BaseURL == "" {
 		if cfg.NoOllama {
@@ -104,6 +105,10 @@ func Connect(ctx context.Context, cfg ModelConfig) (*Model, error) {
 			return nil, fmt.Errorf("%s lists no models: name one with --model", cfg.BaseURL)
 		}
 		m.name = list[0]
+		return m, nil
+	}
+	if err := checkServed(ctx, cfg.Config, cfg.Model); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // localServer is what the probe of a local address found: a server and
@@ -112,4 +113,65 @@ func (s localServer) pick(want string) (string, error) {
 		where = "the local Ollama (" + s.base + ")"
 	}
 	return "", fmt.Errorf("no model %q on %s; it has %s%s (%s)", want, where, strings.Join(has, ", "), more, get)
+}
+
+// servedCheckTimeout bounds checkServed: a slow or absent server must not
+// hold up the start, since the first request reports it anyway.
+const servedCheckTimeout = 3 * time.Second
+
+// checkServed returns an error when the server of cfg lists its models
+// and want is not among them (with Ollama's naming, "llama3.2" also names
+// "llama3.2:latest"). It asks /v1/models, and when that is not found,
+// Ollama's /api/tags beside it (the base URL without its /v1). It makes one
+// attempt, without retries, within servedCheckTimeout; a server without a
+// model list (404 on both), one that lists none (some proxies) or one that
+// cannot be asked now is accepted: what is wrong then shows at the first
+// request, as before the check.
+func checkServed(ctx context.Context, cfg Config, want string) error {
+	ctx, cancel := context.WithTimeout(ctx, servedCheckTimeout)
+	defer cancel()
+	cfg.Policy = Policy{Retries: -1, Refused: -1}
+	c := New(cfg)
+	list, err := c.Models(ctx)
+	if Status(err) == http.StatusNotFound {
+		hc := cfg.HTTPClient
+		if hc == nil {
+			hc = &http.Client{}
+		}
+		list, err = ollamaTags(ctx, hc, strings.TrimSuffix(c.BaseURL(), "/v1"))
+	}
+	if err != nil || len(list) == 0 {
+		return nil
+	}
+	for _, m := range list {
+		if m == want || m == want+":latest" {
+			return nil
+		}
+	}
+	has, more := list, ""
+	if len(has) > maxListed {
+		has, more = has[:maxListed], fmt.Sprintf(" and %d more", len(list)-maxListed)
+	}
+	return fmt.Errorf("model %q is not served at %s; it has: %s%s (choose one with --model)", want, c.BaseURL(), strings.Join(has, ", "), more)
+}
+
+// ollamaTags lists the models of the Ollama at base (its /api/tags); an
+// answer without a "models" field is no Ollama (nil, nil).
+func ollamaTags(ctx context.Context, hc *http.Client, base string) ([]string, error) {
+	var tags struct {
+		Models *[]struct {
+			Name string `json:"name"`
+		} `json:"models"`
+	}
+	if err := getJSON(ctx, hc, base+"/api/tags", &tags); err != nil {
+		return nil, err
+	}
+	if tags.Models == nil {
+		return nil, nil
+	}
+	out := []string{}
+	for _, m := range *tags.Models {
+		out = append(out, m.Name)
+	}
+	return out, nil
 }
