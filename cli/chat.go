@@ -13,6 +13,7 @@ import (
 
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/ui"
 )
@@ -123,6 +124,9 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	}
 	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering, Rerank: rr}, conv, open)
 	defer b.Close()
+	if model != nil { // /add into a library whose strategy needs a model uses the chat's
+		b.SetEnricher(func(s ingest.Strategy) enricherOf { return chatEnricher(model, s) })
+	}
 	switch cfg.Theme {
 	case "", "light", "dark":
 	default:

@@ -33,11 +33,17 @@ func newEnricher(ctx context.Context, cfg *Config, s ingest.Strategy) (*enricher
 	m, err := llm.Connect(ctx, mc)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("add: strategy %s needs a chat model to write what it indexes, and none answered: %w; %s", s, err, needsModelAdvice)
+		return nil, fmt.Errorf("add: strategy %s needs a chat model to write what it indexes: %w; %s", s, err, needsModelAdvice)
 	case m == nil: // no server configured and no local one found
 		return nil, fmt.Errorf("add: strategy %s needs a chat model to write what it indexes, and none is configured: %s", s, needsModelAdvice)
 	}
-	return &enricher{opt: enrich.Options{Strategy: s, Model: m, CacheDir: filepath.Join(xdg.CacheDir(), "enrich")}}, nil
+	return chatEnricher(m, s), nil
+}
+
+// chatEnricher is the enricher of strategy s with model m, caching in
+// $XDG_CACHE_HOME/ibid/enrich.
+func chatEnricher(m *llm.Model, s ingest.Strategy) *enricher {
+	return &enricher{opt: enrich.Options{Strategy: s, Model: m, CacheDir: filepath.Join(xdg.CacheDir(), "enrich")}}
 }
 
 // Enrich enriches one loaded document (library.Enricher).

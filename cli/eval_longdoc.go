@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	libpkg "github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 )
 
@@ -57,7 +56,7 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 		return nil, err
 	}
 	defer lib.Close()
-	rep, err := addFiles(ctx, lib, paths, libpkg.AddOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
+	rep, err := addFiles(ctx, lib, paths, addOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
 	if err != nil {
 		return nil, err
 	}

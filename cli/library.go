@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ibid-dev/ibid/rag/ingest"
 	libpkg "github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
@@ -21,7 +22,21 @@ type (
 	library     = libpkg.Library
 	addProgress = libpkg.AddProgress
 	addReport   = libpkg.AddReport
+	// addOptions tune an add (size limit, strategy, re-index, enricher);
+	// enricherOf writes what a strategy that needs a model indexes;
+	// strategyRefusal is an add refused for indexing with another
+	// strategy than the library's.
+	addOptions      = libpkg.AddOptions
+	enricherOf      = libpkg.Enricher
+	strategyRefusal = libpkg.StrategyError
 )
+
+// errNeedsModel is an add refused because its strategy needs a model and
+// none was given.
+var errNeedsModel = libpkg.ErrNeedsModel
+
+// documentStrategy is the strategy a document was indexed with.
+func documentStrategy(d store.Document) ingest.Strategy { return libpkg.DocumentStrategy(d) }
 
 // access is what a command needs of the library it opens.
 type access int
@@ -116,7 +131,7 @@ func deleteLibrary(ctx context.Context, cfg *Config, name string) error {
 
 // addFiles adds paths (files, folders, globs) to lib with opt (size
 // limit, strategy), reporting progress.
-func addFiles(ctx context.Context, lib *library, paths []string, opt libpkg.AddOptions, progress func(addProgress)) (*addReport, error) {
+func addFiles(ctx context.Context, lib *library, paths []string, opt addOptions, progress func(addProgress)) (*addReport, error) {
 	return lib.AddWith(ctx, paths, opt, progress)
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
-	libpkg "github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -32,7 +31,7 @@ func strategyNames() string {
 // and, when the strategy needs a model, the enricher (whose cost the add
 // reports at the end).
 type addStrategy struct {
-	opt    libpkg.AddOptions
+	opt    addOptions
 	enrich *enricher // nil: the strategy needs no model
 }
 
@@ -41,7 +40,7 @@ type addStrategy struct {
 // that cannot run is refused before anything is written. want is
 // cfg.Strategy parsed.
 func settleAdd(ctx context.Context, cfg *Config, lib *library, want ingest.Strategy) (*addStrategy, error) {
-	as := &addStrategy{opt: libpkg.AddOptions{MaxFileSize: cfg.MaxFileSize, Strategy: want, Reindex: cfg.Reindex}}
+	as := &addStrategy{opt: addOptions{MaxFileSize: cfg.MaxFileSize, Strategy: want, Reindex: cfg.Reindex}}
 	s := want
 	if s == "" {
 		have, _, err := lib.Strategy(ctx)
@@ -80,18 +79,18 @@ func parseStrategy(cfg *Config) (ingest.Strategy, error) {
 // refused reports whether err is the library refusing an add before
 // doing anything.
 func refused(err error) bool {
-	var se *libpkg.StrategyError
-	return errors.As(err, &se) || errors.Is(err, libpkg.ErrNeedsModel)
+	var se *strategyRefusal
+	return errors.As(err, &se) || errors.Is(err, errNeedsModel)
 }
 
 // addError words the library's refusals of an add with what to run.
 func addError(err error, cfg *Config, lib string) error {
-	var se *libpkg.StrategyError
+	var se *strategyRefusal
 	switch {
 	case errors.As(err, &se):
 		return fmt.Errorf("add: %w; to index it with %s, run: ibid add --library %s --strategy %s --reindex (re-reads every document; the library keeps answering meanwhile), or keep %s by leaving out --strategy",
 			err, se.Want, lib, se.Want, se.Have)
-	case errors.Is(err, libpkg.ErrNeedsModel):
+	case errors.Is(err, errNeedsModel):
 		return fmt.Errorf("add: %w; %s", err, needsModelAdvice)
 	}
 	return err
@@ -106,7 +105,7 @@ const needsModelAdvice = "set an OpenAI-compatible server with --base-url (or OP
 func strategyLabel(docs []store.Document) string {
 	count := map[ingest.Strategy]int{}
 	for _, d := range docs {
-		count[libpkg.DocumentStrategy(d)]++
+		count[documentStrategy(d)]++
 	}
 	if len(count) == 1 {
 		for s := range count {

@@ -223,6 +223,7 @@ func TestViewerOpenKey(t *testing.T) {
 	b.docs["doc2"] = doc
 	opt := darkOpt()
 	opt.Open = OpenSettings{PDFViewer: script + " {file} {page}"}
+	opt.LibraryPoll = -1 // run waits for every command: a poll would wait too
 	d := &drive{t: t, m: New(b, opt)}
 	d.m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for _, m := range run(d.m.Init()) {

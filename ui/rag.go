@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/store"
@@ -26,7 +27,15 @@ type RAGBackend struct {
 	model *llm.Model
 	opt   rag.PipelineOptions
 	open  func(ctx context.Context, name string) (*library.Library, error)
+	// enrich, if set, gives /add what a library whose strategy needs a
+	// model uses to write what it indexes (nil: such an add is refused
+	// with the library's ErrNeedsModel).
+	enrich func(ingest.Strategy) library.Enricher
 }
+
+// SetEnricher sets what /add uses for the strategies that need a model.
+// Call it before the chat starts.
+func (b *RAGBackend) SetEnricher(f func(ingest.Strategy) library.Enricher) { b.enrich = f }
 
 // NewRAGBackend returns a backend answering over lib with model (nil: the
 // extractive answerer). conv is a conversation to go on with (nil: a new
@@ -133,7 +142,11 @@ func (b *RAGBackend) Headings(n int) []string {
 
 func (b *RAGBackend) Add(ctx context.Context, paths []string, progress func(AddProgress)) (string, error) {
 	lib, _, _ := b.current()
-	rep, err := lib.Add(ctx, paths, func(p library.AddProgress) {
+	var opt library.AddOptions
+	if st, _, err := lib.Strategy(ctx); err == nil && st.NeedsModel() && b.enrich != nil {
+		opt.Enrich = b.enrich(st)
+	}
+	rep, err := lib.AddWith(ctx, paths, opt, func(p library.AddProgress) {
 		progress(AddProgress{Stage: p.Stage, File: p.File, FilesDone: p.FilesDone, FilesTotal: p.FilesTotal,
 			Segments: p.Segments, Embedded: p.Embedded, ToEmbed: p.ToEmbed})
 	})
