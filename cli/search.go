@@ -184,6 +184,8 @@ func printExplain(w io.Writer, p retrieve.Passage, width int) {
 			say("also matched:", s.ID+" "+firstLine(s.Text))
 		case s.Text == "":
 			say("matched question:", s.KeywordText())
+		case s.Text == p.Segment.Text && s.IndexText == "":
+			say("matched:", "the passage's own text")
 		case s.IndexText != "":
 			say("matched "+s.ID+":", s.IndexText)
 		default:

@@ -86,3 +86,37 @@ func TestAddContextualWithModel(t *testing.T) {
 		}
 	}
 }
+
+func TestAddQuestionsFindsTheChunk(t *testing.T) {
+	docs := cmdEnv(t)
+	t.Setenv("IBID_NO_OLLAMA", "1")
+	srv := llmtest.New()
+	defer srv.Close()
+	srv.Handle(func(r llmtest.Request) llmtest.Reply {
+		msgs := r.Chat()
+		if strings.Contains(msgs[len(msgs)-1].Content, "Moon") {
+			return llmtest.Reply{Chunks: []string{"1. Why do oceans bulge twice a day?\n2. When are the highest tides?\n3. What pulls the sea?"}}
+		}
+		return llmtest.Reply{Chunks: []string{"- What makes dough rise?\n- Which microbes ferment sourdough?\n- Why is sourdough sour?"}}
+	})
+	code, out, errs := runCmd(t, "add", "--library", "q", "--strategy", "questions", "--base-url", srv.BaseURL(), "--model", "fake-model", docs)
+	if code != 0 || !strings.Contains(out, "enrichment: 2 calls") {
+		t.Fatalf("questions add: exit %d\n%s%s", code, out, errs)
+	}
+	// "bulge twice" is only in a generated question: it finds its chunk,
+	// once, shown with its own text.
+	code, out, errs = runCmd(t, "search", "--library", "q", "--explain", "-k", "3", "--base-url", srv.BaseURL(), "oceans bulge twice a day")
+	if code != 0 || !strings.Contains(out, "matched question: Why do oceans bulge twice a day?") {
+		t.Fatalf("search --explain: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "matched: the passage's own text") {
+		t.Errorf("the chunk's own row is not explained as such:\n%s", out)
+	}
+	if n := strings.Count(out, "tides.md"); n != 1 {
+		t.Errorf("the tides chunk came back %d times, want once:\n%s", n, out)
+	}
+	first := strings.SplitN(out, "\n", 4)
+	if !strings.Contains(first[0], "Tides") || strings.Contains(first[2], "oceans") {
+		t.Errorf("first passage is not the tides chunk with its own text:\n%s", out)
+	}
+}
