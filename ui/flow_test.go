@@ -155,6 +155,16 @@ type drive struct {
 	m *Model
 }
 
+// openFirstSource asks "q", moves to the transcript and opens the
+// answer's first reference in the viewer.
+func (d *drive) openFirstSource() {
+	d.typeText("q")
+	d.send(press("enter"))
+	d.send(press("tab"))
+	d.send(press("]"))
+	d.send(press("enter"))
+}
+
 func newDrive(t *testing.T, b Backend, w, h int) *drive {
 	opt := darkOpt()
 	opt.LibraryPoll = -1 // run waits for every command: a poll would wait too

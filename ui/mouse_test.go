@@ -169,11 +169,7 @@ func TestViewerScrolls(t *testing.T) {
 		b.segs["doc2"][i].Text = fmt.Sprintf("Passage %d of paper 2. ", i) + strings.Repeat("More words of this long passage. ", 30)
 	}
 	d := newDrive(t, b, 80, 24)
-	d.typeText("q")
-	d.send(press("enter"))
-	d.send(press("tab"))
-	d.send(press("]"))
-	d.send(press("enter"))
+	d.openFirstSource()
 	if scr := d.screen(); !strings.Contains(scr, "▌ Passage 3 of paper 2") || strings.Contains(scr, "Passage 2 of paper 2") {
 		t.Fatalf("viewer does not open at the cited segment:\n%s", scr)
 	}

@@ -229,11 +229,7 @@ func TestViewerOpenKey(t *testing.T) {
 	for _, m := range run(d.m.Init()) {
 		d.send(m)
 	}
-	d.typeText("q")
-	d.send(press("enter"))
-	d.send(press("tab"))
-	d.send(press("]"))
-	d.send(press("enter"))
+	d.openFirstSource()
 	if !d.m.vw.open {
 		t.Fatalf("viewer not open:\n%s", d.screen())
 	}

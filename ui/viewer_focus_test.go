@@ -87,11 +87,7 @@ func TestViewerFocus(t *testing.T) {
 	b := newFakeBackend(sampleAnswer)
 	child := hierFixture(b)
 	d := newDrive(t, b, 80, 24)
-	d.typeText("q")
-	d.send(press("enter"))
-	d.send(press("tab"))
-	d.send(press("]"))
-	d.send(press("enter"))
+	d.openFirstSource()
 	if !d.m.vw.open || d.m.vw.src.SegmentID != "doc2:3" {
 		t.Fatalf("the viewer is not open on doc2:3: %+v", d.m.vw.src)
 	}
@@ -195,11 +191,7 @@ func TestViewerStaleFocus(t *testing.T) {
 	hierFixture(b)
 	b.focus["doc2:3"] = [2]int{10, len(b.segs["doc2"][3].Text) + 1}
 	d := newDrive(t, b, 80, 24)
-	d.typeText("q")
-	d.send(press("enter"))
-	d.send(press("tab"))
-	d.send(press("]"))
-	d.send(press("enter"))
+	d.openFirstSource()
 	if scr := d.screen(); strings.Contains(scr, focusMark) || !strings.Contains(scr, "Passage 3 line 0:") {
 		t.Errorf("a stale focus is drawn, or the view did not open on the segment's start:\n%s", scr)
 	}

@@ -102,11 +102,7 @@ func TestViewerPages(t *testing.T) {
 		b := newFakeBackend(sampleAnswer)
 		pdfFixture(b)
 		d := newDrive(t, b, w, h)
-		d.typeText("q")
-		d.send(press("enter"))
-		d.send(press("tab"))
-		d.send(press("]"))
-		d.send(press("enter"))
+		d.openFirstSource()
 		scr := d.screen()
 		golden(t, fmt.Sprintf("viewer_%dx%d", w, h), scr)
 		if !strings.Contains(scr, "── into p. 11 ─") {

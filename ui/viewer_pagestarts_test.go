@@ -78,11 +78,7 @@ func TestViewerPageStarts(t *testing.T) {
 		pdfFixture(fb)
 		b := pageFinderBackend{fb, map[string][]int{"doc2": pdfFixtureStarts(fb)}}
 		d := newDrive(t, b, w, h)
-		d.typeText("q")
-		d.send(press("enter"))
-		d.send(press("tab"))
-		d.send(press("]"))
-		d.send(press("enter"))
+		d.openFirstSource()
 		scr := d.screen()
 		golden(t, fmt.Sprintf("viewer_%dx%d", w, h), scr)
 		if !strings.Contains(headerOf(scr), "p. 10 ·") {
