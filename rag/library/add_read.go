@@ -3,6 +3,7 @@ package library
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -82,12 +83,19 @@ func (a *adder) limits() ingest.Limits {
 	return ingest.Limits{}
 }
 
-// load loads a file read; a file that cannot be used gets a reason to skip
-// it; err is only ctx's error.
+// load loads a file read and indexes it with the add's strategy; a file
+// that cannot be used gets a reason to skip it; err is ctx's error, or the
+// strategy's (the embedder semantic chunking asks failed), which would
+// fail every file and so stops the run.
 func (a *adder) load(ctx context.Context, f *ingest.File) (*ingest.Loaded, string, error) {
 	ld, err := a.loader.LoadFile(ctx, f)
 	if err == nil && len(ld.Segments) > 0 {
-		err = a.apply(ctx, ld)
+		if err := a.apply(ctx, ld); err != nil {
+			if ce := ctx.Err(); ce != nil {
+				return nil, "", ce
+			}
+			return nil, "", fmt.Errorf("couldn't index %s with strategy %s: %w", f.Path, a.strategy, err)
+		}
 	}
 	switch {
 	case err == nil && len(ld.Segments) == 0:

@@ -244,3 +244,19 @@ func TestLibraryReindexKeepsGoneFiles(t *testing.T) {
 		t.Error("a library with a document left as it was is not reported mixed")
 	}
 }
+
+// A semantic add whose embedder fails stops with the embedder's error,
+// as an add that cannot embed does, instead of skipping every file.
+func TestLibrarySemanticEmbedderFailureStops(t *testing.T) {
+	docs := longNotesDir(t)
+	emb := &fakeEmbedder{name: "fake", dim: 8}
+	l := libOpen(t, Options{Name: "sem", Embedder: emb})
+	emb.fail = errors.New("connection refused")
+	rep, err := l.AddWith(context.Background(), []string{docs}, AddOptions{Strategy: ingest.Semantic}, nil)
+	if err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "semantic") {
+		t.Fatalf("err = %v, want the embedder's error naming the strategy", err)
+	}
+	if len(rep.Skipped) != 0 || mustLen(t, l) != 0 {
+		t.Fatalf("%d skipped, %d segments stored", len(rep.Skipped), mustLen(t, l))
+	}
+}
