@@ -53,10 +53,12 @@ func (l *Library) Strategy(ctx context.Context) (s ingest.Strategy, mixed bool, 
 	if err != nil {
 		return "", false, err
 	}
-	return strategyOf(docs)
+	s, mixed = strategyOf(docs)
+	return s, mixed, nil
 }
 
-func strategyOf(docs []store.Document) (ingest.Strategy, bool, error) {
+// strategyOf is Strategy over docs.
+func strategyOf(docs []store.Document) (s ingest.Strategy, mixed bool) {
 	count := map[ingest.Strategy]int{}
 	for _, d := range docs {
 		count[DocumentStrategy(d)]++
@@ -67,14 +69,16 @@ func strategyOf(docs []store.Document) (ingest.Strategy, bool, error) {
 			best = s
 		}
 	}
-	return best, len(count) > 1, nil
+	return best, len(count) > 1
 }
 
-// settleStrategy decides the strategy of an add and, for a re-index, the
-// documents to index again; it refuses what cannot be done before anything
-// is written.
+// settleStrategy decides the strategy of an add, given the library's
+// documents, and refuses, before anything is written, what cannot be
+// done: a strategy that needs a model without one, or another strategy
+// than the library's without Reindex. A library left mixed by an
+// interrupted re-index takes its most common strategy.
 func (a *adder) settleStrategy(docs []store.Document) error {
-	have, mixed, _ := strategyOf(docs)
+	have, _ := strategyOf(docs)
 	want := a.opt.Strategy
 	if want == "" {
 		want = have
@@ -85,7 +89,7 @@ func (a *adder) settleStrategy(docs []store.Document) error {
 	if want.NeedsModel() && a.opt.Enrich == nil {
 		return fmt.Errorf("strategy %s: %w", want, ErrNeedsModel)
 	}
-	if len(docs) > 0 && (want != have || mixed) && !a.opt.Reindex {
+	if len(docs) > 0 && want != have && !a.opt.Reindex {
 		return &StrategyError{Library: a.l.name, Have: have, Want: want}
 	}
 	a.strategy = want

@@ -240,8 +240,16 @@ func TestLibraryReindexKeepsGoneFiles(t *testing.T) {
 	if n := len(mustDocs(t, l)); n != 2 {
 		t.Fatalf("%d documents after the re-index, want both kept", n)
 	}
-	if _, mixed, _ := l.Strategy(ctx); !mixed {
+	s, mixed, _ := l.Strategy(ctx)
+	if !mixed {
 		t.Error("a library with a document left as it was is not reported mixed")
+	}
+	// A mixed library takes its most common strategy (a tie: the first
+	// in ingest.Strategies) for later adds, without a refusal.
+	libWrite(t, docs, map[string]string{"late.md": "# Late\n\nA late note.\n"})
+	rep, err = l.AddWith(ctx, []string{docs}, AddOptions{}, nil)
+	if err != nil || len(rep.Added) != 1 || DocumentStrategy(rep.Added[0]) != s {
+		t.Fatalf("add to a mixed library: %v, %s", err, libCounts(rep))
 	}
 }
 
