@@ -214,6 +214,9 @@ func (d *answerDoc) drawBlock(i int, r *mdRenderer, st *Styles, sel int) *block 
 	b := &d.blocks[i]
 	if b.width != r.width {
 		b.raw = r.render(string(d.src[b.start:b.end]))
+		for i, l := range b.raw {
+			b.raw[i] = compactSGR(l)
+		}
 		b.width = r.width
 		b.sel = -2
 	}
@@ -235,12 +238,12 @@ func drawChips(raw []string, nodes []node, first, sel int, st *Styles) (lines []
 	lines = make([]string, len(raw))
 	idx := first
 	for li, l := range raw {
-		lines[li] = swapChips(l, func(k nodeKind, n int) string {
+		lines[li] = compactSGR(swapChips(l, func(k nodeKind, n int) string {
 			s := st.chip(k, n, idx == sel)
 			idx++
 			nodeLine = append(nodeLine, li)
 			return s
-		})
+		}))
 	}
 	return lines, nodeLine
 }
