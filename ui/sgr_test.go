@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // styledCell is a printed byte and the SGR sequences in force for it
@@ -120,6 +122,31 @@ func TestCompactSGRRenderedAnswer(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(d.drawBlock(0, r, st, -1).lines, ""), "\x1b[") {
 			t.Errorf("width %d: the drawn block has no style left", width)
+		}
+	}
+}
+
+// TestPackLines: a block's cached render is compacted and shares nothing
+// with glamour's output: one text allocation for all its lines, in a slice
+// with nothing hidden beyond its end.
+func TestPackLines(t *testing.T) {
+	out := "\x1b[31m\x1b[m\x1b[0m\n\x1b[1mtitle\x1b[m\x1b[1m\x1b[m   \nbody\n\x1b[0m"
+	in := strings.Split(out, "\n")
+	in = in[1:3] // as render drops blank lines at either end
+	got := packLines(in)
+	if len(got) != 2 || cap(got) != 2 {
+		t.Fatalf("packLines gave %d lines, capacity %d; want 2, 2", len(got), cap(got))
+	}
+	if want := []string{"\x1b[1mtitle\x1b[m   ", "body"}; !slices.Equal(got, want) {
+		t.Fatalf("packLines = %q, want %q", got, want)
+	}
+	if unsafe.StringData(got[1]) != (*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(got[0])), len(got[0]))) {
+		t.Error("the lines are not one allocation")
+	}
+	outStart := uintptr(unsafe.Pointer(unsafe.StringData(out)))
+	for _, l := range got {
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(l))); p >= outStart && p < outStart+uintptr(len(out)) {
+			t.Errorf("line %q points into the renderer's output", l)
 		}
 	}
 }
