@@ -31,11 +31,14 @@ type block struct {
 	width int      // width raw was rendered for; 0: not rendered
 	raw   []string // glamour output with placeholders
 	sel   int      // selected node index lines were drawn for (-1: none inside)
-	lines []string // raw with chips
+	lines []string // raw with chips; nil once fitted holds them
 	// nodeLine[i] is the line (within lines) of the block's i-th node.
 	nodeLine []int
 	// fitted is lines as the transcript shows them (indented, padded or
-	// cut to fitWidth); nil when lines changed since.
+	// cut to fitWidth); nil when lines changed since. Once it is built the
+	// transcript drops lines, which only fitted reads: a finished answer
+	// keeps its glamour render (raw, for drawing another selection) and
+	// what it shows, not a third copy.
 	fitted   []string
 	fitWidth int
 }
@@ -208,12 +211,13 @@ func (d *answerDoc) tailNodes() (first, n int) {
 	return first, len(d.nodes) - first
 }
 
-// drawBlock returns block i's lines for width and selected node sel,
-// rendering with r only when the width changed.
+// drawBlock returns block i drawn for width and selected node sel,
+// rendering with r only when the width changed: its lines, or, when they
+// were dropped, its fitted lines for that selection.
 func (d *answerDoc) drawBlock(i int, r *mdRenderer, st *Styles, sel int) *block {
 	b := &d.blocks[i]
 	if b.width != r.width {
-		b.raw = r.render(string(d.src[b.start:b.end]))
+		b.raw = packLines(r.render(string(d.src[b.start:b.end])))
 		b.width = r.width
 		b.sel = -2
 	}
@@ -221,12 +225,36 @@ func (d *answerDoc) drawBlock(i int, r *mdRenderer, st *Styles, sel int) *block 
 	if sel >= b.firstNode && sel < b.firstNode+b.nodes {
 		s = sel
 	}
-	if b.sel != s || b.lines == nil {
+	if b.sel != s || b.lines == nil && b.fitted == nil {
 		b.lines, b.nodeLine = drawChips(b.raw, d.nodes, b.firstNode, s, st)
 		b.sel = s
 		b.fitted = nil
 	}
 	return b
+}
+
+// packLines returns lines compacted (compactSGR) and copied, slice and
+// text, into allocations of their own: glamour's output, padded to the
+// wrap width, is several times the size of the lines cut from it, and a
+// cached line that shares it keeps all of it alive (so would the lines
+// render dropped, left in the slice's array beyond its ends).
+func packLines(lines []string) []string {
+	out := make([]string, len(lines))
+	n := 0
+	for i, l := range lines {
+		out[i] = compactSGR(l)
+		n += len(out[i])
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range out {
+		b.WriteString(l)
+	}
+	all := b.String()
+	for i, l := range out {
+		out[i], all = all[:len(l)], all[len(l):]
+	}
+	return out
 }
 
 // drawChips swaps placeholders in raw for chips, numbering nodes from
@@ -235,12 +263,12 @@ func drawChips(raw []string, nodes []node, first, sel int, st *Styles) (lines []
 	lines = make([]string, len(raw))
 	idx := first
 	for li, l := range raw {
-		lines[li] = swapChips(l, func(k nodeKind, n int) string {
+		lines[li] = compactSGR(swapChips(l, func(k nodeKind, n int) string {
 			s := st.chip(k, n, idx == sel)
 			idx++
 			nodeLine = append(nodeLine, li)
 			return s
-		})
+		}))
 	}
 	return lines, nodeLine
 }

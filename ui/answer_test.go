@@ -88,7 +88,9 @@ func TestInferredNodePlacedAtParagraphEnd(t *testing.T) {
 	}
 	st := NewStyles(true)
 	lines := d.drawBlock(0, newMDRenderer(40, true), st, -1).lines
-	if !strings.Contains(strings.Join(lines, ""), st.chip(nodeInferred, 1, false)) {
+	// the chip's closing reset may merge with the codes after it (compactSGR)
+	chip := strings.TrimSuffix(st.chip(nodeInferred, 1, false), "\x1b[m")
+	if !strings.Contains(strings.Join(lines, ""), chip) {
 		t.Errorf("inferred chip not drawn in its style: %q", lines)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -142,19 +143,36 @@ func BenchmarkStreamRender(b *testing.B) {
 // answer streaming as the first of its conversation: frame-ratio is the
 // first divided by the second (goal: at most 1.2, finished answers being
 // drawn from their cache and a new turn drawing only itself). Both ask as
-// the chat does (transcript.begin), then stream the first 600 chunks of a
-// 2,000-word answer with a frame after each, the first frame included.
+// the chat does (transcript.begin), then stream the whole 2,000-word
+// answer with a frame after each chunk, the first frame included.
 //
-// The two are measured in turns, each iteration a pair, and the means are
-// over all iterations; the garbage of building the 50 answers (all at once
-// here, over an afternoon in the chat) is collected before the frames, so
-// that a collection it set off is not billed to them.
+// The garbage of building the 50 answers (all at once here, over an
+// afternoon in the chat) is collected before the frames. The collector's
+// share of a frame is its work per cycle spread over the frames of a
+// cycle: the means are over whole cycles (from the end of the first
+// collection during the frames to the end of the last), so that each case
+// is billed the collections its frames set off, neither a cycle's pause
+// without its frames nor a cycle's frames without its pause. (Timed from
+// before the frames, the long case, whose cycles are as long as its heap
+// is large, met no collection at all and the short one met one.) When a
+// case sees fewer than two collections the mean is over all its frames.
 //
-//	go test ./ui -run '^$' -bench LongConversation -benchtime 10x
+// heap-MB is the live heap after the 50 answers; B/frame the size of a
+// frame, so that both are seen to draw a full window.
+//
+//	go test ./ui -run '^$' -bench LongConversation -benchtime 4x
 func BenchmarkLongConversation(b *testing.B) {
 	finished := benchAnswer(2000)
 	next := benchAnswer(2001)
-	frame := func(prior int) (time.Duration, int) {
+	gcs := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	cycles := func() uint64 { metrics.Read(gcs); return gcs[0].Value.Uint64() }
+	type result struct {
+		spent         time.Duration // over whole cycles, or all frames
+		frames, bytes int
+		heap          uint64
+		cycles        int
+	}
+	frame := func(prior int) result {
 		c := &Common{Styles: NewStyles(true), Keys: DefaultKeyMap()}
 		tr := newTranscript(c)
 		tr.SetSize(100, 40)
@@ -170,32 +188,56 @@ func BenchmarkLongConversation(b *testing.B) {
 		}
 		_ = tr.View() // the finished answers are drawn once, then cached
 		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
 		tr.begin("q", 0)
-		var spent time.Duration
-		frames := 0
-		for _, e := range next[:min(600, len(next))] {
+		var all, atFirst, atLast time.Duration
+		var frames, fFirst, fLast, bytes int
+		start0 := cycles()
+		seen := start0
+		for _, e := range next {
+			if e.Type == rag.EventDone {
+				break
+			}
 			tr.apply(e)
 			if e.Type == rag.EventCitation {
 				continue
 			}
 			start := time.Now()
-			_ = tr.View()
-			spent += time.Since(start)
+			v := tr.View()
+			all += time.Since(start)
 			frames++
+			bytes += len(v)
+			if n := cycles(); n != seen { // a collection ended since the last frame
+				if seen == start0 {
+					atFirst, fFirst = all, frames
+				}
+				seen, atLast, fLast = n, all, frames
+			}
 		}
-		return spent, frames
+		r := result{spent: all, frames: frames, bytes: bytes / frames, heap: ms.HeapAlloc, cycles: int(seen - start0)}
+		if seen-start0 >= 2 {
+			r.spent, r.frames = atLast-atFirst, fLast-fFirst
+		}
+		return r
 	}
 	var long, short time.Duration
-	var nLong, nShort int
+	var nLong, nShort, bLong, bShort, cLong, cShort int
+	var heap uint64
 	for b.Loop() {
-		d, n := frame(50)
-		long, nLong = long+d, nLong+n
-		d, n = frame(0)
-		short, nShort = short+d, nShort+n
+		r := frame(50)
+		long, nLong, bLong, cLong, heap = long+r.spent, nLong+r.frames, r.bytes, cLong+r.cycles, r.heap
+		r = frame(0)
+		short, nShort, bShort, cShort = short+r.spent, nShort+r.frames, r.bytes, cShort+r.cycles
 	}
 	perLong := float64(long.Nanoseconds()) / float64(nLong)
 	perShort := float64(short.Nanoseconds()) / float64(nShort)
 	b.ReportMetric(perLong, "ns/frame-after-50")
 	b.ReportMetric(perShort, "ns/frame-first")
 	b.ReportMetric(perLong/perShort, "frame-ratio")
+	b.ReportMetric(float64(heap)/1e6, "heap-MB-after-50")
+	b.ReportMetric(float64(bLong), "B/frame-after-50")
+	b.ReportMetric(float64(bShort), "B/frame-first")
+	b.ReportMetric(float64(cLong)/float64(b.N), "gcs-after-50")
+	b.ReportMetric(float64(cShort)/float64(b.N), "gcs-first")
 }

@@ -160,11 +160,16 @@ func (t *transcript) appendBlock(ti, bi int) {
 	}
 	base := len(t.stable)
 	if b.fitted == nil || b.fitWidth != t.width {
+		if b.lines == nil { // dropped: fitted was for another width
+			b.fitted = nil
+			b = tu.doc.drawBlock(bi, t.renderer(), t.c.Styles, t.selInTurn(ti))
+		}
 		b.fitted, b.fitWidth = make([]string, len(b.lines)), t.width
 		for i, l := range b.lines {
 			b.fitted[i] = t.fit("  " + l)
 		}
 	}
+	b.lines = nil // fitted holds them as shown
 	t.stable = append(t.stable, b.fitted...)
 	for i, ln := range b.nodeLine {
 		t.nodes = append(t.nodes, placed{nodeRef{ti, b.firstNode + i}, base + ln})

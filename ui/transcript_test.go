@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/rag"
 )
 
@@ -80,6 +81,25 @@ func TestTranscriptRedrawsOnlyWhatChanged(t *testing.T) {
 	tr.end(nil)
 	check("an empty fourth answer")
 
+	for ti, tu := range tr.turns {
+		for bi, b := range tu.doc.blocks {
+			if b.lines != nil || b.fitted == nil && len(b.raw) > 0 {
+				t.Fatalf("turn %d block %d keeps its chip lines beside its fitted ones", ti, bi)
+			}
+		}
+	}
+
 	tr.SetSize(70, 20)
 	check("resized")
+	// below 12 columns answers wrap at 10 whatever the width: the blocks
+	// are fitted again from lines the transcript had dropped
+	tr.SetSize(8, 20)
+	check("resized to 8")
+	tr.SetSize(11, 20)
+	check("resized to 11")
+	for _, l := range tr.stable {
+		if w := ansi.StringWidth(l); w != 11 {
+			t.Fatalf("a line %d wide at width 11: %q", w, l)
+		}
+	}
 }
