@@ -15,9 +15,9 @@ import (
 // figures are held to within longDocSlack (tokens within 5%); the order
 // that makes recursive the default is held exactly.
 var longDocFigures = map[string][4]float64{
-	"recursive":    {0.859, 0.968, 0.725, 1541},
-	"semantic":     {0.827, 0.936, 0.704, 1140},
-	"hierarchical": {0.788, 0.942, 0.665, 641},
+	"recursive":    {0.859, 0.968, 0.725, 1536},
+	"semantic":     {0.827, 0.936, 0.705, 1143},
+	"hierarchical": {0.788, 0.942, 0.665, 643},
 }
 
 const longDocSlack = 0.015
