@@ -208,23 +208,34 @@ func (d *disk) apply(name string, off int64, o *op, rows int, live map[string]*e
 	return rows
 }
 
-// readRows reads vector rows [from, to) of the current generation's file
-// into one block; rows the file does not hold are left zero and counted in
-// missing.
-func (d *disk) readRows(from, to int) (block []float32, missing int, err error) {
+// openVectors opens the current generation's vector file, nil if there is
+// none. Readers open it before they replay the log, so that a compaction
+// by another process, which removes the generation's files once the new
+// one is committed, cannot take the vectors from under a replay that read
+// the old generation's log: the open file keeps them.
+func (d *disk) openVectors() (*os.File, error) {
+	f, err := os.Open(d.path(vectorName(d.man.Generation)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read library vectors: %w", err)
+	}
+	return f, nil
+}
+
+// readRows reads vector rows [from, to) of f, the current generation's
+// vector file (nil: none), into one block; rows the file does not hold
+// are left zero and counted in missing.
+func (d *disk) readRows(f *os.File, from, to int) (block []float32, missing int, err error) {
 	dim := d.man.Dimension
 	block = make([]float32, (to-from)*dim)
 	if to <= from {
 		return block, 0, nil
 	}
-	f, err := os.Open(d.path(vectorName(d.man.Generation)))
-	if errors.Is(err, fs.ErrNotExist) {
+	if f == nil {
 		return block, to - from, nil
 	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("couldn't read library vectors: %w", err)
-	}
-	defer f.Close()
 	n, err := f.ReadAt(floatView(block), int64(from)*int64(dim)*4)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, 0, fmt.Errorf("couldn't read library vectors: %w", err)
@@ -290,24 +301,33 @@ func hasNaN(v []float32) bool {
 // entries, ordered by row, with their vectors. Rows of replaced or deleted
 // documents are squeezed out of the block in place.
 func (d *disk) loadAll() ([]*entry, error) {
-	if _, err := os.Stat(d.path(logName(d.man.Generation))); errors.Is(err, fs.ErrNotExist) {
-		if gens := generations(d.dir); len(gens) > 0 {
-			d.addDamage(Problem{File: manifestName, Offset: -1, What: fmt.Sprintf(
-				"it names generation %d, whose files are missing, but the folder holds generation %d", d.man.Generation, gens[len(gens)-1])})
-		}
+	vf, err := d.openVectors()
+	if err != nil {
+		return nil, err
 	}
-	if _, err := os.Stat(d.path(logName(d.man.Generation))); errors.Is(err, fs.ErrNotExist) {
-		if fi, err := os.Stat(d.path(vectorName(d.man.Generation))); err == nil && fi.Size() > 0 {
-			d.addDamage(Problem{File: logName(d.man.Generation), Offset: -1,
-				What: fmt.Sprintf("the log is missing, but %s holds %d bytes of vectors", vectorName(d.man.Generation), fi.Size())})
-		}
+	if vf != nil {
+		defer vf.Close()
 	}
 	live := map[string]*entry{}
 	end, rows, err := d.replay(0, 0, live)
 	if err != nil {
 		return nil, err
 	}
-	block, missing, err := d.readRows(0, rows)
+	// The log was missing when replay looked (a library never written, a
+	// generation removed by a compaction since the manifest was read, or
+	// damage): judged on what replay saw, so that a compaction between a
+	// check and the replay cannot pass for an empty library.
+	if _, err := os.Stat(d.path(logName(d.man.Generation))); end == 0 && errors.Is(err, fs.ErrNotExist) {
+		if gens := generations(d.dir); len(gens) > 0 {
+			d.addDamage(Problem{File: manifestName, Offset: -1, What: fmt.Sprintf(
+				"it names generation %d, whose files are missing, but the folder holds generation %d", d.man.Generation, gens[len(gens)-1])})
+		}
+		if fi, err := vf.Stat(); vf != nil && err == nil && fi.Size() > 0 {
+			d.addDamage(Problem{File: logName(d.man.Generation), Offset: -1,
+				What: fmt.Sprintf("the log is missing, but %s holds %d bytes of vectors", vectorName(d.man.Generation), fi.Size())})
+		}
+	}
+	block, missing, err := d.readRows(vf, 0, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -344,12 +364,19 @@ func (d *disk) loadAll() ([]*entry, error) {
 // process) and returns the changes: an entry per document put, nil per
 // document deleted.
 func (d *disk) catchUpEntries() (map[string]*entry, error) {
+	vf, err := d.openVectors()
+	if err != nil {
+		return nil, err
+	}
+	if vf != nil {
+		defer vf.Close()
+	}
 	delta := map[string]*entry{}
 	end, rows, err := d.replay(d.logEnd, d.rows, delta)
 	if err != nil {
 		return nil, err
 	}
-	block, missing, err := d.readRows(d.rows, rows)
+	block, missing, err := d.readRows(vf, d.rows, rows)
 	if err != nil {
 		return nil, err
 	}
