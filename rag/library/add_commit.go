@@ -14,7 +14,7 @@ import (
 // generated context or question with its text, when it has one), and a
 // zero vector for a parent, which is read but never searched.
 func (a *adder) embed(path string, segs []store.Segment) error {
-	skip := parents(segs)
+	skip, _ := store.Parents(segs) // a bad index row is the store's to refuse, at the commit
 	zero := make([]float32, a.l.emb.Dimension())
 	texts := make([]string, 0, embedBatch)
 	at := make([]int, 0, embedBatch)
@@ -25,7 +25,7 @@ func (a *adder) embed(path string, segs []store.Segment) error {
 		end := min(start+embedBatch, len(segs))
 		texts, at = texts[:0], at[:0]
 		for i := start; i < end; i++ {
-			if skip[segs[i].ID] {
+			if skip[i] {
 				segs[i].Vector = zero
 				continue
 			}

@@ -161,18 +161,3 @@ func setStrategy(ld *ingest.Loaded, s ingest.Strategy) {
 	ld.Document.Meta[ingest.MetaStrategy] = string(s)
 	ld.Document.Segments = len(ld.Segments)
 }
-
-// parents is the set of segment ids that index rows of segs name: the
-// passages that are read but not searched, which get no vector.
-func parents(segs []store.Segment) map[string]bool {
-	var ps map[string]bool
-	for _, s := range segs {
-		if s.Parent != "" {
-			if ps == nil {
-				ps = map[string]bool{}
-			}
-			ps[s.Parent] = true
-		}
-	}
-	return ps
-}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
 )
 
 // longNotes are documents long enough to have several chunks per section,
@@ -113,12 +114,15 @@ func checkHierarchical(t *testing.T, l *Library) {
 			t.Fatalf("%s: %d passages of %d segments", d.Path, len(passages), len(all))
 		}
 		vecs, _ := l.Store().Vectors(ctx, d.ID)
-		named := parents(all)
+		named, err := store.Parents(all)
+		if err != nil {
+			t.Fatalf("%s: %v", d.Path, err)
+		}
 		for i, s := range all {
 			zero := !slices.ContainsFunc(vecs[i], func(x float32) bool { return x != 0 })
 			switch {
-			case i < len(passages) && (s.Parent != "" || !named[s.ID] || !zero):
-				t.Errorf("%s: passage %s (parent %q, named %v, zero vector %v)", d.Path, s.ID, s.Parent, named[s.ID], zero)
+			case i < len(passages) && (s.Parent != "" || !named[i] || !zero):
+				t.Errorf("%s: passage %s (parent %q, named %v, zero vector %v)", d.Path, s.ID, s.Parent, named[i], zero)
 			case i >= len(passages) && (s.Parent == "" || zero):
 				t.Errorf("%s: row %s (parent %q, zero vector %v)", d.Path, s.ID, s.Parent, zero)
 			}
