@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/ibid-dev/ibid/rag/retrieve"
 )
@@ -76,7 +75,7 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 			}
 			texts := make([]string, len(ps))
 			for i, p := range ps {
-				texts[i] = passageText(p)
+				texts[i] = retrieve.WindowText(p)
 			}
 			results[q.ID] = texts
 		}
@@ -87,19 +86,6 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 		lines = append(lines, fmt.Sprintf("%-12s %s", name, set.Score(results)))
 	}
 	return lines, nil
-}
-
-// passageText is a passage as the model reads it: its window's segments
-// in document order.
-func passageText(p retrieve.Passage) string {
-	if len(p.Context) == 0 {
-		return p.Segment.Text
-	}
-	parts := make([]string, len(p.Context))
-	for i, s := range p.Context {
-		parts[i] = s.Text
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 // repoRoot is the nearest folder at or above dir that holds go.mod, or
