@@ -35,8 +35,8 @@ type (
 // none was given.
 var errNeedsModel = libpkg.ErrNeedsModel
 
-// documentStrategy is the strategy a document was indexed with.
-func documentStrategy(d store.Document) ingest.Strategy { return libpkg.DocumentStrategy(d) }
+// strategyCounts says how many of docs were indexed with each strategy.
+func strategyCounts(docs []store.Document) map[ingest.Strategy]int { return libpkg.StrategyCounts(docs) }
 
 // access is what a command needs of the library it opens.
 type access int

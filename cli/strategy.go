@@ -103,10 +103,7 @@ const needsModelAdvice = "set an OpenAI-compatible server with --base-url (or OP
 // "strategy hierarchical", or for a library whose re-index was cut short,
 // each strategy with its count and how to finish.
 func strategyLabel(docs []store.Document) string {
-	count := map[ingest.Strategy]int{}
-	for _, d := range docs {
-		count[documentStrategy(d)]++
-	}
+	count := strategyCounts(docs)
 	if len(count) == 1 {
 		for s := range count {
 			return "strategy " + string(s)

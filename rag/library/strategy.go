@@ -57,12 +57,18 @@ func (l *Library) Strategy(ctx context.Context) (s ingest.Strategy, mixed bool, 
 	return s, mixed, nil
 }
 
-// strategyOf is Strategy over docs.
-func strategyOf(docs []store.Document) (s ingest.Strategy, mixed bool) {
+// StrategyCounts says how many of docs were indexed with each strategy.
+func StrategyCounts(docs []store.Document) map[ingest.Strategy]int {
 	count := map[ingest.Strategy]int{}
 	for _, d := range docs {
 		count[DocumentStrategy(d)]++
 	}
+	return count
+}
+
+// strategyOf is Strategy over docs.
+func strategyOf(docs []store.Document) (s ingest.Strategy, mixed bool) {
+	count := StrategyCounts(docs)
 	best := ingest.Recursive
 	for _, s := range ingest.Strategies { // a fixed order breaks ties
 		if count[s] > count[best] {
