@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -32,15 +33,8 @@ type target struct {
 // chunk, leads to a passage that gets neighbours as any hit.
 func (t target) ownWindow() bool {
 	return t.row != nil && t.row.Text != "" && t.row.Text != t.seg.Text ||
-		t.doc.Meta[metaStrategy] == "hierarchical"
+		t.doc.Meta[ingest.MetaStrategy] == string(ingest.Hierarchical)
 }
-
-// The Document.Meta keys rag/ingest records (ingest.MetaStrategy,
-// ingest.MetaPassages).
-const (
-	metaStrategy = "strategy"
-	metaPassages = "passages"
-)
 
 // resolver maps hits to their targets for one search, reading each
 // document and each parent once.
@@ -110,7 +104,7 @@ func neighbourhood(ctx context.Context, st store.Store, t target, n int) ([]stor
 		return []store.Segment{seg}, nil
 	}
 	to := seg.Index + n + 1
-	if p, err := strconv.Atoi(t.doc.Meta[metaPassages]); err == nil && p > seg.Index {
+	if p, err := strconv.Atoi(t.doc.Meta[ingest.MetaPassages]); err == nil && p > seg.Index {
 		to = min(to, p)
 	}
 	segs, err := st.Segments(ctx, seg.DocumentID, seg.Index-n, to)
