@@ -36,7 +36,9 @@ type (
 var errNeedsModel = libpkg.ErrNeedsModel
 
 // strategyCounts says how many of docs were indexed with each strategy.
-func strategyCounts(docs []store.Document) map[ingest.Strategy]int { return libpkg.StrategyCounts(docs) }
+func strategyCounts(docs []store.Document) map[ingest.Strategy]int {
+	return libpkg.StrategyCounts(docs)
+}
 
 // access is what a command needs of the library it opens.
 type access int

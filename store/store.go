@@ -205,6 +205,18 @@ type TermCounter interface {
 	DocFreq(ctx context.Context, terms []string) (df []int, segments int, err error)
 }
 
+// Passages is the start of a document's segments (in Index order) that is
+// read, shown and cited: up to its first index row (Parent set), since
+// index rows follow the passages.
+func Passages(segs []Segment) []Segment {
+	for i := range segs {
+		if segs[i].Parent != "" {
+			return segs[:i]
+		}
+	}
+	return segs
+}
+
 // Parents checks the index rows of one document's segments (given in Index
 // order, their IDs already checked) and says which segments are parents:
 // parent[i] is true when some index row names segment i as its Parent. It

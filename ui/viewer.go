@@ -51,7 +51,7 @@ func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 		if !ok {
 			return viewerLoadedMsg{src: src, err: fmt.Errorf("segment %s is no longer in the library; add the document again to view it", src.SegmentID)}
 		}
-		segs := passages(b.Segments(doc.ID))
+		segs := store.Passages(b.Segments(doc.ID)) // the viewer reads passages; index rows follow them
 		if len(segs) == 0 {
 			segs = []store.Segment{seg}
 		}

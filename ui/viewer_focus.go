@@ -4,25 +4,11 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag"
-	"github.com/ibid-dev/ibid/store"
 )
 
 // focusMark is the gutter mark of the lines of the cited segment that
 // matched best (the source's focus).
 const focusMark = "█ "
-
-// passages are a document's segments that are read, in reading order: the
-// library stores a document's index rows (segments with Parent set, which
-// exist only to be found) after its passages, so the viewer stops at the
-// first of them.
-func passages(segs []store.Segment) []store.Segment {
-	for i, s := range segs {
-		if s.Parent != "" {
-			return segs[:i]
-		}
-	}
-	return segs
-}
 
 // focusIn is src's focus inside seg's text, the cited segment's: ok is
 // false when src has none or its offsets do not fall inside text (the

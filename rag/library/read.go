@@ -52,12 +52,7 @@ func (l *Library) Segments(ctx context.Context, docID string) ([]store.Segment, 
 	if err != nil {
 		return nil, err
 	}
-	for i, s := range segs {
-		if s.Parent != "" {
-			return segs[:i], nil
-		}
-	}
-	return segs, nil
+	return store.Passages(segs), nil
 }
 
 // Search returns the passages retrieval hands the model for query: dense

@@ -111,12 +111,7 @@ func neighbourhood(ctx context.Context, st store.Store, t target, n int) ([]stor
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("couldn't read the context of %s: %w", seg.ID, err)
 	}
-	for i, s := range segs {
-		if s.Parent != "" {
-			segs = segs[:i]
-			break
-		}
-	}
+	segs = store.Passages(segs)
 	if len(segs) == 0 {
 		return []store.Segment{seg}, nil
 	}
