@@ -81,9 +81,10 @@ func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
 	if err != nil {
 		return err
 	}
+	var e *enricher
 	if want.NeedsModel() {
 		// Refused before the library is opened (and perhaps created).
-		if _, err := newEnricher(ctx, cfg, want); err != nil {
+		if e, err = newEnricher(ctx, cfg, want); err != nil {
 			return err
 		}
 	}
@@ -92,7 +93,7 @@ func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
 		return err
 	}
 	defer lib.Close()
-	as, err := settleAdd(ctx, cfg, lib, want)
+	as, err := settleAdd(ctx, cfg, lib, want, e)
 	if err != nil {
 		return err
 	}

@@ -38,8 +38,9 @@ type addStrategy struct {
 // settleAdd decides an add's strategy for lib (the one --strategy names,
 // else the library's) and connects the model it needs, so that an add
 // that cannot run is refused before anything is written. want is
-// cfg.Strategy parsed.
-func settleAdd(ctx context.Context, cfg *Config, lib *library, want ingest.Strategy) (*addStrategy, error) {
+// cfg.Strategy parsed; e is its enricher when it needs a model (connected
+// before the library was opened), nil otherwise.
+func settleAdd(ctx context.Context, cfg *Config, lib *library, want ingest.Strategy, e *enricher) (*addStrategy, error) {
 	as := &addStrategy{opt: addOptions{MaxFileSize: cfg.MaxFileSize, Strategy: want, Reindex: cfg.Reindex}}
 	s := want
 	if s == "" {
@@ -50,9 +51,11 @@ func settleAdd(ctx context.Context, cfg *Config, lib *library, want ingest.Strat
 		s = have
 	}
 	if s.NeedsModel() {
-		e, err := newEnricher(ctx, cfg, s)
-		if err != nil {
-			return nil, err
+		if e == nil { // the library's strategy
+			var err error
+			if e, err = newEnricher(ctx, cfg, s); err != nil {
+				return nil, err
+			}
 		}
 		as.enrich, as.opt.Enrich = e, e
 	}
