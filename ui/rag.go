@@ -65,9 +65,8 @@ func (b *RAGBackend) LibraryName() string { lib, _, _ := b.current(); return lib
 // LibrarySize is the number of documents in the library (0 when it cannot
 // be read; the error shows at the next search).
 func (b *RAGBackend) LibrarySize() int {
-	lib, _, _ := b.current()
-	docs, _ := lib.Documents(context.Background())
-	return len(docs)
+	_, n, _ := b.LibraryCount()
+	return n
 }
 
 // LibraryCount is the library's name and number of documents, of one
