@@ -70,7 +70,25 @@ type Segment struct {
 	PageEnd    int       `json:"page_end,omitempty"`
 	Start      int       `json:"start"` // byte offsets in the document's text
 	End        int       `json:"end"`
-	Vector     []float32 `json:"-"` // given to Update; segments read back carry none (see Store.Vectors)
+	Boxes      []Box     `json:"boxes,omitempty"` // where the text is drawn on its pages (PDFs only)
+	Vector     []float32 `json:"-"`               // given to Update; segments read back carry none (see Store.Vectors)
+}
+
+// Box is a rectangle on one page of a document where part of a segment's
+// text is drawn, so that a viewer can point at the exact place.
+//
+// Coordinates are PDF points (1/72 inch) from the top-left corner of the
+// page, x to the right and y down; X0 <= X1 and Y0 <= Y1. Page is 1-based,
+// as Segment.PageStart. A segment's boxes are in reading order, at least
+// one on each page it covers when it has any; a backend stores and returns
+// them exactly (float32 values compared bit for bit). Only PDFs have
+// boxes: other formats have none.
+type Box struct {
+	Page int     `json:"page"`
+	X0   float32 `json:"x0"`
+	Y0   float32 `json:"y0"`
+	X1   float32 `json:"x1"`
+	Y1   float32 `json:"y1"`
 }
 
 // KeywordText is the text keyword search indexes for s: IndexText when set,
