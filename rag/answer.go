@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -306,6 +307,7 @@ func fillSource(src *Source, seg store.Segment, doc store.Document) {
 	}
 	src.Section = SectionText(doc, seg.Section)
 	src.Snippet = snippet(seg.Text, snippetBytes)
+	src.Boxes = slices.Clone(seg.Boxes)
 }
 
 // snippetBytes bounds a source's snippet.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/store"
 )
 
 // EventType names an answer event; the names are the wire names used by
@@ -57,6 +58,10 @@ type Source struct {
 	// sentence) has only a child's focus.
 	FocusStart int `json:"focus_start,omitempty"`
 	FocusEnd   int `json:"focus_end,omitempty"`
+	// Boxes are where the cited segment's text is drawn on its pages
+	// (store.Box: points from the page's top-left corner), for a client
+	// that shows the page itself; PDFs only, nil otherwise.
+	Boxes []store.Box `json:"boxes,omitempty"`
 }
 
 // Event is one item of an answer stream. Unlike citations.Event it owns its
