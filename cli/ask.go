@@ -87,7 +87,7 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 	if err != nil {
 		return fmt.Errorf("ask: %w", err)
 	}
-	opt := rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering, Rerank: rr}
+	opt := rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References}
 	if f.explain {
 		opt.Explain = func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), "explain: "+headless.TerminalSafe(line)) }
 	}

@@ -122,7 +122,7 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 		lib.Close()
 		return err
 	}
-	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering, Rerank: rr}, conv, open)
+	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References}, conv, open)
 	defer b.Close()
 	if model != nil { // /add into a library whose strategy needs a model uses the chat's
 		b.SetEnricher(func(s ingest.Strategy) enricherOf { return chatEnricher(model, s) })

@@ -46,6 +46,9 @@ type Config struct {
 	// --base-url endpoint, "llm" for the chat model itself, "" for none
 	// (--rerank, IBID_RERANK_MODEL).
 	Rerank string
+	// References includes the documents' references sections in
+	// retrieval, which leaves them out by default (--references).
+	References bool
 
 	// BaseURL is the OpenAI-compatible API, for the chat model and the
 	// embedder alike (--base-url, OPENAI_BASE_URL); "" tries a local
@@ -165,6 +168,13 @@ func (c *Config) modelFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout,
 		"give up on an answer that stalls longer than this duration between two chunks (0: wait for ever)")
 	c.rerankFlag(fs)
+	c.referencesFlag(fs)
+}
+
+// referencesFlag declares --references, for every command that retrieves.
+func (c *Config) referencesFlag(fs *pflag.FlagSet) {
+	fs.BoolVar(&c.References, "references", c.References,
+		"also search the documents' references (sections headed References, Bibliography, 参考文献, ...), left out by default")
 }
 
 // rerankFlag declares --rerank, for every command that retrieves.

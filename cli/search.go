@@ -41,7 +41,7 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 			if k < 1 || k > maxK {
 				return fmt.Errorf("search: -k %d: give a number of passages from 1 to %d", k, maxK)
 			}
-			opt := retrieve.Options{K: k, Section: section}
+			opt := retrieve.Options{K: k, Section: section, References: cfg.References}
 			switch mode {
 			case "default":
 				opt.Mode = retrieve.Default
@@ -67,6 +67,7 @@ ibid search -k 3 --doc vaswani --section Results "BLEU on WMT 2014"`,
 	fs.StringVar(&doc, "doc", "", "only documents whose id starts with, or whose path or file name matches, the glob PATTERN")
 	fs.StringVar(&section, "section", "", "only segments under a section whose heading contains S")
 	cfg.rerankFlag(fs)
+	cfg.referencesFlag(fs)
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "chat model name (env IBID_MODEL), for --rerank llm")
 	fs.BoolVar(&full, "full", false, "print each passage's whole text (default: the first lines)")
 	fs.BoolVar(&explain, "explain", false, "show what matched: the rows search found (a hierarchical passage's children, a question the model wrote) and the text indexed in place of the document's (generated context or summary)")

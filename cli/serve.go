@@ -64,7 +64,7 @@ func runServe(cmd *cobra.Command, cfg *Config, addr string, rest []string) error
 	}
 	srv := headless.NewHTTPServer(headless.NewServer(headless.ServerConfig{
 		Library: lib, LibraryName: cfg.Library, Model: m,
-		Options: rag.PipelineOptions{CiteFormat: mode, Rerank: rr}, Token: cfg.Token,
+		Options: rag.PipelineOptions{CiteFormat: mode, Rerank: rr, References: cfg.References}, Token: cfg.Token,
 	}), headless.HTTPOptions{})
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s)\n", cfg.Library, ln.Addr(), modelName(m))

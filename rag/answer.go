@@ -47,6 +47,9 @@ type PipelineOptions struct {
 	Neighbours int            // neighbouring segments on each side added to each passage; 0: retrieval's default (1), negative: none
 	// Rerank, if not nil, reranks retrieval's candidates (retrieve.Options).
 	Rerank retrieve.Reranker
+	// References offers passages from the documents' references too,
+	// which retrieval leaves out by default (retrieve.Options.References).
+	References bool
 	// Explain, if not nil, is told why the extractive answerer chose each
 	// sentence, or why it declined (ibid ask --explain).
 	Explain func(line string)
@@ -110,7 +113,7 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 	var registry *citations.Registry
 	defer func() { conv.finish(run.turn, registry) }()
 
-	hits, err := p.r.Search(ctx, question, retrieve.Options{K: p.opt.K, Neighbours: p.opt.Neighbours, Rerank: p.opt.Rerank})
+	hits, err := p.r.Search(ctx, question, retrieve.Options{K: p.opt.K, Neighbours: p.opt.Neighbours, Rerank: p.opt.Rerank, References: p.opt.References})
 	if err != nil {
 		err = fmt.Errorf("couldn't search the library: %w", err)
 		run.fail(err)

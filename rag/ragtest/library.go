@@ -99,7 +99,8 @@ func (l *Library) Queries() []string {
 	return slices.Clone(l.queries)
 }
 
-// Search returns up to opt.K passages for q (all when K <= 0), best first,
+// Search returns up to opt.K passages for q (all when K <= 0) among the
+// segments opt.Filter admits, best first,
 // each with its hit and its neighbours (opt.Neighbours on each side; 0
 // means 1, negative none) as Context, in document order, and its Rank (the
 // hit's place in the ranking). Unless All is set, windows that meet are
@@ -118,7 +119,11 @@ func (l *Library) Search(ctx context.Context, q string, opt retrieve.Options) ([
 	}
 	var all []scored
 	qw := words(q)
+	f := opt.Filter()
 	for _, s := range l.segs {
+		if d := l.docs[s.DocumentID]; !f.Match(&d, &s) {
+			continue
+		}
 		n := 0
 		for w := range words(s.Text) {
 			if qw[w] {

@@ -1,6 +1,9 @@
 package retrieve
 
-import "github.com/ibid-dev/ibid/store"
+import (
+	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/store"
+)
 
 // Mode chooses the retrievers a search uses.
 type Mode uint8
@@ -66,6 +69,12 @@ type Options struct {
 	Section    string   // limit to segments whose section path contains this (case-insensitive)
 	PageFrom   int      // limit to segments on pages overlapping [PageFrom, PageTo]; 0 leaves an end open
 	PageTo     int
+	// References includes the documents' references (sections under a
+	// heading of ingest.ReferencesHeadings, numbered or not), which a
+	// search otherwise leaves out, from its hits and from its windows; a
+	// search limited to a Section includes them too (it names what it
+	// wants).
+	References bool
 	Mode       Mode
 	// Rerank, when not nil, reorders the best candidates after fusion,
 	// index-row mapping and window merging, judging each on its window's
@@ -106,8 +115,12 @@ func (o Options) neighbours() int {
 	return o.Neighbours
 }
 
-// Filter is the store filter the options' Documents, Section and page
-// range make; the zero Filter admits everything.
+// Filter is the store filter the options' Documents, Section, page range
+// and References make.
 func (o Options) Filter() store.Filter {
-	return store.Filter{Documents: o.Documents, Section: o.Section, PageFrom: o.PageFrom, PageTo: o.PageTo}
+	f := store.Filter{Documents: o.Documents, Section: o.Section, PageFrom: o.PageFrom, PageTo: o.PageTo}
+	if !o.References && o.Section == "" {
+		f.SkipHeadings = ingest.ReferencesHeadings
+	}
+	return f
 }

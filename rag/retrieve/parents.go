@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
@@ -98,7 +99,7 @@ func (r *resolver) document(ctx context.Context, id string) (store.Document, boo
 // window never holds an index row: it is cut short of Meta["passages"]
 // when the document records it, and at the first segment with Parent set
 // in any case.
-func neighbourhood(ctx context.Context, st store.Store, t target, n int) ([]store.Segment, error) {
+func neighbourhood(ctx context.Context, st store.Store, t target, n int, skip store.Filter) ([]store.Segment, error) {
 	seg := t.seg
 	if n <= 0 || t.ownWindow() {
 		return []store.Segment{seg}, nil
@@ -115,5 +116,27 @@ func neighbourhood(ctx context.Context, st store.Store, t target, n int) ([]stor
 	if len(segs) == 0 {
 		return []store.Segment{seg}, nil
 	}
-	return segs, nil
+	return admittedRun(segs, seg, t.doc, skip), nil
+}
+
+// admittedRun is the run of segs around seg that skip admits: a window
+// stops at a section the search leaves out (the references after a
+// paper's last paragraph), so it stays one stretch of text. seg itself is
+// always kept.
+func admittedRun(segs []store.Segment, seg store.Segment, doc store.Document, skip store.Filter) []store.Segment {
+	if len(skip.SkipHeadings) == 0 {
+		return segs
+	}
+	at := slices.IndexFunc(segs, func(s store.Segment) bool { return s.ID == seg.ID })
+	if at < 0 {
+		return []store.Segment{seg}
+	}
+	lo, hi := at, at+1
+	for lo > 0 && skip.Match(&doc, &segs[lo-1]) {
+		lo--
+	}
+	for hi < len(segs) && skip.Match(&doc, &segs[hi]) {
+		hi++
+	}
+	return segs[lo:hi]
 }

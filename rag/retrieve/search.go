@@ -112,7 +112,7 @@ func Search(ctx context.Context, st store.Store, emb Embedder, query string, opt
 		if err != nil {
 			return nil, err
 		}
-		ps, err = passages(ctx, st, fused, segs, opt.neighbours(), want)
+		ps, err = passages(ctx, st, fused, segs, opt.neighbours(), want, store.Filter{SkipHeadings: opt.Filter().SkipHeadings})
 		if err != nil {
 			return nil, err
 		}
@@ -228,7 +228,7 @@ func denseHits(ctx context.Context, st store.Store, emb Embedder, query string, 
 // (an index row) or is dropped (its passage again), reading nothing. A hit
 // whose document or parent the store no longer has (removed since, by
 // another process) is skipped.
-func passages(ctx context.Context, st store.Store, hits []Scored, segs map[string]store.Segment, neighbours, k int) ([]Passage, error) {
+func passages(ctx context.Context, st store.Store, hits []Scored, segs map[string]store.Segment, neighbours, k int, skip store.Filter) ([]Passage, error) {
 	r := newResolver(st)
 	out := make([]Passage, 0, min(k, len(hits)))
 	for rank, h := range hits {
@@ -248,7 +248,7 @@ func passages(ctx context.Context, st store.Store, hits []Scored, segs map[strin
 			}
 			continue
 		}
-		ctxSegs, err := neighbourhood(ctx, st, t, neighbours)
+		ctxSegs, err := neighbourhood(ctx, st, t, neighbours, skip)
 		if err != nil {
 			return nil, err
 		}

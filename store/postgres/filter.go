@@ -27,6 +27,9 @@ func (a *args) add(v any) string {
 //   - Section: a substring of the lower-case section path, kept in
 //     rag_chunks.section_key (lowered by Go, as Match lowers it, so the
 //     database's collation plays no part).
+//   - SkipHeadings: the lower-cased names, compared with the section key's
+//     outermost heading (split_part at " / ", store.HeadingNumber removed
+//     by regexp_replace, as store.TopHeading does in Go).
 //   - Pages: overlap of [page_start, max(page_end, page_start)] with the
 //     range; chunks without pages only when no range is asked.
 func filterSQL(f store.Filter, coll int64, a *args) string {
@@ -56,6 +59,15 @@ func filterSQL(f store.Filter, coll int64, a *args) string {
 	}
 	if f.Section != "" {
 		conds = append(conds, "strpos(c.section_key, "+a.add(strings.ToLower(f.Section))+") > 0")
+	}
+	var skip []string
+	for _, h := range f.SkipHeadings {
+		if h != "" && utf8.ValidString(h) && strings.IndexByte(h, 0) < 0 {
+			skip = append(skip, strings.ToLower(h)) // others match no heading PostgreSQL can hold
+		}
+	}
+	if len(skip) > 0 {
+		conds = append(conds, "NOT (regexp_replace(split_part(c.section_key, ' / ', 1), "+a.add(store.HeadingNumber)+", '') = ANY("+a.add(skip)+"))")
 	}
 	if f.PageFrom != 0 || f.PageTo != 0 {
 		conds = append(conds, "c.page_start <> 0")

@@ -103,7 +103,7 @@ func testZeroVectors(t *testing.T, h Harness) {
 // field a filter looks at.
 func filterLibrary(t testing.TB, st store.Store) {
 	var puts []store.Put
-	sections := [][]string{{"Introduction"}, {"Methods", "Statistics"}, {"Methods", "Data"}, {"Results"}, nil}
+	sections := [][]string{{"1 Introduction"}, {"Methods", "Statistics"}, {"2.1. Methods", "Data"}, {"Results"}, nil}
 	pages := [][2]int{{1, 1}, {2, 3}, {3, 3}, {5, 6}, {0, 0}}
 	for d, path := range []string{"/papers/alpha.pdf", "/papers/beta.pdf", "/notes/gamma.md", "/notes/sub/delta.md", "/x/epsilon.txt"} {
 		id := fmt.Sprintf("%c%03d", 'a'+d, d)
@@ -134,6 +134,11 @@ var filters = []store.Filter{
 	{PageFrom: 3, PageTo: 5},
 	{PageFrom: 4, PageTo: 4},
 	{Documents: []string{"*.pdf"}, Section: "methods", PageFrom: 3},
+	{SkipHeadings: []string{"methods"}},
+	{SkipHeadings: []string{"RESULTS", "introduction"}},
+	{SkipHeadings: []string{"method", "statistics", "methods / data", "res_lts", "result%", ""}},
+	{SkipHeadings: []string{"references", "appendix"}},
+	{Section: "methods", SkipHeadings: []string{"results"}},
 }
 
 func testFilters(t *testing.T, h Harness) {
