@@ -23,8 +23,9 @@ const DefaultParentBudget = 2000
 // cutting its section's body text into small parents), its span Text[first.Start:last.End] (so Text[Start:End]
 // == Segment.Text holds), its pages and section those of its chunks. Every
 // chunk is then an index row (Index P..N-1, in reading order) whose Parent
-// is the ID of the parent that holds it; its text and offsets are
-// unchanged, so it lies inside its parent exactly. Every passage of a
+// is the ID of the parent that holds it; its text, offsets and boxes are
+// unchanged, so it lies inside its parent exactly. A parent's Boxes are
+// where its text is drawn (PDFs only), as Load's segments' are. Every passage of a
 // hierarchical document is a parent: a section of one small chunk is a
 // parent with one child. IDs are renumbered, Document.Segments is N,
 // Document.Meta records MetaPassages (P) and MetaStrategy
@@ -80,6 +81,7 @@ func MakeHierarchical(l *Loaded, parentBudget int) {
 	for k := range chunks {
 		segs[len(parents)+k].Parent = segs[owner[k]].ID
 	}
+	setBoxes(segs[:len(parents)], l.lines)
 	l.Segments = segs
 	l.Document.Segments = len(segs)
 	l.Document.Meta = withMeta(l.Document.Meta, MetaStrategy, string(Hierarchical))

@@ -80,6 +80,10 @@ func (l *Loader) Close() error {
 //     with Parent set.
 //   - IndexText, when set, is what keyword search indexes and what is
 //     embedded instead of Text; it is never shown or cited.
+//   - Boxes (PDF only): every segment with text has the rectangles
+//     where its lines are drawn (setBoxes), and its PageStart..PageEnd
+//     are the pages they are on; a segment without text, and every
+//     segment of another format, has none.
 //   - Document.Meta[MetaStrategy] names the strategy that made the
 //     segments when it is not the default (Load sets none: recursive).
 type Loaded struct {
@@ -100,6 +104,12 @@ type Loaded struct {
 	// Text), so that re-chunking keeps to them; nil for a Loaded built
 	// by hand, where runs of segments with the same Section stand in.
 	sections []section
+	// lines (PDF only) are where each line of Text is drawn (see
+	// lineBox), so that every way of cutting Text into segments (Load,
+	// MakeSemantic, MakeHierarchical, AddQuestions) gives each segment
+	// its Boxes; nil for other formats and for a Loaded built by hand,
+	// whose new segments then have none.
+	lines []lineBox
 }
 
 // SkipError is a file that was not added, with a one-line reason for the
@@ -190,6 +200,7 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 		}
 		return nil, skip(path, "no text (only front matter, markup or whitespace)")
 	}
+	setBoxes(segs, p.lines)
 	for i := range segs {
 		segs[i].DocumentID = doc.ID
 		segs[i].Index = i
@@ -203,14 +214,15 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 	doc.Author, doc.URL, doc.Date = OneLine(p.author), OneLine(p.url), OneLine(p.date)
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
-	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels, sections: p.sections}, nil
+	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels, sections: p.sections, lines: p.lines}, nil
 }
 
 // parsed is a document's text and structure, before chunking.
 //
 // Invariants: sections are ordered, do not overlap and lie within text;
 // pageStarts (PDF only) is increasing, pageStarts[0] == 0, and page i+1
-// (1-based) begins at byte pageStarts[i].
+// (1-based) begins at byte pageStarts[i]; lines (PDF only) are where the
+// text's lines are drawn, as lineBox says.
 type parsed struct {
 	text                     string
 	sections                 []section
@@ -218,6 +230,7 @@ type parsed struct {
 	pageLabels               []string // PDF only: the number printed on each page, "" if none
 	title, author, url, date string
 	notes                    []string // see Loaded.Notes
+	lines                    []lineBox
 }
 
 // section is a run of text under one heading path.

@@ -185,11 +185,12 @@ func isFloat(para, open *pdfPara, body float32) bool {
 
 // paraText joins a paragraph's lines: footnotes with their mark apart,
 // table cells on one row with " | ", other lines by joinLines. It records
-// where in the text each later page begins (a paragraph run onto the next
-// page).
+// where in the text each line begins (lineOffs) and each later page (a
+// paragraph run onto the next page).
 func paraText(p *pdfPara, vocab vocabulary) {
 	text := ""
 	p.pageOffs = p.pageOffs[:0]
+	p.lineOffs = p.lineOffs[:0]
 	// Cells of a table (two rows or more with several cells) are kept
 	// apart by " | "; a heading or a spaced-out word by a space.
 	rows := 0
@@ -210,9 +211,11 @@ func paraText(p *pdfPara, vocab vocabulary) {
 		}
 		if i > 0 && sameRow(p.lines[i-1].y0, p.lines[i-1].y1, l.y0, l.y1) && p.lines[i-1].page == l.page {
 			text += sep + t
+			p.lineOffs = append(p.lineOffs, len(text)-len(t))
 			continue
 		}
 		text = joinLines(text, t, vocab)
+		p.lineOffs = append(p.lineOffs, len(text)-len(t))
 		if i > 0 && l.page != p.lines[i-1].page {
 			p.pageOffs = append(p.pageOffs, pageOff{l.page, len(text) - len(t)})
 		}

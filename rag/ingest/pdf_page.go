@@ -41,6 +41,9 @@ type pdfPara struct {
 	// pageOffs holds, for a paragraph that runs onto later pages, where
 	// in text each of them begins.
 	pageOffs []pageOff
+	// lineOffs holds where each line's text begins in text (one per
+	// line, nondecreasing; set by paraText).
+	lineOffs []int
 }
 
 // pageOff is a byte offset in a paragraph's text where a page begins.

@@ -144,6 +144,7 @@ func assemblePDF(lay *pdfLayout) *parsed {
 			newSection(off, path)
 		}
 		b.WriteString(para.text)
+		p.lines = paraLines(p.lines, lay, para, off)
 		for _, po := range para.pageOffs {
 			startPage(po.page, off+po.off)
 		}

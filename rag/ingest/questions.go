@@ -15,10 +15,10 @@ import (
 //
 // Each passage with at least one question becomes a parent: after the
 // passages (and any index rows l already had), in passage order, come one
-// index row that mirrors it (same Text, Start, End, Section and pages, so
-// its own words still find it) and one row per question (Text "",
-// IndexText the question, Start == End == the passage's Start, same
-// Section and pages), all with Parent = the passage's ID. A passage
+// index row that mirrors it (same Text, Start, End, Section, pages and
+// boxes, so its own words still find it) and one row per question (Text
+// "", IndexText the question, Start == End == the passage's Start, same
+// Section and pages, no boxes), all with Parent = the passage's ID. A passage
 // without questions stays a plain searchable passage. Rows are numbered on
 // from the passages (ID == Document.ID + ":" + Index); Document.Segments,
 // Meta[MetaStrategy] (Questions) and, when there are index rows,
@@ -39,7 +39,7 @@ func AddQuestions(l *Loaded, questions [][]string) {
 		parent := l.Segments[i]
 		mirror := parent
 		mirror.IndexText, mirror.Parent, mirror.Vector = "", parent.ID, nil
-		mirror.Section = slices.Clone(parent.Section)
+		mirror.Section, mirror.Boxes = slices.Clone(parent.Section), slices.Clone(parent.Boxes)
 		rows = append(rows, mirror)
 		for _, q := range qs {
 			rows = append(rows, store.Segment{DocumentID: parent.DocumentID, IndexText: q, Parent: parent.ID,

@@ -45,7 +45,8 @@ func MakeSemantic(ctx context.Context, l *Loaded, embed Embed, budget int) error
 // The result keeps every invariant of Loaded, with only passages: ids
 // and indexes renumbered in reading order, Text[Start:End] ==
 // Segment.Text, trimmed, not empty, within budget, pages from
-// PageStarts; Document.Segments is updated and Document.Meta records
+// PageStarts (for a PDF, the pages its boxes are on), boxes where the
+// text is drawn (PDFs only, as Load's: see setBoxes); Document.Segments is updated and Document.Meta records
 // MetaStrategy ("semantic").
 //
 // On error (embed's, a reply of the wrong shape, ctx's, or l already
@@ -139,6 +140,7 @@ func MakeSemanticPercentile(ctx context.Context, l *Loaded, embed Embed, budget 
 			g = ge
 		}
 	}
+	setBoxes(segs, l.lines)
 	for i := range segs {
 		segs[i].Index = i
 		segs[i].ID = l.Document.ID + ":" + strconv.Itoa(i)
