@@ -81,8 +81,9 @@ type Segment struct {
 // page, x to the right and y down; X0 <= X1 and Y0 <= Y1. Page is 1-based,
 // as Segment.PageStart. A segment's boxes are in reading order, at least
 // one on each page it covers when it has any; a backend stores and returns
-// them exactly (float32 values compared bit for bit). Only PDFs have
-// boxes: other formats have none.
+// them exactly (float32 values compared bit for bit, but for -0, returned
+// as 0: see StoredBoxes), and Update refuses boxes that break these rules
+// (see CheckBoxes). Only PDFs have boxes: other formats have none.
 type Box struct {
 	Page int     `json:"page"`
 	X0   float32 `json:"x0"`

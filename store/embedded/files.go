@@ -67,10 +67,11 @@ func readManifest(dir string) (m manifest, fi fs.FileInfo, ok bool, err error) {
 	if err := json.NewDecoder(f).Decode(&m); err != nil {
 		return manifest{}, nil, false, fmt.Errorf("library manifest %s is damaged (%v); run `ibid doctor --repair`", path, err)
 	}
-	if m.Format != 1 && m.Format != formatVersion {
-		return manifest{}, nil, false, fmt.Errorf("library in %s has format %d; this ibid reads formats 1 and %d: use a newer ibid", dir, m.Format, formatVersion)
+	if m.Format > formatVersion {
+		return manifest{}, nil, false, fmt.Errorf("library in %s was written by a newer ibid (format %d; this one reads formats 1 to %d): "+
+			"use a newer ibid (nothing was changed)", dir, m.Format, formatVersion)
 	}
-	if err := validInfo(m.info()); err != nil || m.Generation < 1 {
+	if err := validInfo(m.info()); err != nil || m.Generation < 1 || m.Format < 1 {
 		return manifest{}, nil, false, fmt.Errorf("library manifest %s is damaged; run `ibid doctor --repair`", path)
 	}
 	return m, fi, true, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"math"
 
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/internal/wire"
@@ -18,7 +19,7 @@ import (
 //	bm25.idx              the saved keyword index (a cache: rebuilt when stale)
 //	lock                  the lock writers hold (flock) while they write
 //
-// A commit record of format 2 is
+// A commit record of format 2 and 3 is
 //
 //	"ibR2" | uint32 LE payload length | uint32 LE CRC-32C(payload) |
 //	uint32 LE CRC-32C(the 12 bytes before) | payload
@@ -28,7 +29,7 @@ import (
 // the length and the payload's CRC. A record is committed when it is
 // complete and its checksums match.
 //
-// The payload is uvarint(number of ops) followed by the ops. In format 2
+// The payload is uvarint(number of ops) followed by the ops. From format 2
 // each op is framed: uint32 LE length | uint32 LE CRC-32C | op, so that
 // when a committed record is damaged the intact ops in it (whole
 // documents) can still be read; format 1 ops follow each other unframed.
@@ -37,15 +38,23 @@ import (
 //	          uint32 LE CRC-32C of the document's vector rows (format 2) |
 //	          uvarint n | n × segment
 //	segment:  flags | str text | str index text (2) | str parent (2) |
-//	          uvarint m, m × str section | varint page start, page end, start, end
+//	          uvarint m, m × str section | varint page start, page end, start, end |
+//	          if flags has segBoxes (3): uvarint n, n × box
+//	box:      varint page | x0, y0, x1, y1 as uint32 LE float32 bits
 //	opDelete: kind | str document id
 //
-// where str is uvarint length followed by the bytes. A segment's ID,
+// where str is uvarint length followed by the bytes. Format 3 is format 2
+// with the segBoxes flag: a segment without boxes sets no flag and writes no
+// bytes for them, so every format-2 record is a format-3 record, and format 3
+// exists so that an older ibid (which reads formats 1 and 2 only) refuses a
+// library that may hold boxes instead of misreading it. A library of format
+// 2 is read as it is; its first writable use rewrites the manifest's format
+// to 3 (upgradeLocked) before any record is appended. A segment's ID,
 // DocumentID and Index are not stored: they follow from the document and the
 // segment's position. Its vector is row (first row + i) of the vector file.
 
 const (
-	formatVersion = 2 // written; format 1 is read and rewritten on the first writable open
+	formatVersion = 3 // written; formats 1 and 2 are read, and upgraded by the first write
 	manifestName  = "manifest.json"
 	lockName      = "lock"
 	keywordName   = "bm25.idx"
@@ -54,6 +63,10 @@ const (
 	opDelete byte = 2
 
 	segZeroVector byte = 1 // the segment's vector is all zeros
+	segBoxes      byte = 2 // the segment's boxes follow its offsets (format 3)
+	segFlags           = segZeroVector | segBoxes
+
+	boxBytesMin = 1 + 4*4 // the smallest encoded box: a one-byte page and four floats
 
 	recordMagic    = "ibR2"
 	recordHeader   = 16 // format 2
@@ -121,6 +134,7 @@ func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool,
 		if zero[i] {
 			flags |= segZeroVector
 		}
+		at := len(b)
 		b = append(b, flags)
 		b = wire.AppendString(b, s.Text)
 		b = wire.AppendString(b, s.IndexText)
@@ -133,8 +147,48 @@ func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool,
 		b = binary.AppendVarint(b, int64(s.PageEnd))
 		b = binary.AppendVarint(b, int64(s.Start))
 		b = binary.AppendVarint(b, int64(s.End))
+		if len(s.Boxes) > 0 {
+			b[at] |= segBoxes
+			b = appendBoxes(b, s.Boxes)
+		}
 	}
 	return endOp(b, start), nil
+}
+
+// appendBoxes encodes boxes: their count, then each box's page and its
+// coordinates' exact bits.
+func appendBoxes(b []byte, boxes []store.Box) []byte {
+	b = binary.AppendUvarint(b, uint64(len(boxes)))
+	for _, x := range boxes {
+		b = binary.AppendVarint(b, int64(x.Page))
+		for _, v := range [...]float32{x.X0, x.Y0, x.X1, x.Y1} {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+	}
+	return b
+}
+
+// decodeBoxes reads what appendBoxes wrote. A count the rest of the input
+// cannot hold is corruption, found before anything is allocated.
+func decodeBoxes(d *wire.Decoder) []store.Box {
+	n := d.Count()
+	if n == 0 || n > len(d.B)/boxBytesMin {
+		d.Fail() // a flagged segment has at least one box
+		return nil
+	}
+	boxes := make([]store.Box, n)
+	for i := range boxes {
+		x := &boxes[i]
+		x.Page = d.Int()
+		x.X0 = math.Float32frombits(d.Uint32())
+		x.Y0 = math.Float32frombits(d.Uint32())
+		x.X1 = math.Float32frombits(d.Uint32())
+		x.Y1 = math.Float32frombits(d.Uint32())
+	}
+	if d.Err() != nil {
+		return nil
+	}
+	return boxes
 }
 
 func appendDelete(b []byte, id string) []byte {
@@ -144,7 +198,8 @@ func appendDelete(b []byte, id string) []byte {
 	return endOp(b, start)
 }
 
-// frame wraps payload into a commit record of format 2.
+// frame wraps payload into a commit record of format 2 (and 3: the same
+// framing).
 func frame(payload []byte) []byte {
 	rec := make([]byte, recordHeader, recordHeader+len(payload))
 	copy(rec, recordMagic)
@@ -227,7 +282,8 @@ func nextOp(d *wire.Decoder) (body []byte, ok bool) {
 // salvage reads what it can of the payload of a committed record that
 // failed its checksum: every framed op whose own checksum matches, until
 // the frames can no longer be followed. lost counts the ops it skipped.
-func salvage(p []byte) (ops []op, lost int) {
+// format is the log's (2 or 3).
+func salvage(p []byte, format int) (ops []op, lost int) {
 	d := wire.Decoder{B: p}
 	n := int(d.Uvarint())
 	if d.Err() != nil {
@@ -246,7 +302,7 @@ func salvage(p []byte) (ops []op, lost int) {
 			lost++
 			continue
 		}
-		o, err := decodeOp(&wire.Decoder{B: body}, formatVersion, true)
+		o, err := decodeOp(&wire.Decoder{B: body}, format, true)
 		if err != nil {
 			lost++
 			continue
@@ -281,7 +337,11 @@ func decodeOp(d *wire.Decoder, format int, whole bool) (op, error) {
 		o.zero = make([]bool, ns)
 		for j := range o.segs {
 			s := &o.segs[j]
-			o.zero[j] = d.Byte()&segZeroVector != 0
+			flags := d.Byte()
+			if format >= 3 && flags&^segFlags != 0 {
+				d.Fail() // a flag no format defines
+			}
+			o.zero[j] = flags&segZeroVector != 0
 			s.Text = d.String()
 			if format >= 2 {
 				s.IndexText = d.String()
@@ -297,6 +357,12 @@ func decodeOp(d *wire.Decoder, format int, whole bool) (op, error) {
 			s.PageEnd = d.Int()
 			s.Start = d.Int()
 			s.End = d.Int()
+			// Only format-3 writers set segBoxes, but it is read whatever
+			// the manifest says: a reader that read the manifest before
+			// another process upgraded it may meet such records.
+			if flags&segBoxes != 0 {
+				s.Boxes = decodeBoxes(d)
+			}
 		}
 	case opDelete:
 		o = op{kind: opDelete, id: d.String()}

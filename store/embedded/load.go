@@ -90,7 +90,7 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 			var got []op
 			lost := 1
 			if len(stretch) > recordHeader {
-				got, lost = salvage(stretch[recordHeader:])
+				got, lost = salvage(stretch[recordHeader:], format)
 			}
 			what := fmt.Sprintf("a record of %d bytes fails its checksum", next-off)
 			switch {

@@ -280,17 +280,48 @@ func (s *Store) catchUp() error {
 }
 
 // prepareFiles readies the files for a write, under the library's lock
-// and caught up: it removes what interrupted writers left and rewrites a
-// library of format 1 in the current format.
+// and caught up: it removes what interrupted writers left and brings an
+// older library to the current format, so that nothing is appended to a
+// log its manifest does not describe. Format 1 is rewritten whole (a
+// compaction); format 2 records are format 3 records, so only its manifest
+// is replaced (upgradeLocked).
 func (s *Store) prepareFiles(d *disk) error {
 	if err := d.tidyUp(); err != nil {
 		return err
 	}
-	if d.man.Format != formatVersion {
+	switch d.man.Format {
+	case formatVersion:
+		return nil
+	case 2:
+		if err := d.upgradeLocked(); err != nil {
+			return fmt.Errorf("couldn't convert the library to format %d: %w", formatVersion, err)
+		}
+	default:
 		if err := s.compactLocked(); err != nil {
 			return fmt.Errorf("couldn't convert the library to format %d: %w", formatVersion, err)
 		}
 	}
+	return nil
+}
+
+// upgradeLocked marks a library of format 2 as format 3 by replacing its
+// manifest (atomically, as every manifest is written); its files are
+// already valid format 3. An older ibid then refuses the library rather
+// than misread the boxes later records may hold. Other processes see a new
+// manifest and reload. The caller holds the library's lock and is caught
+// up.
+func (d *disk) upgradeLocked() error {
+	m := d.man
+	m.Format = formatVersion
+	if err := writeManifest(d.dir, m); err != nil {
+		return err
+	}
+	d.man = m
+	fi, err := os.Stat(d.path(manifestName))
+	if err != nil {
+		return fmt.Errorf("couldn't read library manifest: %w", err)
+	}
+	d.manSeen = fi
 	return nil
 }
 

@@ -128,6 +128,7 @@ func (s *Store) Len(ctx context.Context) (int, error) {
 // cloneSeg copies what a caller could modify of a stored segment.
 func cloneSeg(sg store.Segment) store.Segment {
 	sg.Section = slices.Clone(sg.Section)
+	sg.Boxes = slices.Clone(sg.Boxes)
 	return sg
 }
 

@@ -179,7 +179,8 @@ func (s *Store) unlink(old *entry) error {
 }
 
 // prepare validates a put and turns it into an entry that shares nothing
-// with the caller: ids and index rows' parents checked (store.Parents),
+// with the caller: ids, boxes (store.CheckBoxes) and index rows' parents
+// checked (store.Parents),
 // vectors copied into one block and normalised, keyword texts analysed. A
 // parent's vector is not kept: its row is zeroed, and so committed.
 func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
@@ -216,7 +217,11 @@ func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
 		}
 		e.zero[i] = zero
 		sg.Vector = nil
+		if err := store.CheckBoxes(&sg); err != nil {
+			return nil, err
+		}
 		sg.Section = slices.Clone(sg.Section)
+		sg.Boxes = store.StoredBoxes(sg.Boxes)
 		e.segs[i] = sg
 	}
 	parent, err := store.Parents(e.segs)

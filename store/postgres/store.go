@@ -221,13 +221,18 @@ func (s *Store) Document(ctx context.Context, id string) (store.Document, error)
 // segmentColumns is what scanSegment reads, in order.
 const segmentColumns = `c.document_id, c.chunk_index, c.content, c.index_content, c.parent_chunk_id, c.metadata`
 
-// metadata is the JSON of rag_chunks.metadata.
+// metadata is the JSON of rag_chunks.metadata. Boxes are omitted when a
+// segment has none; their float32 coordinates round-trip exactly, since
+// encoding/json writes the shortest decimal that parses back to the same
+// float32 (store.CheckBoxes keeps NaN and infinities, which JSON cannot
+// hold, out). Rows written before boxes existed read as having none.
 type metadata struct {
-	Section   []string `json:"section,omitempty"`
-	PageStart int      `json:"page_start,omitempty"`
-	PageEnd   int      `json:"page_end,omitempty"`
-	Start     int      `json:"start"`
-	End       int      `json:"end"`
+	Section   []string    `json:"section,omitempty"`
+	PageStart int         `json:"page_start,omitempty"`
+	PageEnd   int         `json:"page_end,omitempty"`
+	Start     int         `json:"start"`
+	End       int         `json:"end"`
+	Boxes     []store.Box `json:"boxes,omitempty"`
 }
 
 // scanSegment reads segmentColumns and then the extra destinations.
@@ -247,7 +252,7 @@ func scanSegment(r pgx.Row, extra ...any) (store.Segment, error) {
 	if parent != nil {
 		sg.Parent = *parent
 	}
-	sg.Section, sg.PageStart, sg.PageEnd, sg.Start, sg.End = m.Section, m.PageStart, m.PageEnd, m.Start, m.End
+	sg.Section, sg.PageStart, sg.PageEnd, sg.Start, sg.End, sg.Boxes = m.Section, m.PageStart, m.PageEnd, m.Start, m.End, m.Boxes
 	return sg, nil
 }
 

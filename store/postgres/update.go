@@ -194,6 +194,9 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment, parent b
 	if err := storable("segment "+sg.ID, sg.Text, sg.IndexText, sg.Parent, strings.Join(sg.Section, "")); err != nil {
 		return nil, err
 	}
+	if err := store.CheckBoxes(sg); err != nil {
+		return nil, err
+	}
 	var vec any // NULL for the zero vector: never indexed, never returned
 	var sum float64
 	for k, x := range sg.Vector {
@@ -219,7 +222,7 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment, parent b
 	if sg.Parent != "" {
 		parentID = sg.Parent
 	}
-	meta, err := json.Marshal(metadata{Section: sg.Section, PageStart: sg.PageStart, PageEnd: sg.PageEnd, Start: sg.Start, End: sg.End})
+	meta, err := json.Marshal(metadata{Section: sg.Section, PageStart: sg.PageStart, PageEnd: sg.PageEnd, Start: sg.Start, End: sg.End, Boxes: store.StoredBoxes(sg.Boxes)})
 	if err != nil {
 		return nil, err
 	}

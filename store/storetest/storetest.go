@@ -63,6 +63,8 @@ func Run(t *testing.T, h Harness) {
 		{"KeywordIndexText", testKeywordIndexText},
 		{"IndexRows", testIndexRows},
 		{"IndexRowsBadParent", testIndexRowsBadParent},
+		{"Boxes", testBoxes},
+		{"BadBoxes", testBadBoxes},
 		{"Closed", testClosed},
 		{"ReadOnly", testReadOnly},
 		{"Libraries", testLibraries},
