@@ -214,6 +214,9 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 	doc.Author, doc.URL, doc.Date = OneLine(p.author), OneLine(p.url), OneLine(p.date)
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
+	if p.abstract != "" {
+		doc.Meta = map[string]string{MetaAbstract: p.abstract}
+	}
 	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels, sections: p.sections, lines: p.lines}, nil
 }
 
@@ -231,6 +234,7 @@ type parsed struct {
 	title, author, url, date string
 	notes                    []string // see Loaded.Notes
 	lines                    []lineBox
+	abstract                 string // PDF only: the abstract's text, when a heading names it
 }
 
 // section is a run of text under one heading path.

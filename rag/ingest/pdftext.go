@@ -116,6 +116,7 @@ func assemblePDF(lay *pdfLayout) *parsed {
 		secStart, path = at, next
 	}
 	headings := 0
+	abstractAt := -1 // where the abstract's text begins, after its heading
 	for _, para := range lay.paras {
 		if strings.TrimSpace(para.text) == "" {
 			continue
@@ -131,6 +132,7 @@ func assemblePDF(lay *pdfLayout) *parsed {
 			switch {
 			case headings == 0 && abstractHeadings[strings.ToLower(t)] && para.first().page == 0:
 				path = []string{t} // the front matter and the abstract are one section
+				abstractAt = off + len(t)
 			case isNamedHeading(t):
 				stack = []string{t}
 				newSection(off, slices.Clone(stack))
@@ -155,6 +157,13 @@ func assemblePDF(lay *pdfLayout) *parsed {
 	startPage(len(lay.pages)-1, b.Len())
 	p.text = b.String()
 	newSection(len(p.text), nil)
+	if abstractAt >= 0 {
+		for _, sec := range p.sections {
+			if sec.start <= abstractAt && abstractAt < sec.end {
+				p.abstract = strings.TrimSpace(p.text[abstractAt:sec.end])
+			}
+		}
+	}
 	return p
 }
 

@@ -62,8 +62,11 @@ func (s Strategy) NeedsModel() bool {
 
 // MetaStrategy is the Document.Meta key that records the strategy a
 // document was indexed with; MetaPassages the key that records how many of
-// its segments are passages when index rows follow them.
+// its segments are passages when index rows follow them; MetaAbstract a
+// paper's abstract (a PDF whose first page has an Abstract heading), its
+// text as in the first passage.
 const (
 	MetaStrategy = "strategy"
 	MetaPassages = "passages"
+	MetaAbstract = "abstract"
 )
