@@ -208,9 +208,10 @@ func footnoteText(l *pdfLine) string {
 
 // paragraphsOf groups a page's live lines into paragraphs. A paragraph
 // breaks at a change of flow (kept together later if the text runs on), a
-// gap wider than the line spacing, a change of size or boldness, after a
-// line that stops well short of the column's right edge, before an
-// indented line that follows a sentence end, and before a caption.
+// gap wider than the line spacing, a change of size or boldness (not
+// inside a bold run-in head, see runsInto), after a line that stops well
+// short of the column's right edge, before an indented line that follows
+// a sentence end, and before a caption.
 func paragraphsOf(p *pdfPage, lines []*pdfLine) []*pdfPara {
 	var out []*pdfPara
 	var cur *pdfPara
@@ -243,7 +244,9 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 		return true
 	case strings.HasSuffix(prev.text, "-") && unicode.IsLower(r) && abs32(prev.size-l.size) <= 0.8 && prev.y0-l.y1 <= 0.9*sz:
 		return false // a word broken at the line end goes on (a bold run-in heading, too)
-	case abs32(prev.size-l.size) > 0.8 || prev.bold != l.bold:
+	case abs32(prev.size-l.size) > 0.8:
+		return true
+	case prev.bold != l.bold && !runsInto(prev, l):
 		return true
 	case prev.y0-l.y1 > 0.9*sz:
 		return true // a gap
@@ -270,6 +273,15 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 	return false
 }
 
+// runsInto reports whether bold line prev and line l are one run-in
+// head going on: l starts in bold and turns regular. A heading on a line
+// of its own before a paragraph whose first words are bold is still kept
+// apart by the rules after the change of style in breaksBefore (it stops
+// short of the column's edge, or reads as a heading).
+func runsInto(prev, l *pdfLine) bool {
+	return prev.bold && !l.bold && l.frags[0].boldStart
+}
+
 // lineHeading is the tagged heading depth of all of a line, or 0.
 func lineHeading(l *pdfLine) int8 {
 	h := l.frags[0].heading
@@ -291,7 +303,7 @@ func isHeadingLine(s string) bool {
 // (closing quotes and brackets aside).
 func endsSentence(text string) bool {
 	t := strings.TrimRight(text, " \"'”’)]}」』）")
-	if u := strings.TrimRight(t, "0123456789*†‡"); u != t && strings.ContainsAny(u[max(0, len(u)-1):], ".!?") {
+	if u := strings.TrimRight(t, "0123456789*†‡"+superscripts); u != t && strings.ContainsAny(u[max(0, len(u)-1):], ".!?") {
 		t = u // a footnote mark after the full stop
 	}
 	r, _ := utf8.DecodeLastRuneInString(t)
