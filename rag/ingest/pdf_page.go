@@ -137,13 +137,21 @@ func letterShare(s string) float64 {
 // left are returned.
 func splitFootnotes(p *pdfPage, body float32) (rest []*pdfLine, notes []*pdfPara) {
 	byFlow := map[int][]*pdfLine{}
+	cols := 0
 	for _, l := range p.lines {
 		if !l.drop {
 			byFlow[l.flow] = append(byFlow[l.flow], l)
+			cols = max(cols, l.flow)
 		}
 	}
+	// Columns from the left, then the text across the page.
+	flows := make([]int, 0, cols+1)
+	for f := 1; f <= cols; f++ {
+		flows = append(flows, f)
+	}
+	flows = append(flows, 0)
 	isNote := map[*pdfLine]bool{}
-	for _, flow := range []int{1, 2, 0} {
+	for _, flow := range flows {
 		ls := byFlow[flow]
 		// Lines from the bottom up while they are small and low.
 		start := len(ls)
@@ -175,7 +183,8 @@ func splitFootnotes(p *pdfPage, body float32) (rest []*pdfLine, notes []*pdfPara
 			rest = append(rest, l)
 		}
 	}
-	// Notes in reading order: left column first.
+	// Notes in reading order: columns from the left, then across the
+	// page.
 	return rest, notes
 }
 
