@@ -5,27 +5,20 @@ import (
 	"slices"
 )
 
-// gutter finds the gap between two columns on a page: an x position in
-// the middle 40% of the page that no line crosses (or very few: a wide
-// title, a figure caption) with at least three lines wholly on each side.
-// It returns the gap's middle and whether there is one.
-func gutter(lines []*pdfLine, width float32) (float32, bool) {
-	var live []*pdfLine
-	for _, l := range lines {
-		if !l.drop {
-			live = append(live, l)
-		}
-	}
-	if len(live) < 6 || width <= 0 {
-		return 0, false
-	}
-	type cand struct {
-		x           float32
-		cross, l, r int
-	}
-	var cs []cand
-	for x := width * 0.3; x <= width*0.7; x += 1 {
-		c := cand{x: x}
+// gapScan is how the live lines of a page lie around an x position: how
+// many cross it, and how many lie wholly left or right of it.
+type gapScan struct {
+	x           float32
+	cross, l, r int
+}
+
+// scanGaps scans the middle 70% of a page one point at a time. The grid
+// holds the points width*0.3 + k, so gutter sees the positions it always
+// saw.
+func scanGaps(live []*pdfLine, width float32) []gapScan {
+	var cs []gapScan
+	for x := width*0.3 - float32(int(width*0.15)); x <= width*0.85; x += 1 {
+		c := gapScan{x: x}
 		for _, l := range live {
 			switch {
 			case l.x1 <= x:
@@ -38,8 +31,25 @@ func gutter(lines []*pdfLine, width float32) (float32, bool) {
 		}
 		cs = append(cs, c)
 	}
-	best := slices.MinFunc(cs, func(a, b cand) int { return cmp.Compare(a.cross, b.cross) })
-	if best.cross*5 > len(live) {
+	return cs
+}
+
+// gutter finds the gap between two columns on a page from its scan: an x
+// position in the middle 40% of the page that no line crosses (or very
+// few: a wide title, a figure caption) with at least three lines wholly
+// on each side. It returns the gap's middle and whether there is one.
+func gutter(scan []gapScan, live int, width float32) (float32, bool) {
+	var cs []gapScan
+	for _, c := range scan {
+		if c.x >= width*0.3-0.5 && c.x <= width*0.7 {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		return 0, false
+	}
+	best := slices.MinFunc(cs, func(a, b gapScan) int { return cmp.Compare(a.cross, b.cross) })
+	if best.cross*5 > live {
 		return 0, false
 	}
 	// The longest run of positions with the fewest crossings and lines on
@@ -82,17 +92,14 @@ func gutters(lines []*pdfLine, width float32) []float32 {
 	if len(live) < 6 || width <= 0 {
 		return nil
 	}
-	type pos struct {
-		x     float32
-		cross int
-	}
+	scan := scanGaps(live, width)
 	var gs []float32
-	var run []pos // positions few lines cross, with lines on both sides
+	var run []gapScan // positions few lines cross, with lines on both sides
 	flush := func() {
 		if len(run) == 0 {
 			return
 		}
-		least := slices.MinFunc(run, func(a, b pos) int { return cmp.Compare(a.cross, b.cross) }).cross
+		least := slices.MinFunc(run, func(a, b gapScan) int { return cmp.Compare(a.cross, b.cross) }).cross
 		s, bestS, bestN := -1, 0, 0
 		for i := 0; i <= len(run); i++ {
 			ok := i < len(run) && run[i].cross == least
@@ -111,20 +118,9 @@ func gutters(lines []*pdfLine, width float32) []float32 {
 		}
 		run = run[:0]
 	}
-	for x := width * 0.15; x <= width*0.85; x += 1 {
-		cross, l, r := 0, 0, 0
-		for _, ln := range live {
-			switch {
-			case ln.x1 <= x:
-				l++
-			case ln.x0 >= x:
-				r++
-			default:
-				cross++
-			}
-		}
-		if cross*5 <= len(live) && l >= 3 && r >= 3 {
-			run = append(run, pos{x, cross})
+	for _, c := range scan {
+		if c.cross*5 <= len(live) && c.l >= 3 && c.r >= 3 {
+			run = append(run, c)
 			continue
 		}
 		flush()
@@ -133,7 +129,7 @@ func gutters(lines []*pdfLine, width float32) []float32 {
 	if len(gs) >= 2 && evenColumns(live, gs) {
 		return gs
 	}
-	if g, ok := gutter(lines, width); ok {
+	if g, ok := gutter(scan, len(live), width); ok {
 		return []float32{g}
 	}
 	return nil
