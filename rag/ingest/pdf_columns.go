@@ -5,27 +5,20 @@ import (
 	"slices"
 )
 
-// gutter finds the gap between two columns on a page: an x position in
-// the middle 40% of the page that no line crosses (or very few: a wide
-// title, a figure caption) with at least three lines wholly on each side.
-// It returns the gap's middle and whether there is one.
-func gutter(lines []*pdfLine, width float32) (float32, bool) {
-	var live []*pdfLine
-	for _, l := range lines {
-		if !l.drop {
-			live = append(live, l)
-		}
-	}
-	if len(live) < 6 || width <= 0 {
-		return 0, false
-	}
-	type cand struct {
-		x           float32
-		cross, l, r int
-	}
-	var cs []cand
-	for x := width * 0.3; x <= width*0.7; x += 1 {
-		c := cand{x: x}
+// gapScan is how the live lines of a page lie around an x position: how
+// many cross it, and how many lie wholly left or right of it.
+type gapScan struct {
+	x           float32
+	cross, l, r int
+}
+
+// scanGaps scans the middle 70% of a page one point at a time. The grid
+// holds the points width*0.3 + k, so gutter sees the positions it always
+// saw.
+func scanGaps(live []*pdfLine, width float32) []gapScan {
+	var cs []gapScan
+	for x := width*0.3 - float32(int(width*0.15)); x <= width*0.85; x += 1 {
+		c := gapScan{x: x}
 		for _, l := range live {
 			switch {
 			case l.x1 <= x:
@@ -38,8 +31,25 @@ func gutter(lines []*pdfLine, width float32) (float32, bool) {
 		}
 		cs = append(cs, c)
 	}
-	best := slices.MinFunc(cs, func(a, b cand) int { return cmp.Compare(a.cross, b.cross) })
-	if best.cross*5 > len(live) {
+	return cs
+}
+
+// gutter finds the gap between two columns on a page from its scan: an x
+// position in the middle 40% of the page that no line crosses (or very
+// few: a wide title, a figure caption) with at least three lines wholly
+// on each side. It returns the gap's middle and whether there is one.
+func gutter(scan []gapScan, live int, width float32) (float32, bool) {
+	var cs []gapScan
+	for _, c := range scan {
+		if c.x >= width*0.3-0.5 && c.x <= width*0.7 {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) == 0 {
+		return 0, false
+	}
+	best := slices.MinFunc(cs, func(a, b gapScan) int { return cmp.Compare(a.cross, b.cross) })
+	if best.cross*5 > live {
 		return 0, false
 	}
 	// The longest run of positions with the fewest crossings and lines on
@@ -63,11 +73,105 @@ func gutter(lines []*pdfLine, width float32) (float32, bool) {
 	return cs[bestStart+bestLen/2].x, true
 }
 
-// readingOrder sorts a page's lines for reading: on a two-column page,
-// lines that cross the gutter (title, abstract across the page, wide
-// figures and tables) cut the page into bands; each band is read left
-// column first, then right column. Each line's flow and column extent are
-// set.
+// gutters finds the gaps between a page's columns, left to right: each
+// is an x position in the middle 70% of the page that few lines cross
+// (at most a fifth of them: a wide title, a figure caption) with at least
+// three lines wholly on each side, in the middle of the widest stretch
+// with the fewest crossings. Three or more columns count only when every
+// column holds three lines and the columns are about as wide as each
+// other (the narrowest at least 70% of the widest), so that a table's
+// gap inside one column of a two-column page splits nothing; otherwise
+// the page has at most the two columns gutter finds.
+func gutters(lines []*pdfLine, width float32) []float32 {
+	var live []*pdfLine
+	for _, l := range lines {
+		if !l.drop {
+			live = append(live, l)
+		}
+	}
+	if len(live) < 6 || width <= 0 {
+		return nil
+	}
+	scan := scanGaps(live, width)
+	var gs []float32
+	var run []gapScan // positions few lines cross, with lines on both sides
+	flush := func() {
+		if len(run) == 0 {
+			return
+		}
+		least := slices.MinFunc(run, func(a, b gapScan) int { return cmp.Compare(a.cross, b.cross) }).cross
+		s, bestS, bestN := -1, 0, 0
+		for i := 0; i <= len(run); i++ {
+			ok := i < len(run) && run[i].cross == least
+			if ok && s < 0 {
+				s = i
+			}
+			if !ok && s >= 0 {
+				if i-s > bestN {
+					bestS, bestN = s, i-s
+				}
+				s = -1
+			}
+		}
+		if bestN >= 4 {
+			gs = append(gs, run[bestS+bestN/2].x)
+		}
+		run = run[:0]
+	}
+	for _, c := range scan {
+		if c.cross*5 <= len(live) && c.l >= 3 && c.r >= 3 {
+			run = append(run, c)
+			continue
+		}
+		flush()
+	}
+	flush()
+	if len(gs) >= 2 && evenColumns(live, gs) {
+		return gs
+	}
+	if g, ok := gutter(scan, len(live), width); ok {
+		return []float32{g}
+	}
+	return nil
+}
+
+// evenColumns reports whether the gutters gs cut the lines into columns
+// of three lines or more each, about equally wide.
+func evenColumns(live []*pdfLine, gs []float32) bool {
+	var lo, hi float32 = 1e9, 0
+	for k := 0; k <= len(gs); k++ {
+		var x0, x1 float32 = 1e9, -1e9
+		n := 0
+		for _, l := range live {
+			if columnOf(l, gs) == k+1 {
+				x0, x1 = min(x0, l.x0), max(x1, l.x1)
+				n++
+			}
+		}
+		if n < 3 {
+			return false
+		}
+		lo, hi = min(lo, x1-x0), max(hi, x1-x0)
+	}
+	return lo >= 0.7*hi
+}
+
+// columnOf is the column a line lies in wholly (1 is the leftmost), or 0
+// for a line that crosses a gutter.
+func columnOf(l *pdfLine, gs []float32) int {
+	for k := 0; k <= len(gs); k++ {
+		if (k == 0 || l.x0 >= gs[k-1]) && (k == len(gs) || l.x1 <= gs[k]) {
+			return k + 1
+		}
+	}
+	return 0
+}
+
+// readingOrder sorts a page's lines for reading: on a page of columns
+// (see gutters), lines that cross a gutter (title, abstract across the
+// page, wide figures and tables) cut the page into bands; each band is
+// read column by column, from the left. Each line's flow (0 across the
+// page, 1.. the columns from the left) and column extent are set.
 func readingOrder(lines []*pdfLine, width float32) []*pdfLine {
 	top := func(a, b *pdfLine) int {
 		if c := cmp.Compare(b.y1, a.y1); c != 0 && !sameRow(a.y0, a.y1, b.y0, b.y1) {
@@ -75,62 +179,56 @@ func readingOrder(lines []*pdfLine, width float32) []*pdfLine {
 		}
 		return cmp.Compare(a.x0, b.x0)
 	}
-	g, two := gutter(lines, width)
-	if !two {
+	gs := gutters(lines, width)
+	if len(gs) == 0 {
 		slices.SortStableFunc(lines, top)
 		setColumn(lines, 0)
 		return lines
 	}
-	var spans, left, right []*pdfLine
+	var spans []*pdfLine
+	cols := make([][]*pdfLine, len(gs)+1)
 	for _, l := range lines {
-		switch {
-		case l.x1 <= g:
-			l.flow = 1
-			left = append(left, l)
-		case l.x0 >= g:
-			l.flow = 2
-			right = append(right, l)
-		default:
-			l.flow = 0
+		if k := columnOf(l, gs); k > 0 {
+			cols[k-1] = append(cols[k-1], l)
+		} else {
 			spans = append(spans, l)
 		}
 	}
 	// A column line on the row of a line across the page (author names
 	// side by side under the title) is part of the page-wide text.
-	keep := func(col []*pdfLine) []*pdfLine {
-		var out []*pdfLine
+	for k, col := range cols {
+		var kept []*pdfLine
 		for _, l := range col {
 			if slices.ContainsFunc(spans, func(s *pdfLine) bool { return sameRow(s.y0, s.y1, l.y0, l.y1) }) {
 				spans = append(spans, l)
 				continue
 			}
-			out = append(out, l)
+			kept = append(kept, l)
 		}
-		return out
+		cols[k] = kept
 	}
-	left, right = keep(left), keep(right)
-	setColumn(left, 1)
-	setColumn(right, 2)
+	for k, col := range cols {
+		setColumn(col, k+1)
+		slices.SortStableFunc(col, top)
+	}
 	setColumn(spans, 0)
 	slices.SortStableFunc(spans, top)
-	slices.SortStableFunc(left, top)
-	slices.SortStableFunc(right, top)
 	out := make([]*pdfLine, 0, len(lines))
-	take := func(col []*pdfLine, above float32) []*pdfLine {
-		for len(col) > 0 && col[0].y0 >= above {
-			out = append(out, col[0])
-			col = col[1:]
+	take := func(above float32) {
+		for k, col := range cols {
+			for len(col) > 0 && col[0].y0 >= above {
+				out = append(out, col[0])
+				col = col[1:]
+			}
+			cols[k] = col
 		}
-		return col
 	}
 	for _, s := range spans {
 		// Column lines above this spanning line come first.
-		left = take(left, s.y1-0.5*s.height())
-		right = take(right, s.y1-0.5*s.height())
+		take(s.y1 - 0.5*s.height())
 		out = append(out, s)
 	}
-	take(left, -1e9)
-	take(right, -1e9)
+	take(-1e9)
 	return out
 }
 

@@ -13,6 +13,7 @@ type pdfFrag struct {
 	x0, y0, x1, y1 float32
 	size           float32 // the largest character size in the run
 	bold, allBold  bool    // some / every character bold
+	boldStart      bool    // the first character bold (a run-in head)
 	chars          int
 	inFigure       bool
 	heading        int8 // tagged heading depth of all its characters, else 0
@@ -33,7 +34,7 @@ type pdfLine struct {
 	size           float32
 	bold           bool // every fragment bold
 	page           int  // 0-based
-	flow           int  // 0 spans the page, 1 left column, 2 right column
+	flow           int  // 0 spans the page, 1.. the columns from the left
 	colX0, colX1   float32
 	drop           bool // header, footer, page number, figure text, tiny text
 }
@@ -91,7 +92,7 @@ func fragments(p *rawPage) []*pdfFrag {
 			}
 		}
 		if cur == nil {
-			cur = &pdfFrag{x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, allBold: true, heading: c.heading}
+			cur = &pdfFrag{x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, allBold: true, boldStart: c.bold, heading: c.heading}
 		} else if space {
 			// A wide space (over 0.8 of the size) separates names in an
 			// author list; it reads as one space elsewhere.
@@ -151,6 +152,8 @@ func buildLines(frags []*pdfFrag, page int) []*pdfLine {
 }
 
 // finishLine orders a line's fragments and sets its text, size and style.
+// A raised footnote mark after a word is written in superscript digits
+// (see raisedMark) and does not count for the line's style.
 func finishLine(l *pdfLine) {
 	slices.SortStableFunc(l.frags, func(a, b *pdfFrag) int {
 		switch {
@@ -171,6 +174,10 @@ func finishLine(l *pdfLine) {
 			if f.x0-prev.x1 > 0.2*max(f.size, prev.size) {
 				b.WriteByte(' ')
 			}
+		}
+		if raisedMark(l.frags, i) {
+			b.WriteString(superscript(string(f.text)))
+			continue
 		}
 		b.WriteString(string(f.text))
 		sizes[roundSize(f.size)] += f.chars

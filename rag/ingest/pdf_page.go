@@ -140,13 +140,21 @@ func letterShare(s string) float64 {
 // left are returned.
 func splitFootnotes(p *pdfPage, body float32) (rest []*pdfLine, notes []*pdfPara) {
 	byFlow := map[int][]*pdfLine{}
+	cols := 0
 	for _, l := range p.lines {
 		if !l.drop {
 			byFlow[l.flow] = append(byFlow[l.flow], l)
+			cols = max(cols, l.flow)
 		}
 	}
+	// Columns from the left, then the text across the page.
+	flows := make([]int, 0, cols+1)
+	for f := 1; f <= cols; f++ {
+		flows = append(flows, f)
+	}
+	flows = append(flows, 0)
 	isNote := map[*pdfLine]bool{}
-	for _, flow := range []int{1, 2, 0} {
+	for _, flow := range flows {
 		ls := byFlow[flow]
 		// Lines from the bottom up while they are small and low.
 		start := len(ls)
@@ -178,7 +186,8 @@ func splitFootnotes(p *pdfPage, body float32) (rest []*pdfLine, notes []*pdfPara
 			rest = append(rest, l)
 		}
 	}
-	// Notes in reading order: left column first.
+	// Notes in reading order: columns from the left, then across the
+	// page.
 	return rest, notes
 }
 
@@ -211,9 +220,10 @@ func footnoteText(l *pdfLine) string {
 
 // paragraphsOf groups a page's live lines into paragraphs. A paragraph
 // breaks at a change of flow (kept together later if the text runs on), a
-// gap wider than the line spacing, a change of size or boldness, after a
-// line that stops well short of the column's right edge, before an
-// indented line that follows a sentence end, and before a caption.
+// gap wider than the line spacing, a change of size or boldness (not
+// inside a bold run-in head, see runsInto), after a line that stops well
+// short of the column's right edge, before an indented line that follows
+// a sentence end, and before a caption.
 func paragraphsOf(p *pdfPage, lines []*pdfLine) []*pdfPara {
 	var out []*pdfPara
 	var cur *pdfPara
@@ -246,7 +256,9 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 		return true
 	case strings.HasSuffix(prev.text, "-") && unicode.IsLower(r) && abs32(prev.size-l.size) <= 0.8 && prev.y0-l.y1 <= 0.9*sz:
 		return false // a word broken at the line end goes on (a bold run-in heading, too)
-	case abs32(prev.size-l.size) > 0.8 || prev.bold != l.bold:
+	case abs32(prev.size-l.size) > 0.8:
+		return true
+	case prev.bold != l.bold && !runsInto(prev, l):
 		return true
 	case prev.y0-l.y1 > 0.9*sz:
 		return true // a gap
@@ -273,6 +285,15 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 	return false
 }
 
+// runsInto reports whether bold line prev and line l are one run-in
+// head going on: l starts in bold and turns regular. A heading on a line
+// of its own before a paragraph whose first words are bold is still kept
+// apart by the rules after the change of style in breaksBefore (it stops
+// short of the column's edge, or reads as a heading).
+func runsInto(prev, l *pdfLine) bool {
+	return prev.bold && !l.bold && l.frags[0].boldStart
+}
+
 // lineHeading is the tagged heading depth of all of a line, or 0.
 func lineHeading(l *pdfLine) int8 {
 	h := l.frags[0].heading
@@ -294,7 +315,7 @@ func isHeadingLine(s string) bool {
 // (closing quotes and brackets aside).
 func endsSentence(text string) bool {
 	t := strings.TrimRight(text, " \"'”’)]}」』）")
-	if u := strings.TrimRight(t, "0123456789*†‡"); u != t && strings.ContainsAny(u[max(0, len(u)-1):], ".!?") {
+	if u := strings.TrimRight(t, "0123456789*†‡"+superscripts); u != t && strings.ContainsAny(u[max(0, len(u)-1):], ".!?") {
 		t = u // a footnote mark after the full stop
 	}
 	r, _ := utf8.DecodeLastRuneInString(t)

@@ -110,7 +110,7 @@ var alceSections = []string{
 	"3.1 Fluency", "3.2 Correctness", "3.3 Citation Quality", "3.4 ALCE is Robust to Shortcut Cases",
 	"4 Modeling", "4.1 Retrieval", "4.2 Synthesis", "4.3 Post-editing",
 	"5 Experiments", "5.1 Main Results", "5.2 Comparison of Different LLMs", "5.3 Retrieval Analysis", "5.4 Other Ablations",
-	"6 Human Evaluation", "7 Related Work", "8 Conclusion", "Acknowledgments", "References",
+	"6 Human Evaluation", "7 Related Work", "8 Conclusion", "Limitation", "Acknowledgments", "References",
 	"A Generating Claims for ELI5", "B Implementation Details", "C ALCE Catches Shortcut Cases",
 	"D Citation Recall Discussion", "E Human Evaluation", "E.1 Utility", "E.2 Citation Recall", "E.3 Citation Precision",
 	"F More Experiments", "F.1 Retrieval Analysis", "F.2 Effect of Instructions", "F.3 Effect of Demonstrations", "F.4 Main Results",
@@ -158,6 +158,17 @@ func TestALCEStructure(t *testing.T) {
 	if s.PageStart != 1 || s.PageEnd != 2 {
 		t.Errorf("paragraph across pages 1-2 is on %d-%d", s.PageStart, s.PageEnd)
 	}
+	// A bold run-in head and the paragraph it opens are one passage.
+	if s := ld.Segments[segmentWith(t, ld, "Our automatic evaluation of citation quality")]; !strings.Contains(s.Text, "Our automatic evaluation of citation quality strongly correlates with human judgements.") {
+		t.Errorf("run-in head split from its paragraph: %.200q", s.Text)
+	}
+	// Raised footnote marks are superscripts, not digits glued to words.
+	if !strings.Contains(ld.Text, "Bing Chat² and perplexity.ai³ respond to") {
+		t.Error(`text lacks "Bing Chat² and perplexity.ai³ respond to"`)
+	}
+	if s := ld.Segments[segmentWith(t, ld, "Our evaluation is not without flaw")]; !slices.Equal(s.Section, []string{"Limitation"}) {
+		t.Errorf("the Limitation text is in section %q", s.Section)
+	}
 	words, brk := pdfWords(t, path)
 	d := countDefects(ld, words, brk, "")
 	if len(d.glued) > 0 || len(d.broken) > 0 || d.pageNums > 0 || len(d.splices) > 0 {
@@ -190,4 +201,68 @@ func TestChineseLineJoins(t *testing.T) {
 	if m := regexp.MustCompile(`\p{Han} \p{Han}`).FindAllString(ld.Text, -1); len(m) > 1 {
 		t.Errorf("spaces between Chinese characters: %q", m)
 	}
+}
+
+// raisedMarks lists the footnote marks a PDF draws after a word, read
+// from its characters: digits smaller than the character before them
+// (a letter or closing punctuation, with no space between) and raised
+// above its baseline, then not followed by a letter or digit. Each is
+// given as the four characters before it and its digits ("Chat", "2").
+func raisedMarks(t *testing.T, path string) [][2]string {
+	t.Helper()
+	out, err := testLoader(t).pdf.extract(context.Background(), mustRead(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marks [][2]string
+	for _, p := range out.Pages {
+		cs := p.chars
+		for i := 1; i < len(cs); i++ {
+			c, prev := cs[i], cs[i-1]
+			h := prev.y1 - prev.y0
+			if c.r < '0' || c.r > '9' || prev.generated || c.size > 0.85*prev.size || h <= 0 || c.y0 < prev.y0+0.2*h ||
+				!unicode.IsLetter(prev.r) && !strings.ContainsRune(closingMarks, prev.r) {
+				continue
+			}
+			j := i
+			for j < len(cs) && cs[j].r >= '0' && cs[j].r <= '9' && abs32(cs[j].size-c.size) < 0.5 {
+				j++
+			}
+			if j < len(cs) && !cs[j].generated && (unicode.IsLetter(cs[j].r) || unicode.IsDigit(cs[j].r)) {
+				continue // an exponent inside a formula
+			}
+			var before []rune
+			for k := i - 1; k >= 0 && len(before) < 4 && !cs[k].generated && !unicode.IsSpace(cs[k].r); k-- {
+				before = append([]rune{cs[k].r}, before...)
+			}
+			digits := make([]rune, 0, j-i)
+			for _, c := range cs[i:j] {
+				digits = append(digits, c.r)
+			}
+			marks = append(marks, [2]string{string(before), string(digits)})
+			i = j - 1
+		}
+	}
+	return marks
+}
+
+// Raised footnote marks are written as superscripts after their word,
+// never as digits glued to it ("Chat2").
+func TestALCEFootnoteMarks(t *testing.T) {
+	path := sharedPDF(t, "alce-gao2023-citations.pdf")
+	ld := load(t, path)
+	marks := raisedMarks(t, path)
+	var glued, missing []string
+	for _, m := range marks {
+		if strings.Contains(ld.Text, m[0]+m[1]) {
+			glued = append(glued, m[0]+m[1])
+		}
+		if !strings.Contains(ld.Text, m[0]+superscript(m[1])) {
+			missing = append(missing, m[0]+superscript(m[1]))
+		}
+	}
+	if len(marks) < 10 || len(glued) > 0 || len(missing) > 0 {
+		t.Errorf("%d raised marks; glued to their word: %q; not written as superscripts: %q", len(marks), glued, missing)
+	}
+	t.Logf("%d raised marks: %q", len(marks), marks)
 }

@@ -75,7 +75,8 @@ var affiliationRE = regexp.MustCompile(`(?i)@|univers|department|institut|school
 // their pages; otherwise from the tagged structure (H, H1..H6) where the
 // PDF is tagged, and from the text: numbered lines set in bold or a
 // larger size, in order (1, 1.1, 2, ..., A, B), named ones (Abstract,
-// References, ...).
+// References, ...), and back-matter names (Limitations, Ethics Statement,
+// Conclusion, ...) alone on a line set in bold or a larger size.
 // When no styled numbered heading exists, numbered lines in order count
 // whatever their style.
 func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
@@ -148,7 +149,7 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 				p.kind, p.level = paraHeading, l
 				continue
 			}
-			if rows(p) == 1 && isNamedHeading(t) {
+			if rows(p) == 1 && (isNamedHeading(t) || styled && len(p.lines) == 1 && isBackMatterHeading(t)) {
 				p.kind, p.level = paraHeading, 1
 				continue
 			}
@@ -194,7 +195,7 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 			for _, f := range l.frags {
 				for _, name := range strings.FieldsFunc(string(f.text), func(r rune) bool { return r == wideSpace || r == ',' }) {
 					for _, n := range strings.Split(cleanLine(name), " and ") {
-						n = strings.TrimPrefix(strings.Trim(n, ",*†‡0-9 "), "and ")
+						n = strings.TrimPrefix(strings.Trim(n, ",*†‡-0123456789 "+superscripts), "and ")
 						if n != "" {
 							lay.authors = append(lay.authors, n)
 						}

@@ -256,12 +256,13 @@ func follows(cur *headingNumber, n headingNumber) bool {
 }
 
 // namedHeadings are unnumbered headings that papers put on a line of their
-// own; they start a top-level section without changing the numbering.
+// own; they start a top-level section without changing the numbering,
+// whatever their style. Other back matter needs a style of its own (see
+// backMatterHeadings).
 var namedHeadings = map[string]bool{
 	"abstract": true, "references": true, "bibliography": true,
 	"acknowledgments": true, "acknowledgements": true, "acknowledgment": true,
-	"acknowledgement": true, "limitations": true, "ethics statement": true,
-	"appendix": true, "appendices": true, "摘要": true, "摘 要": true, "参考文献": true,
+	"acknowledgement": true, "appendix": true, "appendices": true, "摘要": true, "摘 要": true, "参考文献": true,
 	"致谢": true, "附录": true, "要旨": true, "謝辞": true,
 }
 
@@ -269,8 +270,43 @@ var namedHeadings = map[string]bool{
 // it joins the title and authors in the first section.
 var abstractHeadings = map[string]bool{"abstract": true, "摘要": true, "摘 要": true, "要旨": true}
 
+// isNamedHeading reports whether a whole line is one of namedHeadings
+// (any case, any style).
 func isNamedHeading(line string) bool {
 	return namedHeadings[strings.ToLower(strings.TrimSpace(line))]
+}
+
+// backMatterHeadings are unnumbered headings of a paper's end matter,
+// singular and plural. Body text can hold such a line too ("conclusion"
+// alone at the end of a paragraph), so they count only when the font sets
+// them apart (see isBackMatterHeading and markHeadings).
+var backMatterHeadings = map[string]bool{
+	"limitation": true, "limitations": true,
+	"limitations and future work": true, "limitations and risks": true,
+	"ethics statement": true, "ethical statement": true, "ethics": true,
+	"ethical consideration": true, "ethical considerations": true, "ethics considerations": true,
+	"broader impact": true, "broader impacts": true, "broader impact statement": true,
+	"impact statement": true, "societal impact": true, "societal impacts": true,
+	"acknowledgment": true, "acknowledgments": true, "acknowledgement": true, "acknowledgements": true,
+	"conclusion": true, "conclusions": true, "concluding remarks": true,
+	"conclusion and future work": true, "conclusions and future work": true,
+	"discussion and conclusion": true, "discussion and conclusions": true,
+	"future work": true, "appendix": true, "appendices": true,
+	"supplementary material": true, "supplementary materials": true,
+	"author contributions": true, "reproducibility statement": true,
+	"funding": true, "competing interests": true, "declaration of competing interest": true,
+	"data availability": true, "data availability statement": true,
+}
+
+// isBackMatterHeading reports whether a whole line is a back-matter
+// heading: one of backMatterHeadings, capitalised ("Limitation",
+// "LIMITATIONS", "Ethics Statement"), with nothing after it. A line that
+// merely starts with such a word ("Limitations of this kind ...") is not
+// one.
+func isBackMatterHeading(line string) bool {
+	line = strings.Join(strings.Fields(line), " ")
+	r, _ := utf8.DecodeRuneInString(line)
+	return unicode.IsUpper(r) && backMatterHeadings[strings.ToLower(line)]
 }
 
 // pdfSections splits a PDF's text at numbered headings found in reading
