@@ -108,6 +108,8 @@ func TestIsBackMatterHeading(t *testing.T) {
 		"Broader Impact": true, "Acknowledgements": true, "Conclusions": true, " Appendix ": true,
 		"limitations": false, "Limitations of this work": false, "Limitations.": false,
 		"Conclusion: we win": false, "Related": false, "": false,
+		"Works Cited": true, "Literaturverzeichnis": true, "참고문헌": true, "引用文献": true, "works cited": false,
+		"Works Cited in this chapter": false, "1 Introduction": false, "(a)": false,
 	} {
 		if got := isBackMatterHeading(line); got != want {
 			t.Errorf("isBackMatterHeading(%q) = %v, want %v", line, got, want)

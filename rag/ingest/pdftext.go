@@ -299,14 +299,16 @@ var backMatterHeadings = map[string]bool{
 }
 
 // isBackMatterHeading reports whether a whole line is a back-matter
-// heading: one of backMatterHeadings, capitalised ("Limitation",
+// heading: one of backMatterHeadings or ReferencesHeadings, capitalised ("Limitation",
 // "LIMITATIONS", "Ethics Statement"), with nothing after it. A line that
 // merely starts with such a word ("Limitations of this kind ...") is not
 // one.
 func isBackMatterHeading(line string) bool {
 	line = strings.Join(strings.Fields(line), " ")
 	r, _ := utf8.DecodeRuneInString(line)
-	return unicode.IsUpper(r) && backMatterHeadings[strings.ToLower(line)]
+	capital := unicode.IsUpper(r) || unicode.IsLetter(r) && !unicode.IsLower(r) // a script without case counts
+	key := strings.ToLower(line)
+	return capital && (backMatterHeadings[key] || isReferencesHeading(key))
 }
 
 // pdfSections splits a PDF's text at numbered headings found in reading

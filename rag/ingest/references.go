@@ -1,5 +1,7 @@
 package ingest
 
+import "strings"
+
 // ReferencesHeadings name a document's list of references in the languages
 // ibid reads. A section under one of them, numbered or not ("References",
 // "7 References": store.Filter.SkipHeadings), is the references: found
@@ -13,4 +15,15 @@ var ReferencesHeadings = []string{
 	"Referencias", "Bibliografía", "Bibliografia", "Riferimenti bibliografici",
 	"Referências", "Referências bibliográficas", "Список литературы", "Литература",
 	"参考文献", "参考资料", "引用文献", "참고문헌",
+}
+
+// isReferencesHeading reports whether a lower-case heading is one of
+// ReferencesHeadings.
+func isReferencesHeading(lower string) bool {
+	for _, h := range ReferencesHeadings {
+		if strings.ToLower(h) == lower {
+			return true
+		}
+	}
+	return false
 }
