@@ -267,7 +267,7 @@ func TestViewerOpenKey(t *testing.T) {
 	// the command o execs is openCmd's: openArgv with the viewer's
 	// programs, at the page where the view is
 	p, _, _ := d.m.vw.where()
-	argv, err := openArgv(d.m.vw.doc, openPlace{seg: d.m.vw.segs[p.seg], page: p.pStart, off: p.off}, osOpenEnv(d.m.vw.programs))
+	argv, err := openArgv(d.m.vw.doc, openPlace{seg: d.m.vw.segs[p.top], page: p.pStart, off: p.off}, osOpenEnv(d.m.vw.programs))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,15 +69,17 @@ func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 // scrolls through the whole document, from its first line to its last;
 // o opens the document where the view is (open.go).
 //
-// The view's position is (at, offset): at is the passage the view is on,
-// the one its first line belongs to (▌ marks it, the header names it), and
-// offset that line in at's block. Keys and the wheel move offset freely;
-// where (viewer_place.go) settles it before anything reads it.
+// The view's position is (at, offset): at is the passage its first line
+// belongs to, offset that line in at's block. Keys and the wheel move
+// offset freely; where (viewer_place.go) settles it before anything reads
+// it. The passage the view is on (on: ▌ marks it, the header names it) is
+// at, or the one the reader jumped to (pick) until they scroll.
 //
 // Invariant: when open, len(segs) > 0, 0 <= at < len(segs), and cited
 // indexes the cited segment in segs (or is -1 if it is not among them);
-// once settled, 0 <= offset < len(block(at)) and the view runs to the
-// document's end only when the rest of the document does not fill it.
+// once settled, 0 <= offset < len(block(at)), the view runs to the
+// document's end only when the rest of the document does not fill it, and
+// pick is -1 or a passage with a line in view.
 type viewer struct {
 	c             *Common
 	width, height int
@@ -88,6 +90,7 @@ type viewer struct {
 	pageStarts    []int        // where the document's pages begin in its text; nil: not known
 	programs      OpenSettings // what o runs (Options.Open)
 	at, cited     int
+	pick          int        // the passage jumped to (opened on, n, p) while the reader has not scrolled since; -1: none
 	offset        int        // the view's first line in at's block; unsettled, it may run outside it (negative: above)
 	cache         blockCache // the passages laid out at the current width
 	// seekFocus asks the next settle to scroll to the cited segment's
@@ -116,10 +119,10 @@ func (v *viewer) FullHelp() [][]key.Binding {
 func (v *viewer) load(m viewerLoadedMsg) {
 	v.open, v.src, v.doc, v.segs, v.offset = true, m.src, m.doc, m.segs, 0
 	v.pageStarts, v.cache = m.pageStarts, blockCache{}
-	v.cited, v.at, v.seekFocus = -1, 0, false
+	v.cited, v.at, v.pick, v.seekFocus = -1, 0, -1, false
 	for i, s := range m.segs {
 		if s.ID == m.src.SegmentID {
-			v.cited, v.at, v.offset = i, i, startLine(i)
+			v.cited, v.at, v.pick, v.offset = i, i, i, startLine(i)
 			_, _, v.seekFocus = focusIn(m.src, s.Text)
 		}
 	}
@@ -128,7 +131,7 @@ func (v *viewer) load(m viewerLoadedMsg) {
 // Update handles the viewer's keys and the wheel.
 func (v *viewer) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	if w, ok := msg.(tea.MouseWheelMsg); ok {
-		v.seekFocus = false // the reader scrolls from where the view is
+		v.seekFocus, v.pick = false, -1 // the reader scrolls from where the view is
 		v.wheel(w.Mouse())
 		return v, nil
 	}
@@ -149,21 +152,21 @@ func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(km, k.Back):
 		v.open = false
 	case key.Matches(km, k.NextSeg):
-		v.at = min(v.at+1, len(v.segs)-1)
-		v.offset = startLine(v.at)
+		v.at = min(p.seg+1, len(v.segs)-1)
+		v.offset, v.pick = startLine(v.at), v.at
 	case key.Matches(km, k.PrevSeg):
-		v.at = max(v.at-1, 0)
-		v.offset = startLine(v.at)
+		v.at = max(p.seg-1, 0)
+		v.offset, v.pick = startLine(v.at), v.at
 	case key.Matches(km, k.Up):
-		v.offset--
+		v.offset, v.pick = v.offset-1, -1
 	case key.Matches(km, k.Down):
-		v.offset++
+		v.offset, v.pick = v.offset+1, -1
 	case key.Matches(km, k.PageUp):
-		v.offset -= v.height / 2
+		v.offset, v.pick = v.offset-v.height/2, -1
 	case key.Matches(km, k.PageDown):
-		v.offset += v.height / 2
+		v.offset, v.pick = v.offset+v.height/2, -1
 	case key.Matches(km, k.Edit):
-		return openCmd(v.doc, openPlace{seg: v.segs[p.seg], page: p.pStart, off: p.off}, v.programs)
+		return openCmd(v.doc, openPlace{seg: v.segs[p.top], page: p.pStart, off: p.off}, v.programs)
 	}
 	return nil
 }

@@ -125,14 +125,14 @@ func (v *viewer) layoutBlock(i, w int) []vline {
 
 // draw styles line l of segment i's block: the cited segment highlighted,
 // the lines of its focus more strongly and marked █, ▌ marking the passage
-// the view is on (at), the others dim.
+// the view is on (on), the others dim.
 func (v *viewer) draw(i int, l vline) string {
 	st := v.c.Styles
 	mark, style := "  ", st.ViewerOther
 	if i == v.cited {
 		style = st.ViewerCited
 	}
-	if i == v.at {
+	if i == v.on() {
 		mark = st.ViewerHead.Render("▌ ")
 		if i != v.cited {
 			style = st.SourceTitle

@@ -1,12 +1,13 @@
 package ui
 
-// viewPlace is where the view is: its first line, in the passage it
-// belongs to. The header names its page, its passage's section and
-// number; o opens the document there.
+// viewPlace is where the view is: its first line, and the passage the
+// view is on (on). The header names the line's page and the passage's
+// section and number; o opens the document at the line.
 type viewPlace struct {
-	seg          int // index in the viewer's segs
+	seg          int // the passage the view is on (viewer.on), index in the viewer's segs
+	top          int // the passage the first line belongs to
 	pStart, pEnd int // the line's pages; 0: the document has none
-	off          int // byte offset in segs[seg].Text of the line's text (vline.off)
+	off          int // byte offset in segs[top].Text of the line's text (vline.off)
 }
 
 // shown is a line in view, with the segment it belongs to.
@@ -30,9 +31,12 @@ func (v *viewer) where() (viewPlace, []string, []shown) {
 		h := max(v.height-hh, 1)
 		v.settle(h)
 		vis = v.visible(h)
+		if !shownIn(vis, v.pick) {
+			v.pick = -1
+		}
 		l := v.block(v.at)[v.offset]
-		p = viewPlace{seg: v.at, pStart: l.pStart, pEnd: l.pEnd, off: l.off}
-		head = v.header(p, citedIn(vis, v.cited))
+		p = viewPlace{seg: v.on(), top: v.at, pStart: l.pStart, pEnd: l.pEnd, off: l.off}
+		head = v.header(p, shownIn(vis, v.cited))
 		if len(head) == hh {
 			break
 		}
@@ -66,7 +70,7 @@ func (v *viewer) settle(h int) {
 			}
 		}
 		if first >= 0 {
-			v.at, v.offset = v.cited, max(first-focusRow(n, h), startLine(v.cited))
+			v.at, v.offset, v.pick = v.cited, max(first-focusRow(n, h), startLine(v.cited)), v.cited
 		}
 	}
 	v.normalize()
@@ -112,11 +116,22 @@ func (v *viewer) visible(h int) []shown {
 	return out
 }
 
-// citedIn reports whether a line of the cited passage (other than the
-// blank line above it) is among vis.
-func citedIn(vis []shown, cited int) bool {
+// on is the passage the view is on: the one the reader jumped to (the
+// cited one when the viewer opens, n, p) until they scroll, else the one
+// the view's first line belongs to. They differ only when the view could
+// not bring the passage jumped to to the top, the document ending first.
+func (v *viewer) on() int {
+	if v.pick >= 0 {
+		return v.pick
+	}
+	return v.at
+}
+
+// shownIn reports whether a line of passage i (other than the blank line
+// above it) is among vis.
+func shownIn(vis []shown, i int) bool {
 	for _, l := range vis {
-		if l.seg == cited && l.kind != lineGap {
+		if l.seg == i && l.kind != lineGap {
 			return true
 		}
 	}

@@ -380,3 +380,29 @@ func waitFile(t *testing.T, path string) {
 	}
 	t.Fatalf("%s was never written", path)
 }
+
+// TestViewerJumpNearTheEnd: n reaches the last passage at 160×48 though
+// the view cannot bring it to the top (the document ends first): the
+// header names the passage jumped to, the page of the top line; a line of
+// scrolling and the header names the passage on top again.
+func TestViewerJumpNearTheEnd(t *testing.T) {
+	fb := newFakeBackend(sampleAnswer)
+	starts, text := scrollFixture(fb)
+	d := newDrive(t, pageFinderBackend{fb, map[string][]int{"doc2": starts}}, 160, 48)
+	d.openFirstSource()
+	for i := 5; i <= 10; i++ {
+		d.send(press("n"))
+		if head := headerOf(d.screen()); !strings.Contains(head, fmt.Sprintf("segment %d of 10", i)) {
+			t.Fatalf("n %d times: want segment %d in the header:\n%s", i-4, i, head)
+		}
+	}
+	scr := d.screen()
+	head, rows := viewRows(scr, bodyHeight(d))
+	if got, want := headerPagesRE.FindString(head), wantPage(rows, starts, text); got != want || strings.Contains(ungutter(rows[0]), "t9.0.0") {
+		t.Errorf("on the last passage, not on top: header page %q, want the top row's %q:\n%s", got, want, scr)
+	}
+	d.send(press("up"))
+	if head := headerOf(d.screen()); strings.Contains(head, "segment 10 of 10") {
+		t.Errorf("scrolled, the header still names the passage jumped to:\n%s", head)
+	}
+}
