@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ibid-dev/ibid/store"
@@ -52,22 +53,36 @@ func osOpenEnv(s OpenSettings) openEnv {
 	return openEnv{OpenSettings: s, lookPath: exec.LookPath, readFile: os.ReadFile, goos: runtime.GOOS}
 }
 
-// openArgv is the command that opens doc at seg, as an argument vector
+// openPlace is where o opens a document: in the passage seg, at page (a
+// PDF's page of the first line in view; 0: the passage's first page) and
+// at byte off of seg's text (the first line in view, for a text file's
+// line).
+type openPlace struct {
+	seg       store.Segment
+	page, off int
+}
+
+// openArgv is the command that opens doc at at, as an argument vector
 // (never a shell string: a path with spaces or ";" stays one argument and
 // runs nothing):
 //   - a PDF: the PDFViewer template ({file} and {page} replaced inside
 //     each word; the file is appended when there is no {file}), else the
-//     first of pdfViewers on PATH, at the passage's first page; else the
-//     system opener (xdg-open, open on macOS) without a page;
-//   - anything else: Editor +N file, N the passage's line in the file;
-//     without an Editor, less +Ng file. A file that looks binary is
-//     refused, so no pager or editor is ever given a PDF's bytes.
-func openArgv(doc store.Document, seg store.Segment, env openEnv) ([]string, error) {
+//     first of pdfViewers on PATH, at at's page; else the system opener
+//     (xdg-open, open on macOS) without a page;
+//   - anything else: Editor +N file, N the line in the file of at's
+//     offset (fileLine); without an Editor, less +Ng file. A file that
+//     looks binary is refused, so no pager or editor is ever given a
+//     PDF's bytes.
+func openArgv(doc store.Document, at openPlace, env openEnv) ([]string, error) {
 	if doc.Path == "" {
 		return nil, errors.New("this source has no file to open")
 	}
 	if doc.Format == "pdf" {
-		return pdfArgv(doc.Path, max(seg.PageStart, 1), env)
+		page := at.page
+		if page < 1 {
+			page = max(at.seg.PageStart, 1)
+		}
+		return pdfArgv(doc.Path, page, env)
 	}
 	data, err := env.readFile(doc.Path)
 	if err != nil {
@@ -76,7 +91,7 @@ func openArgv(doc store.Document, seg store.Segment, env openEnv) ([]string, err
 	if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
 		return nil, fmt.Errorf("%s looks binary; open it with its own program", doc.Path)
 	}
-	line := strconv.Itoa(passageLine(data, seg))
+	line := strconv.Itoa(fileLine(data, at.seg, at.off))
 	if ed := strings.Fields(env.Editor); len(ed) > 0 {
 		return append(ed, "+"+line, doc.Path), nil
 	}
@@ -123,13 +138,24 @@ func fillTemplate(t, path string, page int) []string {
 	return argv
 }
 
-// passageLine is the 1-based line of data where seg begins. Start is a
-// byte offset into the document's extracted text, which for Markdown is
-// the file less any front matter; so the passage's first line is looked
-// for in the file, nearest the offset, and the offset itself is used only
-// when the text is not found.
+// fileLine is the 1-based line of data that holds byte off of seg's
+// text: the line where the passage begins (passageLine) plus the line
+// breaks of seg's text from its first word to off. The passage's text is
+// its document's text from Start on, so its line breaks are the file's.
+func fileLine(data []byte, seg store.Segment, off int) int {
+	lead := len(seg.Text) - len(strings.TrimLeftFunc(seg.Text, unicode.IsSpace))
+	off = min(max(off, lead), len(seg.Text))
+	return passageLine(data, seg) + strings.Count(seg.Text[lead:off], "\n")
+}
+
+// passageLine is the 1-based line of data where seg's first word is.
+// Start is a byte offset into the document's extracted text, which for
+// Markdown is the file less any front matter; so the passage's first line
+// is looked for in the file, nearest the offset, and the offset itself is
+// used only when the text is not found.
 func passageLine(data []byte, seg store.Segment) int {
-	at := min(max(seg.Start, 0), len(data))
+	lead := len(seg.Text) - len(strings.TrimLeftFunc(seg.Text, unicode.IsSpace))
+	at := min(max(seg.Start+lead, 0), len(data))
 	first, _, _ := strings.Cut(strings.TrimSpace(seg.Text), "\n")
 	if first = strings.TrimSpace(first); first != "" {
 		best := -1
@@ -138,7 +164,7 @@ func passageLine(data []byte, seg store.Segment) int {
 			if j < 0 {
 				break
 			}
-			if best < 0 || abs(i+j-seg.Start) < abs(best-seg.Start) {
+			if best < 0 || abs(i+j-at) < abs(best-at) {
 				best = i + j
 			}
 			i += j + 1
@@ -157,11 +183,11 @@ func abs(n int) int {
 	return n
 }
 
-// openCmd opens the viewer's document at the passage it is on with the
-// programs s names, through tea.ExecProcess: the chat suspends while the
-// program runs and comes back when it exits (editorDoneMsg).
-func openCmd(doc store.Document, seg store.Segment, s OpenSettings) tea.Cmd {
-	argv, err := openArgv(doc, seg, osOpenEnv(s))
+// openCmd opens the viewer's document at at with the programs s names,
+// through tea.ExecProcess: the chat suspends while the program runs and
+// comes back when it exits (editorDoneMsg).
+func openCmd(doc store.Document, at openPlace, s OpenSettings) tea.Cmd {
+	argv, err := openArgv(doc, at, osOpenEnv(s))
 	if err != nil {
 		return func() tea.Msg { return statusMsg{err: err} }
 	}

@@ -69,7 +69,7 @@ func runArgv(t *testing.T, argv []string, canary string) {
 func TestOpenPDFTemplate(t *testing.T) {
 	_, script, record := stubViewer(t, "viewer")
 	path, canary := hostilePDF(t)
-	argv, err := openArgv(store.Document{Path: path, Format: "pdf"}, store.Segment{PageStart: 10, PageEnd: 11},
+	argv, err := openArgv(store.Document{Path: path, Format: "pdf"}, openPlace{seg: store.Segment{PageStart: 10, PageEnd: 11}},
 		osOpenEnv(OpenSettings{PDFViewer: script + " --page={page} {file}"}))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +81,12 @@ func TestOpenPDFTemplate(t *testing.T) {
 	if _, err := os.Stat(canary); err == nil {
 		t.Errorf("the path's ; ran a command")
 	}
+	// the page in view, when it is known, wins over the passage's first
+	argv, err = openArgv(store.Document{Path: path, Format: "pdf"}, openPlace{seg: store.Segment{PageStart: 10, PageEnd: 11}, page: 11},
+		osOpenEnv(OpenSettings{PDFViewer: "v --page={page} {file}"}))
+	if want := []string{"v", "--page=11", path}; err != nil || !reflect.DeepEqual(argv, want) {
+		t.Errorf("at p. 11: %q, %v; want %q", argv, err, want)
+	}
 }
 
 // TestOpenPDFOnPath: without a PDF viewer template the first known viewer on
@@ -91,7 +97,7 @@ func TestOpenPDFOnPath(t *testing.T) {
 	path, canary := hostilePDF(t)
 	t.Setenv("IBID_PDF_VIEWER", "zathura {file}") // read by cli's Config, never here
 	t.Setenv("PATH", dir)
-	doc, seg := store.Document{Path: path, Format: "pdf"}, store.Segment{PageStart: 7}
+	doc, seg := store.Document{Path: path, Format: "pdf"}, openPlace{seg: store.Segment{PageStart: 7}}
 	argv, err := openArgv(doc, seg, osOpenEnv(OpenSettings{}))
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +157,7 @@ func TestOpenMarkdownInEditor(t *testing.T) {
 	}
 	start := strings.Index(text, "The effect")
 	seg := store.Segment{Text: "The effect holds\nacross sites.", Start: start, End: len(text)}
-	argv, err := openArgv(store.Document{Path: path, Format: "markdown"}, seg,
+	argv, err := openArgv(store.Document{Path: path, Format: "markdown"}, openPlace{seg: seg},
 		osOpenEnv(OpenSettings{Editor: script, PDFViewer: script + " {file}"}))
 	if err != nil {
 		t.Fatal(err)
@@ -164,13 +170,31 @@ func TestOpenMarkdownInEditor(t *testing.T) {
 
 	// an editor with arguments keeps them; without $EDITOR, less at the line
 	env := osOpenEnv(OpenSettings{Editor: "code --wait"})
-	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, seg, env); !reflect.DeepEqual(got, []string{"code", "--wait", "+10", path}) {
+	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, openPlace{seg: seg}, env); !reflect.DeepEqual(got, []string{"code", "--wait", "+10", path}) {
 		t.Errorf("EDITOR with arguments: %q", got)
 	}
 	env.Editor = ""
 	env.lookPath = func(n string) (string, error) { return "/usr/bin/" + n, nil }
-	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, seg, env); !reflect.DeepEqual(got, []string{"less", "+10g", path}) {
+	if got, _ := openArgv(store.Document{Path: path, Format: "markdown"}, openPlace{seg: seg}, env); !reflect.DeepEqual(got, []string{"less", "+10g", path}) {
 		t.Errorf("no EDITOR: %q, want less at the line", got)
+	}
+}
+
+// TestFileLine: the line of an offset inside a passage is the passage's
+// line in the file (front matter and all) plus the passage's line breaks
+// before the offset; offsets before the first word or past the end stay
+// inside the passage.
+func TestFileLine(t *testing.T) {
+	front := "---\ntitle: x\n---\n"
+	text := "# Title\n\n\nFirst para\ngoes on.\n\nSecond para.\n"
+	data := []byte(front + text)
+	seg := store.Segment{Text: text[8:], Start: 8} // "\n\nFirst para…": it begins with blank lines
+	for _, c := range []struct{ off, want int }{
+		{0, 7}, {2, 7}, {strings.Index(seg.Text, "goes"), 8}, {strings.Index(seg.Text, "Second"), 10}, {len(seg.Text), 11}, {999, 11},
+	} {
+		if got := fileLine(data, seg, c.off); got != c.want {
+			t.Errorf("offset %d (%q): line %d, want %d", c.off, seg.Text[min(c.off, len(seg.Text)):], got, c.want)
+		}
 	}
 }
 
@@ -201,7 +225,7 @@ func TestOpenRefusesBinary(t *testing.T) {
 	if err := os.WriteFile(path, []byte("abc\x00\x01\x02"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if argv, err := openArgv(store.Document{Path: path, Format: "text"}, store.Segment{}, osOpenEnv(OpenSettings{Editor: "vi"})); err == nil {
+	if argv, err := openArgv(store.Document{Path: path, Format: "text"}, openPlace{}, osOpenEnv(OpenSettings{Editor: "vi"})); err == nil {
 		t.Errorf("binary file opened with %q", argv)
 	}
 }
@@ -240,14 +264,15 @@ func TestViewerOpenKey(t *testing.T) {
 	if msg := cmd(); !strings.Contains(typeName(msg), "exec") {
 		t.Errorf("o gave %s, want tea.ExecProcess's message", typeName(msg))
 	}
-	// the command o execs is openCmd's: openArgv with the viewer's programs
-	seg := d.m.vw.segs[d.m.vw.at]
-	argv, err := openArgv(d.m.vw.doc, seg, osOpenEnv(d.m.vw.programs))
+	// the command o execs is openCmd's: openArgv with the viewer's
+	// programs, at the page where the view is
+	p, _, _ := d.m.vw.where()
+	argv, err := openArgv(d.m.vw.doc, openPlace{seg: d.m.vw.segs[p.top], page: p.pStart, off: p.off}, osOpenEnv(d.m.vw.programs))
 	if err != nil {
 		t.Fatal(err)
 	}
 	runArgv(t, argv, canary)
-	if got, want := recorded(t, record), []string{path, strconv.Itoa(seg.PageStart)}; !reflect.DeepEqual(got, want) {
+	if got, want := recorded(t, record), []string{path, strconv.Itoa(p.pStart)}; !reflect.DeepEqual(got, want) {
 		t.Errorf("the viewer of Options.Open got %q, want %q", got, want)
 	}
 	if _, err := os.Stat(envRecord); err == nil {

@@ -11,10 +11,6 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// viewerContext is how many segments the viewer shows on each side of the
-// one it is on.
-const viewerContext = 2
-
 // openSourceMsg asks the root to open the viewer on a source.
 type openSourceMsg struct{ src rag.Source }
 
@@ -64,14 +60,26 @@ func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 }
 
 // viewer shows a cited passage in its document: a header (title, path,
-// the page of the first line in view, section), the cited segment
-// highlighted, neighbours around it, reflowed to the width with a marker
-// line where a page begins, inside a passage too when the document's page
-// starts are known (viewer_pages.go, viewer_pagestarts.go); o opens the document at the
-// passage (open.go).
+// the page of the first line in view, the section and number of the
+// passage it belongs to), then the document from that line on, as many
+// passages as fill the view, each reflowed to the width with a marker line
+// where a page begins, inside a passage too when the document's page
+// starts are known (viewer_blocks.go, viewer_pages.go,
+// viewer_pagestarts.go). The cited passage is highlighted; the reader
+// scrolls through the whole document, from its first line to its last;
+// o opens the document where the view is (open.go).
 //
-// Invariant: when open, 0 <= at < len(segs) and cited indexes the cited
-// segment in segs (or -1 if it is not among them).
+// The view's position is (at, offset): at is the passage its first line
+// belongs to, offset that line in at's block. Keys and the wheel move
+// offset freely; where (viewer_place.go) settles it before anything reads
+// it. The passage the view is on (on: ▌ marks it, the header names it) is
+// at, or the one the reader jumped to (pick) until they scroll.
+//
+// Invariant: when open, len(segs) > 0, 0 <= at < len(segs), and cited
+// indexes the cited segment in segs (or is -1 if it is not among them);
+// once settled, 0 <= offset < len(block(at)), the view runs to the
+// document's end only when the rest of the document does not fill it, and
+// pick is -1 or a passage with a line in view.
 type viewer struct {
 	c             *Common
 	width, height int
@@ -82,9 +90,11 @@ type viewer struct {
 	pageStarts    []int        // where the document's pages begin in its text; nil: not known
 	programs      OpenSettings // what o runs (Options.Open)
 	at, cited     int
-	offset        int // first line shown, from the current segment's first line (its page marker, if any; negative: context above); View clamps it
-	// seekFocus asks the next View to scroll to the cited segment's focus
-	// (set when a source with one opens, done once).
+	pick          int        // the passage jumped to (opened on, n, p) while the reader has not scrolled since; -1: none
+	offset        int        // the view's first line in at's block; unsettled, it may run outside it (negative: above)
+	cache         blockCache // the passages laid out at the current width
+	// seekFocus asks the next settle to scroll to the cited segment's
+	// focus (set when a source with one opens, done once).
 	seekFocus bool
 }
 
@@ -108,11 +118,11 @@ func (v *viewer) FullHelp() [][]key.Binding {
 
 func (v *viewer) load(m viewerLoadedMsg) {
 	v.open, v.src, v.doc, v.segs, v.offset = true, m.src, m.doc, m.segs, 0
-	v.pageStarts = m.pageStarts
-	v.cited, v.at, v.seekFocus = -1, 0, false
+	v.pageStarts, v.cache = m.pageStarts, blockCache{}
+	v.cited, v.at, v.pick, v.seekFocus = -1, 0, -1, false
 	for i, s := range m.segs {
 		if s.ID == m.src.SegmentID {
-			v.cited, v.at = i, i
+			v.cited, v.at, v.pick, v.offset = i, i, i, startLine(i)
 			_, _, v.seekFocus = focusIn(m.src, s.Text)
 		}
 	}
@@ -121,7 +131,7 @@ func (v *viewer) load(m viewerLoadedMsg) {
 // Update handles the viewer's keys and the wheel.
 func (v *viewer) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	if w, ok := msg.(tea.MouseWheelMsg); ok {
-		v.seekFocus = false // the reader scrolls from where the view is
+		v.seekFocus, v.pick = false, -1 // the reader scrolls from where the view is
 		v.wheel(w.Mouse())
 		return v, nil
 	}
@@ -132,35 +142,39 @@ func (v *viewer) Update(msg tea.Msg) (Pane, tea.Cmd) {
 	return v, v.key(km)
 }
 
+// key handles a key; n and p move to the start of the passage after or
+// before the one the view is on, o opens the document where the view is.
 func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
 	k := v.c.Keys
-	v.seekFocus = false // the reader moves from where the view is
+	p, _, _ := v.where() // from where the view is now
+	v.seekFocus = false  // the reader moves from where the view is
 	switch {
 	case key.Matches(km, k.Back):
 		v.open = false
 	case key.Matches(km, k.NextSeg):
-		v.at, v.offset = min(v.at+1, len(v.segs)-1), 0
+		v.at = min(p.seg+1, len(v.segs)-1)
+		v.offset, v.pick = startLine(v.at), v.at
 	case key.Matches(km, k.PrevSeg):
-		v.at, v.offset = max(v.at-1, 0), 0
+		v.at = max(p.seg-1, 0)
+		v.offset, v.pick = startLine(v.at), v.at
 	case key.Matches(km, k.Up):
-		v.offset--
+		v.offset, v.pick = v.offset-1, -1
 	case key.Matches(km, k.Down):
-		v.offset++
+		v.offset, v.pick = v.offset+1, -1
 	case key.Matches(km, k.PageUp):
-		v.offset -= v.height / 2
+		v.offset, v.pick = v.offset-v.height/2, -1
 	case key.Matches(km, k.PageDown):
-		v.offset += v.height / 2
+		v.offset, v.pick = v.offset+v.height/2, -1
 	case key.Matches(km, k.Edit):
-		if v.at < len(v.segs) {
-			return openCmd(v.doc, v.segs[v.at], v.programs)
-		}
+		return openCmd(v.doc, openPlace{seg: v.segs[p.top], page: p.pStart, off: p.off}, v.programs)
 	}
 	return nil
 }
 
-// header is the viewer's top lines; pages is the page (or pages) of the
-// first line in view, "" when the document has none.
-func (v *viewer) header(pages string) []string {
+// header is the viewer's top lines for a view at p: the page (or pages)
+// of its first line, the section and number of the passage that line
+// belongs to, and a note when the cited passage is out of view.
+func (v *viewer) header(p viewPlace, citedInView bool) []string {
 	st := v.c.Styles
 	title := v.src.Title
 	if title == "" {
@@ -176,16 +190,16 @@ func (v *viewer) header(pages string) []string {
 		out = append(out, loc)
 	}
 	var meta []string
-	if v.at < len(v.segs) {
-		s := v.segs[v.at]
-		if pages != "" {
-			meta = append(meta, pages)
+	if p.seg < len(v.segs) {
+		s := v.segs[p.seg]
+		if p.pStart > 0 {
+			meta = append(meta, rag.Pages(p.pStart, p.pEnd))
 		}
 		if len(s.Section) > 0 {
 			meta = append(meta, "§ "+strings.Join(s.Section, " › "))
 		}
-		meta = append(meta, fmt.Sprintf("segment %d of %d", v.at+1, len(v.segs)))
-		if v.at != v.cited {
+		meta = append(meta, fmt.Sprintf("segment %d of %d", p.seg+1, len(v.segs)))
+		if !citedInView {
 			meta = append(meta, "(not the cited one)")
 		}
 	}
@@ -195,49 +209,17 @@ func (v *viewer) header(pages string) []string {
 	return append(out, st.Border.Render(strings.Repeat("─", max(v.width, 1))))
 }
 
-// View draws the viewer over the whole body area. The offset counts from
-// the current segment's first line (its page marker, when it has one) and
-// is clamped here; the header's page is that of the first line in view.
-// Opened on a source with a focus, the first View scrolls to it.
+// View draws the viewer over the whole body area: the header, then the
+// lines from the view's first on (where settles them), filling the view
+// while the document has text.
 func (v *viewer) View() string {
-	body, starts, lo := v.layout()
-	est := "" // the header's height, with the current segment's pages
-	if v.at < len(v.segs) {
-		est = rag.Pages(v.segs[v.at].PageStart, v.segs[v.at].PageEnd)
-	}
-	h := max(v.height-len(v.header(est)), 1)
-	start := 0
-	if v.at-lo < len(starts) {
-		start = starts[v.at-lo]
-	}
-	if v.seekFocus { // the focus's first line a third down the view
-		v.seekFocus = false
-		first, n := -1, 0
-		for i, l := range body {
-			if l.focus {
-				if first < 0 {
-					first = i
-				}
-				n = i - first + 1
-			}
+	var lines []string
+	if len(v.segs) > 0 {
+		_, head, vis := v.where()
+		lines = head
+		for _, l := range vis {
+			lines = append(lines, v.draw(l.seg, l.vline))
 		}
-		if first >= 0 {
-			v.offset = first - focusRow(n, h) - start
-		}
-	}
-	off := max(min(start+v.offset, len(body)-h), 0)
-	v.offset = off - start // from the current segment's start; negative: the context above it
-	vis := body[min(off, len(body)):]
-	if len(vis) > h {
-		vis = vis[:h]
-	}
-	pages := ""
-	if len(vis) > 0 {
-		pages = rag.Pages(vis[0].pStart, vis[0].pEnd)
-	}
-	lines := v.header(pages)
-	for _, l := range vis {
-		lines = append(lines, l.text)
 	}
 	for len(lines) < v.height {
 		lines = append(lines, "")

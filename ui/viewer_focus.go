@@ -23,8 +23,14 @@ func focusIn(src rag.Source, text string) (a, b int, ok bool) {
 // line is marked when the lines on both sides of it are, so that a focus
 // spanning paragraphs is drawn as one block.
 func focusLines(text string, lines []string, a, b int) []bool {
+	return markSpans(lineSpans(text, lines), lines, a, b)
+}
+
+// markSpans is focusLines with the lines already placed in the text
+// (lineSpans).
+func markSpans(spans [][2]int, lines []string, a, b int) []bool {
 	marked := make([]bool, len(lines))
-	for i, sp := range lineSpans(text, lines) {
+	for i, sp := range spans {
 		marked[i] = sp[0] >= 0 && sp[0] < b && sp[1] > a
 	}
 	for i := 1; i+1 < len(lines); i++ {

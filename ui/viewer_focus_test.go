@@ -99,10 +99,10 @@ func TestViewerFocus(t *testing.T) {
 
 	// The marked lines of the layout hold the child's text and at most a
 	// line's worth of the parent on each side.
-	lines, _, _ := d.m.vw.layout()
+	lines := laidOut(d.m.vw)
 	var marked []string
 	for _, l := range lines {
-		plain := ansi.Strip(l.text)
+		plain := ansi.Strip(l.drawn)
 		if l.focus != strings.HasPrefix(plain, focusMark) {
 			t.Errorf("line %q: focus %v but mark %q", plain, l.focus, plain[:3])
 		}

@@ -115,21 +115,21 @@ func TestViewerPages(t *testing.T) {
 			t.Errorf("%dx%d: header does not give the passage's pages:\n%s", w, h, headerOf(scr))
 		}
 		var markers []string
-		lines, _, _ := d.m.vw.layout()
+		lines := laidOut(d.m.vw)
 		for _, l := range lines {
-			if t := strings.TrimSpace(ansi.Strip(l.text)); strings.HasPrefix(t, "── ") {
+			if t := strings.TrimSpace(ansi.Strip(l.drawn)); strings.HasPrefix(t, "── ") {
 				markers = append(markers, strings.Trim(t, "─ "))
 			}
 		}
-		if want := []string{"p. 10", "into p. 11", "p. 12"}; !reflect.DeepEqual(markers, want) {
+		if want := []string{"p. 9", "p. 10", "into p. 11", "p. 12"}; !reflect.DeepEqual(markers, want) {
 			t.Errorf("%dx%d: page markers %q, want %q", w, h, markers, want)
 		}
 		for range 200 {
 			d.send(press("up"))
 		}
 		scr = d.screen()
-		if !strings.Contains(scr, "Passage 1 line 0") || !strings.Contains(headerOf(scr), "p. 9") {
-			t.Errorf("%dx%d: scrolled to the top, want passage 1 and p. 9 in the header:\n%s", w, h, scr)
+		if !strings.Contains(scr, "Passage 0 line 0") || !strings.Contains(headerOf(scr), "p. 9") {
+			t.Errorf("%dx%d: scrolled to the top, want passage 0 and p. 9 in the header:\n%s", w, h, scr)
 		}
 		for range 200 {
 			d.send(press("down"))
@@ -139,7 +139,7 @@ func TestViewerPages(t *testing.T) {
 		if _, err := fmt.Sscanf(scr[strings.Index(scr, "Passage "):], "Passage %d", &first); err != nil {
 			t.Fatal(err)
 		}
-		if want := rag.Pages(fixturePages[first][0], fixturePages[first][1]); first < 4 || !strings.Contains(headerOf(scr), want+" ·") {
+		if want := rag.Pages(fixturePages[first][0], fixturePages[first][1]); !strings.Contains(scr, "Passage 5 line 29") || !strings.Contains(headerOf(scr), want+" ·") {
 			t.Errorf("%dx%d: scrolled to the end, passage %d on top, want %s in the header:\n%s", w, h, first, want, scr)
 		}
 	}

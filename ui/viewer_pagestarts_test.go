@@ -85,22 +85,22 @@ func TestViewerPageStarts(t *testing.T) {
 			t.Errorf("%dx%d: the view opens on the cited passage's first line, on p. 10:\n%s", w, h, headerOf(scr))
 		}
 
-		lines, _, _ := d.m.vw.layout()
+		lines := laidOut(d.m.vw)
 		var markers []string
 		at11 := -1
 		for i, l := range lines {
-			if t := strings.TrimLeft(ansi.Strip(l.text), "▌ "); strings.HasPrefix(t, "── ") {
+			if t := strings.TrimLeft(ansi.Strip(l.drawn), "▌ "); strings.HasPrefix(t, "── ") {
 				markers = append(markers, strings.Trim(t, "─ "))
 				if strings.HasPrefix(t, "── p. 11 ") {
 					at11 = i
 				}
 			}
 		}
-		if want := []string{"p. 10", "p. 11", "p. 12"}; !reflect.DeepEqual(markers, want) {
+		if want := []string{"p. 9", "p. 10", "p. 11", "p. 12"}; !reflect.DeepEqual(markers, want) {
 			t.Fatalf("%dx%d: page markers %q, want %q", w, h, markers, want)
 		}
-		before := strings.TrimSpace(ansi.Strip(lines[at11-1].text))
-		after := strings.TrimLeft(ansi.Strip(lines[at11+1].text), "▌ ")
+		before := strings.TrimSpace(ansi.Strip(lines[at11-1].drawn))
+		after := strings.TrimLeft(ansi.Strip(lines[at11+1].drawn), "▌ ")
 		if !strings.HasSuffix(before, " Passage") || !strings.HasPrefix(after, "3 line 15: ") {
 			t.Errorf("%dx%d: p. 11 is marked between %q and %q, want between \"…Passage\" and \"3 line 15: …\"", w, h, before, after)
 		}
