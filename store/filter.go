@@ -99,7 +99,10 @@ func (f Filter) Match(doc *Document, seg *Segment) bool {
 		top := TopHeading(seg.Section)
 		for _, h := range f.SkipHeadings {
 			// EqualFold first: it is cheap, and whatever ToLower makes
-			// equal it calls equal too.
+			// equal it calls equal too; ToLower then decides, as
+			// PostgreSQL compares the lowered section key (σ and ς fold
+			// together but lower apart).
+			//lint:ignore SA6005 the meaning is ToLower's, EqualFold only skips the allocation
 			if h != "" && strings.EqualFold(h, top) && strings.ToLower(h) == strings.ToLower(top) {
 				return false
 			}
