@@ -54,23 +54,32 @@ func gutter(scan []gapScan, live int, width float32) (float32, bool) {
 	}
 	// The longest run of positions with the fewest crossings and lines on
 	// both sides.
-	runStart, bestStart, bestLen := -1, 0, 0
-	for i := 0; i <= len(cs); i++ {
-		ok := i < len(cs) && cs[i].cross == best.cross && cs[i].l >= 3 && cs[i].r >= 3
-		if ok && runStart < 0 {
-			runStart = i
-		}
-		if !ok && runStart >= 0 {
-			if i-runStart > bestLen {
-				bestStart, bestLen = runStart, i-runStart
-			}
-			runStart = -1
-		}
-	}
+	bestStart, bestLen := longestRun(len(cs), func(i int) bool {
+		return cs[i].cross == best.cross && cs[i].l >= 3 && cs[i].r >= 3
+	})
 	if bestLen < 4 {
 		return 0, false
 	}
 	return cs[bestStart+bestLen/2].x, true
+}
+
+// longestRun is the first longest run of consecutive indexes below n
+// for which ok holds: its start and length (0, 0 when there is none).
+func longestRun(n int, ok func(i int) bool) (start, length int) {
+	from := -1
+	for i := 0; i <= n; i++ {
+		in := i < n && ok(i)
+		if in && from < 0 {
+			from = i
+		}
+		if !in && from >= 0 {
+			if i-from > length {
+				start, length = from, i-from
+			}
+			from = -1
+		}
+	}
+	return start, length
 }
 
 // gutters finds the gaps between a page's columns, left to right: each
@@ -100,19 +109,7 @@ func gutters(lines []*pdfLine, width float32) []float32 {
 			return
 		}
 		least := slices.MinFunc(run, func(a, b gapScan) int { return cmp.Compare(a.cross, b.cross) }).cross
-		s, bestS, bestN := -1, 0, 0
-		for i := 0; i <= len(run); i++ {
-			ok := i < len(run) && run[i].cross == least
-			if ok && s < 0 {
-				s = i
-			}
-			if !ok && s >= 0 {
-				if i-s > bestN {
-					bestS, bestN = s, i-s
-				}
-				s = -1
-			}
-		}
+		bestS, bestN := longestRun(len(run), func(i int) bool { return run[i].cross == least })
 		if bestN >= 4 {
 			gs = append(gs, run[bestS+bestN/2].x)
 		}
