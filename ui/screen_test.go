@@ -157,6 +157,12 @@ func TestExampleQuestions(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	got = exampleQuestions([]string{"2 Task Setup and Datasets", "E Human Evaluation", "E.2 Citation Recall", "A study of bees", "B. Implementation Details"}, 5)
+	want = []string{`What do my documents say about "Task Setup and Datasets"?`, `What do my documents say about "Human Evaluation"?`,
+		`What do my documents say about "Citation Recall"?`, `What do my documents say about "a study of bees"?`, `What do my documents say about "Implementation Details"?`}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
 	if got := exampleQuestions(nil, 3); len(got) != 0 {
 		t.Errorf("no headings: %q", got)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -28,8 +30,13 @@ func headingsCmd(b Backend) tea.Cmd {
 // boringHeading matches headings that make poor questions.
 var boringHeading = regexp.MustCompile(`(?i)^(abstract|introduction|conclusions?|references|bibliography|acknowledg(e)?ments?|contents|table of contents|appendix.*|notes?|summary|background|discussion|methods?|results|index)$`)
 
-// numbering matches a heading's leading section number ("2.1 ", "IV. ").
-var numbering = regexp.MustCompile(`^([0-9]+(\.[0-9]+)*\.?|[IVXLC]+\.)\s+`)
+// numbering matches a heading's leading section number ("2.1 ", "IV. ",
+// an appendix's "E.2 "); appendixLetter an appendix's letter before a
+// capitalised word ("B Implementation Details", "C. Proofs").
+var (
+	numbering      = regexp.MustCompile(`^([0-9]+(\.[0-9]+)*\.?|[IVXLC]+\.|[A-Z](\.[0-9]+)+\.?)\s+`)
+	appendixLetter = regexp.MustCompile(`^[A-Z]\.?\s+(\p{Lu})`)
+)
 
 // exampleQuestions turns up to n headings, spread over the list, into
 // questions; generic headings (Introduction, References...) are skipped.
@@ -38,6 +45,7 @@ func exampleQuestions(headings []string, n int) []string {
 	seen := map[string]bool{}
 	for _, h := range headings {
 		h = strings.TrimSpace(numbering.ReplaceAllString(strings.TrimSpace(h), ""))
+		h = appendixLetter.ReplaceAllString(h, "$1")
 		h = strings.Trim(h, "#*_ :")
 		if len(h) < 4 || len(h) > 70 || boringHeading.MatchString(h) || seen[strings.ToLower(h)] {
 			continue
@@ -56,9 +64,14 @@ func exampleQuestions(headings []string, n int) []string {
 // lowerFirst lower-cases a heading's first letter unless it starts an
 // acronym or a name with capitals inside ("BM25", "PostgreSQL").
 func lowerFirst(s string) string {
-	w, _, _ := strings.Cut(s, " ")
+	w, rest, _ := strings.Cut(s, " ")
 	if len(w) > 1 && strings.ToLower(w[1:]) != w[1:] {
-		return s
+		return s // an acronym or a name: "PostgreSQL storage"
+	}
+	for _, v := range strings.Fields(rest) {
+		if r, _ := utf8.DecodeRuneInString(v); unicode.IsUpper(r) {
+			return s // title case reads as a title: "Task Setup and Datasets"
+		}
 	}
 	return strings.ToLower(s[:1]) + s[1:]
 }
