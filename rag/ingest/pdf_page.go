@@ -52,8 +52,11 @@ type pageOff struct{ page, off int }
 func (p *pdfPara) first() *pdfLine { return p.lines[0] }
 func (p *pdfPara) last() *pdfLine  { return p.lines[len(p.lines)-1] }
 
-// captionRE matches the start of a figure or table caption.
-var captionRE = regexp.MustCompile(`^(Figure|Fig\.|Table|Algorithm|Listing|图|表)\s*[0-9A-Z]+[.:：]?`)
+// captionRE matches the start of a figure or table caption: the label
+// and its number, then a colon or full stop, a capitalised word ("Table 1
+// Results of ..."), a Chinese character, or nothing. A sentence that names
+// a table ("Table 17 shows ...", "Table 22, 23, and 24") is no caption.
+var captionRE = regexp.MustCompile(`^(Figure|Fig\.|Table|Algorithm|Listing|图|表)\s*[0-9A-Z]+(\s*[.:：]|\s+\p{Lu}|\s*\p{Han}|\s*$)`)
 
 // footnoteMarkRE matches a footnote's first line: a number or a symbol,
 // then its text.
