@@ -15,9 +15,9 @@ import (
 // figures are held to within longDocSlack (tokens within 5%); the order
 // that makes recursive the default is held exactly.
 var longDocFigures = map[string][4]float64{
-	"recursive":    {0.859, 0.968, 0.720, 1489},
-	"semantic":     {0.827, 0.936, 0.724, 1088},
-	"hierarchical": {0.788, 0.942, 0.663, 639},
+	"recursive":    {0.859, 0.968, 0.720, 1478},
+	"semantic":     {0.808, 0.936, 0.722, 1120},
+	"hierarchical": {0.788, 0.942, 0.663, 641},
 }
 
 const longDocSlack = 0.015
