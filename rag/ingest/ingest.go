@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/ibid-dev/ibid/store"
 )
@@ -214,8 +215,14 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 	doc.Author, doc.URL, doc.Date = OneLine(p.author), OneLine(p.url), OneLine(p.date)
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
+	if p.abstract != "" || len(p.heads) > 0 {
+		doc.Meta = map[string]string{}
+	}
 	if p.abstract != "" {
-		doc.Meta = map[string]string{MetaAbstract: p.abstract}
+		doc.Meta[MetaAbstract] = p.abstract
+	}
+	if len(p.heads) > 0 {
+		doc.Meta[MetaRunningHeads] = strings.Join(p.heads, "\n")
 	}
 	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels, sections: p.sections, lines: p.lines}, nil
 }
@@ -234,7 +241,8 @@ type parsed struct {
 	title, author, url, date string
 	notes                    []string // see Loaded.Notes
 	lines                    []lineBox
-	abstract                 string // PDF only: the abstract's text, when a heading names it
+	abstract                 string   // PDF only: the abstract's text, when a heading names it
+	heads                    []string // PDF only: running headers and footers taken out of the text
 }
 
 // section is a run of text under one heading path.

@@ -20,3 +20,15 @@ func TestPDFAbstractInMetadata(t *testing.T) {
 		t.Errorf("abstract is not the document's text")
 	}
 }
+
+// Running headers and footers leave the passages but stay with the
+// document, each once.
+func TestPDFRunningHeadsInMetadata(t *testing.T) {
+	ld := loadBytes(t, "paper.pdf", twoColumnPaper())
+	if got := ld.Document.Meta[MetaRunningHeads]; got != "Fixture Journal of Layout, Vol. 1" {
+		t.Errorf("running heads %q", got)
+	}
+	if strings.Contains(ld.Text, "Fixture Journal") {
+		t.Error("the running header is in the text")
+	}
+}

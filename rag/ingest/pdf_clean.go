@@ -63,8 +63,10 @@ func marginKey(s string) string {
 // dropMargins removes running headers and footers (a line at the top or
 // bottom of a page whose text, digits aside, recurs at about the same
 // height on at least two pages and a quarter of them) and page numbers,
-// which it returns by page ("" where none was found).
-func dropMargins(pages []*pdfPage) {
+// which it records by page (pdfPage.label, "" where none was found). It
+// returns the running headers and footers it removed, each once, as first
+// drawn, in page order.
+func dropMargins(pages []*pdfPage) (heads []string) {
 	type seen struct {
 		pages map[int]bool
 		y     float32
@@ -92,6 +94,7 @@ func dropMargins(pages []*pdfPage) {
 		}
 	}
 	need := max(2, (len(pages)+3)/4)
+	kept := map[string]bool{}
 	for pi, p := range pages {
 		for _, i := range cands[pi] {
 			l := p.lines[i]
@@ -101,14 +104,19 @@ func dropMargins(pages []*pdfPage) {
 				p.label = strings.Trim(t, "-–— ")
 				continue
 			}
-			if s := counts[marginKey(t)]; s != nil && len(s.pages) >= need && s.pages[pi] {
+			if k := marginKey(t); counts[k] != nil && len(counts[k].pages) >= need && counts[k].pages[pi] {
 				l.drop = true
+				if !kept[k] {
+					kept[k] = true
+					heads = append(heads, t)
+				}
 				if p.label == "" {
 					p.label = trailingNumber(t)
 				}
 			}
 		}
 	}
+	return heads
 }
 
 // trailingNumber is the number a header or footer ends or starts with

@@ -21,6 +21,7 @@ type pdfLayout struct {
 	body    float32
 	title   string
 	authors []string
+	heads   []string // running headers and footers taken out of the text
 }
 
 // layoutPDF reads the pages' characters into paragraphs.
@@ -49,7 +50,7 @@ func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
 	for _, p := range lay.pages {
 		markSmallText(p.lines, lay.body)
 	}
-	dropMargins(lay.pages)
+	lay.heads = dropMargins(lay.pages)
 	for _, p := range lay.pages {
 		markTicks(p.lines, lay.body)
 	}

@@ -55,6 +55,7 @@ func (l *Loader) loadPDF(ctx context.Context, path string, data []byte) (*parsed
 	if p.author == "" {
 		p.author = strings.Join(lay.authors, ", ")
 	}
+	p.heads = lay.heads
 	return p, nil
 }
 

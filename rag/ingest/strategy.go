@@ -64,9 +64,11 @@ func (s Strategy) NeedsModel() bool {
 // document was indexed with; MetaPassages the key that records how many of
 // its segments are passages when index rows follow them; MetaAbstract a
 // paper's abstract (a PDF whose first page has an Abstract heading), its
-// text as in the first passage.
+// text as in the first passage; MetaRunningHeads a PDF's running headers
+// and footers, taken out of its passages, one per line as first drawn.
 const (
-	MetaStrategy = "strategy"
-	MetaPassages = "passages"
-	MetaAbstract = "abstract"
+	MetaStrategy     = "strategy"
+	MetaPassages     = "passages"
+	MetaAbstract     = "abstract"
+	MetaRunningHeads = "running_heads"
 )
