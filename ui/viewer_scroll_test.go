@@ -146,6 +146,17 @@ func bodyHeight(d *drive) int {
 	return d.m.vw.height - len(strings.Split(headerOf(scr), "\n"))
 }
 
+// openScrollFixture opens the scroll fixture's cited passage in a w×h
+// chat whose backend knows the fixture's page starts.
+func openScrollFixture(t *testing.T, w, h int) (d *drive, starts []int, text string) {
+	t.Helper()
+	fb := newFakeBackend(sampleAnswer)
+	starts, text = scrollFixture(fb)
+	d = newDrive(t, pageFinderBackend{fb, map[string][]int{"doc2": starts}}, w, h)
+	d.openFirstSource()
+	return d, starts, text
+}
+
 // TestViewerFillsTallScreen opens a citation of the fourth of ten short
 // passages at 80×24 and 160×48: the view holds as many passages as fit
 // (more than two after the cited one at 160×48), with no blank row at the
@@ -154,10 +165,7 @@ func bodyHeight(d *drive) int {
 func TestViewerFillsTallScreen(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
-		fb := newFakeBackend(sampleAnswer)
-		starts, _ := scrollFixture(fb)
-		d := newDrive(t, pageFinderBackend{fb, map[string][]int{"doc2": starts}}, w, h)
-		d.openFirstSource()
+		d, _, _ := openScrollFixture(t, w, h)
 		scr := d.screen()
 		golden(t, fmt.Sprintf("open_%dx%d", w, h), scr)
 		head, rows := viewRows(scr, bodyHeight(d))
@@ -197,10 +205,7 @@ func TestViewerFillsTallScreen(t *testing.T) {
 func TestViewerScrollsWholeDocument(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
-		fb := newFakeBackend(sampleAnswer)
-		starts, text := scrollFixture(fb)
-		d := newDrive(t, pageFinderBackend{fb, map[string][]int{"doc2": starts}}, w, h)
-		d.openFirstSource()
+		d, starts, text := openScrollFixture(t, w, h)
 		seen := map[string]bool{}
 		check := func(step string) []string {
 			t.Helper()
@@ -386,10 +391,7 @@ func waitFile(t *testing.T, path string) {
 // header names the passage jumped to, the page of the top line; a line of
 // scrolling and the header names the passage on top again.
 func TestViewerJumpNearTheEnd(t *testing.T) {
-	fb := newFakeBackend(sampleAnswer)
-	starts, text := scrollFixture(fb)
-	d := newDrive(t, pageFinderBackend{fb, map[string][]int{"doc2": starts}}, 160, 48)
-	d.openFirstSource()
+	d, starts, text := openScrollFixture(t, 160, 48)
 	for i := 5; i <= 10; i++ {
 		d.send(press("n"))
 		if head := headerOf(d.screen()); !strings.Contains(head, fmt.Sprintf("segment %d of 10", i)) {
