@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -297,12 +299,7 @@ func TestViewerOpenPageInView(t *testing.T) {
 	opt.Open = OpenSettings{PDFViewer: script + " --page={page} {file}"}
 	opt.LibraryPoll = -1
 	tm := newTMOpt(t, pageFinderBackend{fb, map[string][]int{"doc2": starts}}, opt, 80, 24)
-	tm.Type("q")
-	tm.Send(press("enter"))
-	waitScreen(t, tm, "In short")
-	tm.Send(press("tab"))
-	tm.Send(press("]"))
-	tm.Send(press("enter"))
+	askAndOpenFirst(t, tm)
 	scr := waitScreen(t, tm, "segment 4 of 10", "p. 2 ·")
 	for i := 0; i < 40 && !strings.Contains(headerOf(scr), "p. 3 ·"); i++ {
 		tm.Send(press("down"))
@@ -318,6 +315,18 @@ func TestViewerOpenPageInView(t *testing.T) {
 	}
 	tm.Send(press("esc"))
 	tm.Send(press("ctrl+c"))
+}
+
+// askAndOpenFirst asks a question in tm's chat and opens the answer's
+// first source in the viewer.
+func askAndOpenFirst(t *testing.T, tm *teatest.TestModel) {
+	t.Helper()
+	tm.Type("q")
+	tm.Send(press("enter"))
+	waitScreen(t, tm, "In short")
+	tm.Send(press("tab"))
+	tm.Send(press("]"))
+	tm.Send(press("enter"))
 }
 
 // TestViewerOpenLineInView: in a Markdown file (front matter first), o
@@ -339,12 +348,7 @@ func TestViewerOpenLineInView(t *testing.T) {
 	opt.Open = OpenSettings{Editor: script, PDFViewer: "false {file}"}
 	opt.LibraryPoll = -1
 	tm := newTMOpt(t, fb, opt, 80, 24)
-	tm.Type("q")
-	tm.Send(press("enter"))
-	waitScreen(t, tm, "In short")
-	tm.Send(press("tab"))
-	tm.Send(press("]"))
-	tm.Send(press("enter"))
+	askAndOpenFirst(t, tm)
 	scr := waitScreen(t, tm, "segment 4 of 10")
 	// down into passage 4, then to a row with words on top
 	var top string
