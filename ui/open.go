@@ -143,9 +143,14 @@ func fillTemplate(t, path string, page int) []string {
 // breaks of seg's text from its first word to off. The passage's text is
 // its document's text from Start on, so its line breaks are the file's.
 func fileLine(data []byte, seg store.Segment, off int) int {
-	lead := len(seg.Text) - len(strings.TrimLeftFunc(seg.Text, unicode.IsSpace))
+	lead := leadingSpace(seg.Text)
 	off = min(max(off, lead), len(seg.Text))
 	return passageLine(data, seg) + strings.Count(seg.Text[lead:off], "\n")
+}
+
+// leadingSpace is the length of the white space s starts with.
+func leadingSpace(s string) int {
+	return len(s) - len(strings.TrimLeftFunc(s, unicode.IsSpace))
 }
 
 // passageLine is the 1-based line of data where seg's first word is.
@@ -154,8 +159,7 @@ func fileLine(data []byte, seg store.Segment, off int) int {
 // is looked for in the file, nearest the offset, and the offset itself is
 // used only when the text is not found.
 func passageLine(data []byte, seg store.Segment) int {
-	lead := len(seg.Text) - len(strings.TrimLeftFunc(seg.Text, unicode.IsSpace))
-	at := min(max(seg.Start+lead, 0), len(data))
+	at := min(max(seg.Start+leadingSpace(seg.Text), 0), len(data))
 	first, _, _ := strings.Cut(strings.TrimSpace(seg.Text), "\n")
 	if first = strings.TrimSpace(first); first != "" {
 		best := -1

@@ -18,7 +18,7 @@ import (
 type lineBox struct {
 	start, end int
 	box        store.Box // store.Box's coordinates: top-left origin, y down
-	flow       int       // 0 spans the page, 1 left column, 2 right column
+	flow       int       // 0 spans the page, 1.. the columns from the left (pdfLine.flow)
 	size       float32   // font size: how far apart two lines of a block may be
 }
 

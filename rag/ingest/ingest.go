@@ -215,14 +215,11 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 	doc.Author, doc.URL, doc.Date = OneLine(p.author), OneLine(p.url), OneLine(p.date)
 	doc.Pages = len(p.pageStarts)
 	doc.Segments = len(segs)
-	if p.abstract != "" || len(p.heads) > 0 {
-		doc.Meta = map[string]string{}
-	}
 	if p.abstract != "" {
-		doc.Meta[MetaAbstract] = p.abstract
+		doc.Meta = withMeta(doc.Meta, MetaAbstract, p.abstract)
 	}
 	if len(p.heads) > 0 {
-		doc.Meta[MetaRunningHeads] = strings.Join(p.heads, "\n")
+		doc.Meta = withMeta(doc.Meta, MetaRunningHeads, strings.Join(p.heads, "\n"))
 	}
 	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels, sections: p.sections, lines: p.lines}, nil
 }

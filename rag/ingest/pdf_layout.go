@@ -212,13 +212,13 @@ func paraText(p *pdfPara, vocab vocabulary) {
 		}
 		if i > 0 && sameRow(p.lines[i-1].y0, p.lines[i-1].y1, l.y0, l.y1) && p.lines[i-1].page == l.page {
 			text += sep + t
-			p.lineOffs = append(p.lineOffs, len(text)-len(t))
-			continue
+		} else {
+			text = joinLines(text, t, vocab)
 		}
-		text = joinLines(text, t, vocab)
-		p.lineOffs = append(p.lineOffs, len(text)-len(t))
+		at := len(text) - len(t) // where the line's text begins
+		p.lineOffs = append(p.lineOffs, at)
 		if i > 0 && l.page != p.lines[i-1].page {
-			p.pageOffs = append(p.pageOffs, pageOff{l.page, len(text) - len(t)})
+			p.pageOffs = append(p.pageOffs, pageOff{l.page, at})
 		}
 	}
 	p.text = text

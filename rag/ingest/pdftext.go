@@ -162,6 +162,7 @@ func assemblePDF(lay *pdfLayout) *parsed {
 		for _, sec := range p.sections {
 			if sec.start <= abstractAt && abstractAt < sec.end {
 				p.abstract = strings.TrimSpace(p.text[abstractAt:sec.end])
+				break
 			}
 		}
 	}

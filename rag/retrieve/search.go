@@ -106,13 +106,14 @@ func Search(ctx context.Context, st store.Store, emb Embedder, query string, opt
 		return nil, errors.New("retrieve: dense search needs an embedder")
 	}
 	want := opt.depth()
+	skip := store.Filter{SkipHeadings: opt.Filter().SkipHeadings} // what windows leave out
 	var ps []Passage
 	for n, round := candidates(want), 0; ; n, round = 4*n, round+1 {
 		fused, segs, full, err := fetch(ctx, st, emb, query, opt, n)
 		if err != nil {
 			return nil, err
 		}
-		ps, err = passages(ctx, st, fused, segs, opt.neighbours(), want, store.Filter{SkipHeadings: opt.Filter().SkipHeadings})
+		ps, err = passages(ctx, st, fused, segs, opt.neighbours(), want, skip)
 		if err != nil {
 			return nil, err
 		}

@@ -102,10 +102,7 @@ func (s *Store) compactLocked() error {
 	// Committed: switch to the new generation.
 	old := d.man.Generation
 	d.closeFiles()
-	d.man = m
-	if fi, err := os.Stat(d.path(manifestName)); err == nil {
-		d.manSeen = fi
-	}
+	d.adopt(m)
 	d.logEnd, d.rows, d.deadRows = logEnd, nrows, 0
 	d.noteLog()
 	s.mu.Lock()

@@ -316,13 +316,18 @@ func (d *disk) upgradeLocked() error {
 	if err := writeManifest(d.dir, m); err != nil {
 		return err
 	}
-	d.man = m
-	fi, err := os.Stat(d.path(manifestName))
-	if err != nil {
-		return fmt.Errorf("couldn't read library manifest: %w", err)
-	}
-	d.manSeen = fi
+	d.adopt(m)
 	return nil
+}
+
+// adopt makes m, just written, the manifest d works with, and notes the
+// file as seen so that this process does not reload what it wrote (when
+// the file cannot be read back, the next check reloads it).
+func (d *disk) adopt(m manifest) {
+	d.man = m
+	if fi, err := os.Stat(d.path(manifestName)); err == nil {
+		d.manSeen = fi
+	}
 }
 
 // generations lists the generations whose log is in dir, in increasing
