@@ -137,6 +137,16 @@ func addFiles(ctx context.Context, lib *library, paths []string, opt addOptions,
 	return lib.AddWith(ctx, paths, opt, progress)
 }
 
+// reembedProgress is where embedding again the documents a repair kept
+// without vectors is.
+type reembedProgress = libpkg.ReembedProgress
+
+// reembedDocuments embeds again the documents of lib whose vectors a
+// repair lost, reporting progress; it returns how many it embedded.
+func reembedDocuments(ctx context.Context, lib *library, progress func(reembedProgress)) (int, error) {
+	return lib.Reembed(ctx, progress)
+}
+
 // removeDocuments removes the documents refs name (ids, id prefixes,
 // paths, folders) from lib, all or, if one names nothing, none.
 func removeDocuments(ctx context.Context, lib *library, refs []string) ([]store.Document, error) {

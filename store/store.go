@@ -214,6 +214,15 @@ type Damaged interface {
 	Damage() error
 }
 
+// Unembedded is implemented by stores that can keep a document's text
+// while its vectors are lost (the embedded store, after `ibid doctor
+// --repair` rebuilt a library whose vector file was damaged). Unembedded
+// lists those documents: keyword search finds them, dense search does not,
+// until an Update puts them again with vectors (rag/library's Reembed).
+type Unembedded interface {
+	Unembedded(ctx context.Context) ([]string, error)
+}
+
 // TermCounter is a Store that can say how many segments hold each of some
 // terms, analysed as its keyword search analyses text (store/keyword's
 // Tokenize), and how many segments there are: the statistics of BM25's

@@ -85,10 +85,13 @@ type adder struct {
 	p        AddProgress
 	loader   *ingest.Loader
 
-	byPath    map[string]string // absolute path → document id, in the store
-	pending   []queued
-	pendSegs  int
-	lastFlush time.Time
+	byPath map[string]string // absolute path → document id, in the store
+	// unembedded: documents whose vectors a repair lost (store.Unembedded):
+	// their file, met again, is embedded again.
+	unembedded map[string]bool
+	pending    []queued
+	pendSegs   int
+	lastFlush  time.Time
 }
 
 // Add reads the files, folders (recursively) and globs in paths into the
@@ -225,6 +228,16 @@ func (a *adder) indexPaths() ([]store.Document, error) {
 	for _, d := range docs {
 		a.byPath[d.Path] = d.ID
 	}
+	a.unembedded = map[string]bool{}
+	if u, ok := a.l.st.(store.Unembedded); ok {
+		ids, err := u.Unembedded(context.WithoutCancel(a.ctx))
+		if err != nil {
+			return nil, fmt.Errorf("couldn't read library %q: %w", a.l.name, err)
+		}
+		for _, id := range ids {
+			a.unembedded[id] = true
+		}
+	}
 	return docs, nil
 }
 
@@ -328,10 +341,10 @@ func (a *adder) known(path, abs, id string) bool {
 	if err != nil {
 		return false // not there (or unreadable: then loading it again is right)
 	}
-	reindex := DocumentStrategy(doc) != a.strategy
+	reindex := DocumentStrategy(doc) != a.strategy || a.unembedded[id]
 	switch {
 	case doc.Path == abs && reindex:
-		return false // indexed with another strategy: load it again
+		return false // indexed with another strategy, or its vectors lost: load it again
 	case doc.Path == abs:
 		a.rep.Unchanged = append(a.rep.Unchanged, doc)
 		a.p.FilesDone++

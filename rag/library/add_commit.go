@@ -7,19 +7,31 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
 
-// embed fills segs' vectors, in batches: each segment's KeywordText (its
-// generated context or question with its text, when it has one), and a
-// zero vector for a parent, which is read but never searched.
+// embed fills segs' vectors (see embedSegments), counting them in the
+// run's progress.
 func (a *adder) embed(path string, segs []store.Segment) error {
+	return embedSegments(a.ctx, a.l.emb, path, segs, func(n int) {
+		a.p.Embedded += n
+		a.report("embed", path)
+	})
+}
+
+// embedSegments fills segs' vectors with emb, in batches: each segment's
+// KeywordText (its generated context or question with its text, when it
+// has one), and a zero vector for a parent, which is read but never
+// searched. done is called with the number of segments of each batch
+// finished. path names the document in errors.
+func embedSegments(ctx context.Context, emb retrieve.Embedder, path string, segs []store.Segment, done func(n int)) error {
 	skip, _ := store.Parents(segs) // a bad index row is the store's to refuse, at the commit
-	zero := make([]float32, a.l.emb.Dimension())
+	zero := make([]float32, emb.Dimension())
 	texts := make([]string, 0, embedBatch)
 	at := make([]int, 0, embedBatch)
 	for start := 0; start < len(segs); start += embedBatch {
-		if err := a.ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		end := min(start+embedBatch, len(segs))
@@ -33,24 +45,23 @@ func (a *adder) embed(path string, segs []store.Segment) error {
 			at = append(at, i)
 		}
 		if len(texts) == 0 {
-			a.p.Embedded += end - start
+			done(end - start)
 			continue
 		}
-		vs, err := a.l.emb.Embed(a.ctx, texts)
+		vs, err := emb.Embed(ctx, texts)
 		if err != nil {
-			if ce := a.ctx.Err(); ce != nil {
+			if ce := ctx.Err(); ce != nil {
 				return ce
 			}
-			return fmt.Errorf("couldn't embed %s with %s: %w", path, a.l.emb.Name(), err)
+			return fmt.Errorf("couldn't embed %s with %s: %w", path, emb.Name(), err)
 		}
 		if len(vs) != len(texts) {
-			return fmt.Errorf("embedder %s returned %d vectors for %d texts", a.l.emb.Name(), len(vs), len(texts))
+			return fmt.Errorf("embedder %s returned %d vectors for %d texts", emb.Name(), len(vs), len(texts))
 		}
 		for i, v := range vs {
 			segs[at[i]].Vector = v
 		}
-		a.p.Embedded += end - start
-		a.report("embed", path)
+		done(end - start)
 	}
 	return nil
 }

@@ -6,9 +6,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -84,18 +86,16 @@ func (s *Store) compactLocked() error {
 	slices.SortFunc(entries, func(a, b *entry) int { return strings.Compare(a.doc.ID, b.doc.ID) })
 
 	rows := make([]int, len(entries))
-	logEnd, nrows, err := d.writeGeneration(gen, entries, rows)
-	if err != nil {
-		removeIfExists(d.path(logName(gen)))
-		removeIfExists(d.path(vectorName(gen)))
-		return fmt.Errorf("couldn't compact library: %w", err)
-	}
 	m := d.man
 	m.Generation = gen
 	m.Format = formatVersion
+	logEnd, nrows, err := d.writeGeneration(m, entries, rows)
+	if err != nil {
+		removeGeneration(d.dir, gen)
+		return fmt.Errorf("couldn't compact library: %w", err)
+	}
 	if err := writeManifest(d.dir, m); err != nil {
-		removeIfExists(d.path(logName(gen)))
-		removeIfExists(d.path(vectorName(gen)))
+		removeGeneration(d.dir, gen)
 		return fmt.Errorf("couldn't compact library: %w", err)
 	}
 
@@ -103,37 +103,60 @@ func (s *Store) compactLocked() error {
 	old := d.man.Generation
 	d.closeFiles()
 	d.adopt(m)
-	d.logEnd, d.rows, d.deadRows = logEnd, nrows, 0
+	d.logEnd, d.rows, d.deadRows, d.hasInfo = logEnd, nrows, 0, true
 	d.noteLog()
 	s.mu.Lock()
 	for i, e := range entries {
 		e.row = rows[i]
 	}
 	s.mu.Unlock()
-	removeIfExists(d.path(logName(old)))
-	removeIfExists(d.path(vectorName(old)))
+	removeGeneration(d.dir, old)
 	return nil
 }
 
-// writeGeneration writes entries into generation gen's files and syncs
-// them, storing each entry's first row in rows. It returns the log's length
-// and the number of rows written.
-func (d *disk) writeGeneration(gen int, entries []*entry, rows []int) (int64, int, error) {
-	lf, err := os.OpenFile(d.path(logName(gen)), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+// removeGeneration removes generation gen's files from dir (what is
+// missing is fine).
+func removeGeneration(dir string, gen int) {
+	for _, name := range generationFiles(gen) {
+		removeIfExists(filepath.Join(dir, name))
+	}
+}
+
+// generationFiles names generation gen's files.
+func generationFiles(gen int) []string {
+	return []string{logName(gen), vectorName(gen), markName(gen)}
+}
+
+// writeGeneration writes entries into the files of generation
+// m.Generation, whose manifest will be m, and syncs them, storing each
+// entry's first row in rows: the log starts with an info record (m), and
+// the commit file, written and synced last, says the generation is whole.
+// It returns the log's length and the number of rows written. An entry
+// whose vectors were lost (lost, or unembedded already) is written with its
+// text and zero vectors, flagged to be embedded again.
+func (d *disk) writeGeneration(m manifest, entries []*entry, rows []int) (int64, int, error) {
+	gen := m.Generation
+	removeIfExists(d.path(markName(gen))) // a leftover would vouch for what is not written yet
+	lf, _, err := regular.OpenFile(d.path(logName(gen)), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer lf.Close()
-	vf, err := os.OpenFile(d.path(vectorName(gen)), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	vf, _, err := regular.OpenFile(d.path(vectorName(gen)), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer vf.Close()
 
 	lw, vw := bufio.NewWriterSize(lf, 1<<20), bufio.NewWriterSize(vf, 1<<20)
+	info := infoRecord(m)
+	if _, err := lw.Write(info); err != nil {
+		return 0, 0, err
+	}
 	var (
-		logEnd  int64
+		logEnd  = int64(len(info))
 		row     int
+		segs    int
 		ops     []byte
 		nops    int
 		flushOp = func() error {
@@ -149,14 +172,24 @@ func (d *disk) writeGeneration(gen int, entries []*entry, rows []int) (int64, in
 	)
 	for i, e := range entries {
 		rows[i] = row
-		if ops, err = appendPut(ops, &e.doc, e.segs, e.zero, row, vecSum(e.vecs)); err != nil {
+		vecs, zero := e.vecs, e.zero
+		unembedded := e.lost || e.unembedded
+		if unembedded {
+			vecs = make([]float32, len(e.vecs))
+			zero = make([]bool, len(e.segs))
+			for j := range zero {
+				zero[j] = true
+			}
+		}
+		if ops, err = appendPut(ops, &e.doc, e.segs, zero, row, vecSum(vecs), unembedded); err != nil {
 			return 0, 0, err
 		}
 		nops++
-		if _, err := vw.Write(floatBytes(e.vecs)); err != nil {
+		if _, err := vw.Write(floatBytes(vecs)); err != nil {
 			return 0, 0, err
 		}
 		row += len(e.segs)
+		segs += len(e.segs)
 		if len(ops) >= compactRecord {
 			if err := flushOp(); err != nil {
 				return 0, 0, err
@@ -175,6 +208,9 @@ func (d *disk) writeGeneration(gen int, entries []*entry, rows []int) (int64, in
 		if err := f.Sync(); err != nil {
 			return 0, 0, err
 		}
+	}
+	if err := createMark(d.dir, mark{man: m, logEnd: logEnd, rows: row, docs: len(entries), segs: segs}); err != nil {
+		return 0, 0, err
 	}
 	return logEnd, row, syncDir(d.dir)
 }

@@ -26,6 +26,7 @@ func (p Problem) String() string {
 // is truncated or removed until `ibid doctor --repair` (Repair) runs.
 type DamageError struct {
 	Dir      string
+	Library  string // the library's name, for the hint ("" or "default": none needed)
 	Problems []Problem
 }
 
@@ -42,14 +43,14 @@ func (e *DamageError) Error() string {
 		}
 		b.WriteString(p.String())
 	}
-	b.WriteString(". It is open read-only with every intact record; run `ibid doctor --repair` to rebuild it (damaged data is moved aside, never deleted)")
+	b.WriteString(". It is open read-only with every intact record; run " + repairHint(e.Library) + " to rebuild it (damaged data is moved aside, never deleted)")
 	return b.String()
 }
 
 // add records a problem, creating the error on the first one.
 func (d *disk) addDamage(p Problem) {
 	if d.damage == nil {
-		d.damage = &DamageError{Dir: d.dir}
+		d.damage = &DamageError{Dir: d.dir, Library: d.library}
 	}
 	d.damage.Problems = append(d.damage.Problems, p)
 }

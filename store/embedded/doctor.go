@@ -4,30 +4,37 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
-	"time"
-
-	"github.com/gofrs/flock"
 
 	"github.com/ibid-dev/ibid/store"
 )
 
 // Report is what Check found in a library folder, or what Repair did.
+//
+// Documents, counted one way: Documents are those whose text can be read
+// (after Repair: those the library holds); Unembedded names those of them
+// whose vectors are lost (found by keyword search only until embedded
+// again); LostDocuments counts the documents committed whose text is gone
+// (their records were cut off or damaged), which no one can name.
 type Report struct {
 	Dir       string
-	Documents int // intact documents (after Repair: in the library)
-	Segments  int
+	Documents int // readable documents, Unembedded included
+	Segments  int // their segments
 	Problems  []Problem
-	// Lost names the documents (by path) whose vectors were damaged:
-	// Repair leaves them out of the rebuilt library; add them again.
-	Lost []string
+	// Unembedded names (by path) the readable documents whose vectors are
+	// lost: damaged, or kept so by a repair. `ibid doctor --repair` embeds
+	// them again (library.Reembed).
+	Unembedded []string
+	// LostDocuments is how many committed documents are gone: by the
+	// commit file's count when it is intact, else the changes of damaged
+	// records that could not be read.
+	LostDocuments int
 	// MovedTo is the folder Repair moved the damaged files to ("" when it
 	// moved nothing). Nothing is deleted.
 	MovedTo string
+	// Upgraded says Repair brought an intact library of an older format
+	// to the current one (so that it keeps a second copy of its manifest).
+	Upgraded bool
 }
 
 // OK reports whether nothing is damaged.
@@ -35,16 +42,78 @@ func (r Report) OK() bool { return len(r.Problems) == 0 }
 
 // Check reads the library in dir without changing anything and reports its
 // damage: records of the log that fail their checksums with intact ones
-// after them, vectors that fail theirs or are missing. An uncommitted tail
-// (a crash while writing) is not damage. The error is for a library that
-// cannot be read at all (no manifest, or a damaged one).
+// after them, a log shorter than its commit file says, vectors that fail
+// theirs or are missing, a damaged or lost manifest (with where Repair will
+// take it from). An uncommitted tail (a crash while writing) is not damage.
+// The error is for a library that cannot be read at all (no library files,
+// or a damaged manifest with no second copy).
 func Check(dir string) (Report, error) {
-	s, err := OpenDir(context.Background(), dir, store.Options{ReadOnly: true})
+	m, mp, err := doctorManifest(dir)
+	if err != nil {
+		return Report{Dir: dir}, err
+	}
+	s, err := openWith(dir, m, nil, store.Options{ReadOnly: true})
 	if err != nil {
 		return Report{Dir: dir}, err
 	}
 	defer s.Close()
-	return s.report(), nil
+	r := s.report()
+	if mp != nil {
+		r.Problems = append([]Problem{*mp}, r.Problems...)
+	}
+	return r, nil
+}
+
+// doctorManifest is the manifest Check and Repair work with: the file's,
+// or, when it is damaged or lost while the library's files remain, the one
+// recoverManifest finds, with the Problem that says so.
+func doctorManifest(dir string) (manifest, *Problem, error) {
+	m, _, ok, err := readManifest(dir)
+	var me *ManifestError
+	switch {
+	case err != nil && !errors.As(err, &me):
+		return manifest{}, nil, err // a newer format, or unreadable
+	case ok:
+		gens := libraryFiles(dir)
+		if len(gens) == 0 {
+			return m, nil, nil
+		}
+		if slices.Contains(gens, m.Generation) {
+			// A manifest that reads but disagrees with the copy its
+			// generation keeps (a flipped byte in the embedder's name)
+			// is the damaged one.
+			c, from, ok := copyOf(dir, m.Generation)
+			if !ok || c.info() == m.info() {
+				return m, nil, nil
+			}
+			return c, &Problem{File: manifestName, Offset: -1, What: fmt.Sprintf(
+				"it says embedder %q (dimension %d), but %s, written with the library's files, says %q (dimension %d); "+
+					"`ibid doctor --repair` writes that back", m.Embedder, m.Dimension, from, c.Embedder, c.Dimension)}, nil
+		}
+		// It names a generation whose files are gone (a folder put back
+		// from copies of different moments): use the newest there is.
+		rm, _, rerr := recoverManifest(dir)
+		if rerr != nil || rm.info() != m.info() {
+			rm = m
+			rm.Generation = gens[len(gens)-1]
+		}
+		return rm, &Problem{File: manifestName, Offset: -1, What: fmt.Sprintf(
+			"it names generation %d, whose files are missing; `ibid doctor --repair` makes it name generation %d, whose files are there",
+			m.Generation, rm.Generation)}, nil
+	case err == nil && len(libraryFiles(dir)) == 0:
+		return manifest{}, nil, fmt.Errorf("%w in %s", store.ErrNoLibrary, dir)
+	}
+	what := "it is missing"
+	if me != nil {
+		what = fmt.Sprintf("it is damaged (%v)", me.Err)
+	}
+	rm, from, rerr := recoverManifest(dir)
+	if rerr != nil {
+		return manifest{}, nil, fmt.Errorf("the library's %s: %s, and %w", manifestName, what, rerr)
+	}
+	return rm, &Problem{File: manifestName, Offset: -1, What: fmt.Sprintf(
+		"%s; %s keeps a copy (format %d, embedder %q, dimension %d, generation %d), which `ibid doctor --repair` writes back",
+		what, from, rm.Format, rm.Embedder, rm.Dimension, rm.Generation)}, nil
 }
 
 func (s *Store) report() Report {
@@ -52,138 +121,48 @@ func (s *Store) report() Report {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, e := range s.docs {
-		if e.lost {
-			r.Lost = append(r.Lost, e.doc.Path)
-			continue
-		}
 		r.Documents++
 		r.Segments += len(e.segs)
+		if e.lost || e.unembedded {
+			r.Unembedded = append(r.Unembedded, e.doc.Path)
+		}
 	}
-	slices.Sort(r.Lost)
-	if d := s.disk.damage; d != nil {
-		r.Problems = slices.Clone(d.Problems)
+	slices.Sort(r.Unembedded)
+	d := s.disk
+	if d.damage != nil {
+		r.Problems = slices.Clone(d.damage.Problems)
+	}
+	if d.seenErr == nil {
+		r.LostDocuments = max(0, d.seen.docs-len(s.docs))
+	}
+	if r.LostDocuments == 0 && d.damage != nil {
+		r.LostDocuments = d.lostOps
 	}
 	return r
 }
 
-// Repair rebuilds a damaged library from its intact records: a new
-// generation of the log and vector file holding every intact document
-// whose vectors are intact, then the manifest switched to it (the commit:
-// a crash before leaves the library as it was). The damaged generation's
-// files are moved to a "damaged-TIME" folder inside dir, never deleted;
-// documents whose vectors were lost are listed in the report, to be added
-// again. The keyword index is rebuilt on the next open. An intact library
-// is left as it is.
-func Repair(dir string) (Report, error) {
-	ctx := context.Background()
-	if _, _, ok, err := readManifest(dir); err != nil || !ok {
-		if err == nil {
-			err = fmt.Errorf("%w in %s", store.ErrNoLibrary, dir)
-		}
-		return Report{Dir: dir}, fmt.Errorf("couldn't repair: %w (without its manifest the library's embedder is unknown; rebuild it: ibid rm --all, then add the documents again)", err)
+// Unembedded lists the documents whose text is kept while their vectors are
+// lost (a repair kept them so, see Repair): keyword search finds them,
+// dense search does not, until they are put again with vectors. A damaged
+// library's documents whose vectors fail their checksums are listed too.
+func (s *Store) Unembedded(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	flk := flock.New(filepath.Join(dir, lockName))
-	defer flk.Close()
-	unlock, err := lockLibrary(ctx, flk, dir)
-	if err != nil {
-		return Report{Dir: dir}, err
+	s.refresh()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, store.ErrClosed
 	}
-	defer unlock()
-	s, err := OpenDir(ctx, dir, store.Options{ReadOnly: true})
-	if err != nil {
-		return Report{Dir: dir}, err
-	}
-	defer s.Close()
-	r := s.report()
-	if r.OK() {
-		return r, nil
-	}
-	d := s.disk
-	if gens := generations(dir); len(gens) > 0 && !slices.Contains(gens, d.man.Generation) {
-		// The manifest names a generation that is not there: adopt the
-		// newest one that is, and check it again.
-		m := d.man
-		m.Generation = gens[len(gens)-1]
-		if err := writeManifest(dir, m); err != nil {
-			return r, fmt.Errorf("couldn't repair: %w", err)
-		}
-		s.Close()
-		unlock()
-		flk.Close()
-		rep, err := Repair(dir)
-		rep.Problems = append(r.Problems, rep.Problems...)
-		return rep, err
-	}
-	old := d.man.Generation
-	gen := old + 1
-	s.mu.Lock()
+	var ids []string
 	for id, e := range s.docs {
-		if e.lost {
-			delete(s.docs, id)
+		if e.lost || e.unembedded {
+			ids = append(ids, id)
 		}
 	}
-	entries := make([]*entry, 0, len(s.docs))
-	for _, e := range s.docs {
-		entries = append(entries, e)
-	}
-	s.mu.Unlock()
-	slices.SortFunc(entries, func(a, b *entry) int { return strings.Compare(a.doc.ID, b.doc.ID) })
-	// Anything of generation gen is a leftover of an interrupted repair or
-	// compaction: never committed.
-	removeIfExists(d.path(logName(gen)))
-	removeIfExists(d.path(vectorName(gen)))
-	if _, _, err := d.writeGeneration(gen, entries, make([]int, len(entries))); err != nil {
-		return r, fmt.Errorf("couldn't repair: %w", err)
-	}
-	aside := filepath.Join(dir, "damaged-"+time.Now().UTC().Format("20060102T150405Z"))
-	if err := os.MkdirAll(aside, 0o755); err != nil {
-		return r, fmt.Errorf("couldn't repair: %w", err)
-	}
-	for _, name := range []string{logName(old), vectorName(old), keywordName} {
-		if err := linkOrCopy(d.path(name), filepath.Join(aside, name)); err != nil {
-			return r, fmt.Errorf("couldn't repair: couldn't keep %s aside: %w", name, err)
-		}
-	}
-	if err := syncDir(aside); err != nil {
-		return r, err
-	}
-	m := d.man
-	m.Generation, m.Format = gen, formatVersion
-	if err := writeManifest(dir, m); err != nil {
-		return r, fmt.Errorf("couldn't repair: %w", err)
-	}
-	// Committed: the damaged files are aside; drop them from the library.
-	for _, name := range []string{logName(old), vectorName(old), keywordName} {
-		removeIfExists(d.path(name))
-	}
-	r.MovedTo = aside
-	return r, nil
+	slices.Sort(ids)
+	return ids, nil
 }
 
-// linkOrCopy makes dst hold src's bytes: a hard link where the file system
-// allows, else a synced copy. A missing src is nothing to keep.
-func linkOrCopy(src, dst string) error {
-	if _, err := os.Stat(src); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err := os.Link(src, dst); err == nil {
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+var _ store.Unembedded = (*Store)(nil)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/ibid-dev/ibid/internal/atomicfile"
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -27,14 +29,23 @@ import (
 // with (seen by catchUp) or uncommitted, removed by the next writer.
 type disk struct {
 	dir      string
+	library  string // the library's name, for the repair hint
 	man      manifest
 	readOnly bool         // opened read-only, or the folder cannot be written
 	flk      *flock.Flock // the library's lock file
 	log, vec *os.File     // opened by a writer, for the current generation
+	mark     *os.File     // the generation's commit file, opened with log
 	logEnd   int64
 	rows     int // committed rows in the vector file
 	deadRows int // rows of replaced or deleted documents
 	damage   *DamageError
+
+	hasInfo bool     // the current generation's log holds an info record
+	info    manifest // the last info record read
+	cut     bool     // the log is shorter than its commit file says (agree.go)
+	seen    mark     // the commit file as the last load read it, when seenErr is nil
+	seenErr error    // why there was none
+	lostOps int      // changes of damaged records that could not be read
 
 	dirSeen fs.FileInfo // the library's folder, when this store last locked it
 	manSeen fs.FileInfo // the manifest as last read
@@ -53,7 +64,7 @@ func (d *disk) writable() bool { return !d.readOnly }
 // readManifest reads dir's manifest; ok is false when there is none.
 func readManifest(dir string) (m manifest, fi fs.FileInfo, ok bool, err error) {
 	path := filepath.Join(dir, manifestName)
-	f, err := os.Open(path)
+	f, fi, err := regular.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return manifest{}, nil, false, nil
 	}
@@ -61,18 +72,16 @@ func readManifest(dir string) (m manifest, fi fs.FileInfo, ok bool, err error) {
 		return manifest{}, nil, false, fmt.Errorf("couldn't read library manifest: %w", err)
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return manifest{}, nil, false, fmt.Errorf("couldn't read library manifest: %w", err)
-	}
-	if err := json.NewDecoder(f).Decode(&m); err != nil {
-		return manifest{}, nil, false, fmt.Errorf("library manifest %s is damaged (%v); run `ibid doctor --repair`", path, err)
+	if err := json.NewDecoder(io.LimitReader(f, markMax)).Decode(&m); err != nil {
+		return manifest{}, nil, false, &ManifestError{Dir: dir, Err: err}
 	}
 	if m.Format > formatVersion {
 		return manifest{}, nil, false, fmt.Errorf("library in %s was written by a newer ibid (format %d; this one reads formats 1 to %d): "+
 			"use a newer ibid (nothing was changed)", dir, m.Format, formatVersion)
 	}
 	if err := validInfo(m.info()); err != nil || m.Generation < 1 || m.Format < 1 {
-		return manifest{}, nil, false, fmt.Errorf("library manifest %s is damaged; run `ibid doctor --repair`", path)
+		return manifest{}, nil, false, &ManifestError{Dir: dir, Err: fmt.Errorf("format %d, generation %d, embedder %q, dimension %d is not a library's",
+			m.Format, m.Generation, m.Embedder, m.Dimension)}
 	}
 	return m, fi, true, nil
 }
@@ -157,30 +166,39 @@ func (d *disk) openFiles() error {
 		return nil
 	}
 	var err error
-	if d.vec, err = os.OpenFile(d.path(vectorName(d.man.Generation)), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+	gen := d.man.Generation
+	if d.vec, _, err = regular.OpenFile(d.path(vectorName(gen)), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
 		return fmt.Errorf("couldn't open library vectors: %w", err)
 	}
-	if d.log, err = os.OpenFile(d.path(logName(d.man.Generation)), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
-		d.vec.Close()
-		d.vec = nil
+	if d.log, _, err = regular.OpenFile(d.path(logName(gen)), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+		d.closeFiles()
 		return fmt.Errorf("couldn't open library log: %w", err)
+	}
+	if d.man.Format >= 4 {
+		if d.mark, _, err = regular.OpenFile(d.path(markName(gen)), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+			d.closeFiles()
+			return fmt.Errorf("couldn't open library commit file: %w", err)
+		}
 	}
 	return syncDir(d.dir)
 }
 
 // closeFiles closes the write handles (before a generation switch).
 func (d *disk) closeFiles() {
-	for _, f := range []*os.File{d.log, d.vec} {
+	for _, f := range []*os.File{d.log, d.vec, d.mark} {
 		if f != nil {
 			f.Close()
 		}
 	}
-	d.log, d.vec = nil, nil
+	d.log, d.vec, d.mark = nil, nil, nil
 }
 
 // tidyUp removes what an interrupted writer left: other generations' files,
 // temporary files, and the uncommitted tails of the log and vector file.
-// The caller holds the library's lock and is caught up.
+// The caller holds the library's lock and is caught up, and found no
+// damage: so the commit file, when there is one, vouches that the tails
+// are uncommitted (agree.go), and without one the vector file holds no row
+// past the log's.
 func (d *disk) tidyUp() error {
 	if d.tidy {
 		return nil
@@ -189,13 +207,14 @@ func (d *disk) tidyUp() error {
 	if err != nil {
 		return fmt.Errorf("couldn't read library folder: %w", err)
 	}
-	keep := map[string]bool{logName(d.man.Generation): true, vectorName(d.man.Generation): true}
+	keep := map[string]bool{logName(d.man.Generation): true, vectorName(d.man.Generation): true, markName(d.man.Generation): true}
 	for _, de := range names {
 		name := de.Name()
 		ours := strings.HasSuffix(name, ".tmp") ||
 			(strings.HasPrefix(name, ".") && (strings.Contains(name, manifestName) || strings.Contains(name, keywordName))) ||
 			(strings.HasPrefix(name, "segments-") && strings.HasSuffix(name, ".log")) ||
-			(strings.HasPrefix(name, "vectors-") && strings.HasSuffix(name, ".f32"))
+			(strings.HasPrefix(name, "vectors-") && strings.HasSuffix(name, ".f32")) ||
+			(strings.HasPrefix(name, "commit-") && len(name) == len(markName(1)))
 		if ours && !keep[name] {
 			if err := removeIfExists(d.path(name)); err != nil {
 				return fmt.Errorf("couldn't remove uncommitted %s: %w", name, err)
@@ -214,9 +233,10 @@ func (d *disk) tidyUp() error {
 
 // commit appends vecs (whole rows, starting at row d.rows) to the vector
 // file and then the record holding payload to the log, syncing each. The
-// record is the commit: until it is whole on disk, none of it counts. ctx
-// is honoured until the record is written.
-func (d *disk) commit(ctx context.Context, payload []byte, vecs [][]float32) error {
+// record is the commit: until it is whole on disk, none of it counts. Then
+// the commit file records it, with the library's documents and segments
+// after it. ctx is honoured until the record is written.
+func (d *disk) commit(ctx context.Context, payload []byte, vecs [][]float32, docs, segs int) error {
 	if err := d.openFiles(); err != nil {
 		return err
 	}
@@ -261,6 +281,7 @@ func (d *disk) commit(ctx context.Context, payload []byte, vecs [][]float32) err
 	}
 	d.logEnd += int64(len(rec))
 	d.rows += rows
+	d.writeMark(docs, segs)
 	d.noteLog()
 	return nil
 }

@@ -16,10 +16,11 @@ import (
 //	manifest.json         format, embedder, dimension, generation N
 //	segments-N.log        append-only log of commit records
 //	vectors-N.f32         append-only little-endian float32 rows, dim per row
+//	commit-N              what the last commit reached (format 4; commitfile.go)
 //	bm25.idx              the saved keyword index (a cache: rebuilt when stale)
 //	lock                  the lock writers hold (flock) while they write
 //
-// A commit record of format 2 and 3 is
+// A commit record of format 2, 3 and 4 is
 //
 //	"ibR2" | uint32 LE payload length | uint32 LE CRC-32C(payload) |
 //	uint32 LE CRC-32C(the 12 bytes before) | payload
@@ -42,6 +43,8 @@ import (
 //	          if flags has segBoxes (3): uvarint n, n × box
 //	box:      varint page | x0, y0, x1, y1 as uint32 LE float32 bits
 //	opDelete: kind | str document id
+//	opInfo:   kind | uvarint format | str embedder | uvarint dimension |
+//	          uvarint generation (format 4)
 //
 // where str is uvarint length followed by the bytes. Format 3 is format 2
 // with the segBoxes flag: a segment without boxes sets no flag and writes no
@@ -52,19 +55,33 @@ import (
 // to 3 (upgradeLocked) before any record is appended. A segment's ID,
 // DocumentID and Index are not stored: they follow from the document and the
 // segment's position. Its vector is row (first row + i) of the vector file.
+//
+// Format 4 keeps a second copy of what only the manifest held, so that a
+// damaged manifest can be rewritten (recover.go): the first record of each
+// generation's log (and a record appended when an older library is
+// upgraded) is an opInfo, the manifest's facts; and commit-N records how
+// far the log and the vector file reached at the last commit, so that a
+// log cut short (at a record boundary or not) is told from an earlier
+// state. It also adds the segUnembedded flag: the segment's vector was
+// lost and its text waits to be embedded again (kept so by a repair). As
+// with format 3, a format-4 library is refused by an older ibid instead of
+// misread; formats 2 and 3 are upgraded in place by the first write
+// (manifest first, then the opInfo record), format 1 by a compaction.
 
 const (
-	formatVersion = 3 // written; formats 1 and 2 are read, and upgraded by the first write
+	formatVersion = 4 // written; formats 1 to 3 are read, and upgraded by the first write
 	manifestName  = "manifest.json"
 	lockName      = "lock"
 	keywordName   = "bm25.idx"
 
 	opPut    byte = 1
 	opDelete byte = 2
+	opInfo   byte = 3 // the manifest's facts (format 4)
 
 	segZeroVector byte = 1 // the segment's vector is all zeros
 	segBoxes      byte = 2 // the segment's boxes follow its offsets (format 3)
-	segFlags           = segZeroVector | segBoxes
+	segUnembedded byte = 4 // the vector was lost: the text waits to be embedded again (format 4)
+	segFlags           = segZeroVector | segBoxes | segUnembedded
 
 	boxBytesMin = 1 + 4*4 // the smallest encoded box: a one-byte page and four floats
 
@@ -93,13 +110,15 @@ func (m manifest) info() store.Info { return store.Info{Embedder: m.Embedder, Di
 
 // op is one decoded operation of a commit record.
 type op struct {
-	kind     byte
-	doc      store.Document  // opPut
-	firstRow int             // opPut: the first vector row in the generation's file
-	vecSum   uint32          // opPut: CRC-32C of the vector rows (format 2)
-	segs     []store.Segment // opPut: Vector nil; zero flag in zero
-	zero     []bool          // opPut: which segments have an all-zero vector
-	id       string          // opDelete
+	kind       byte
+	doc        store.Document  // opPut
+	firstRow   int             // opPut: the first vector row in the generation's file
+	vecSum     uint32          // opPut: CRC-32C of the vector rows (format 2)
+	segs       []store.Segment // opPut: Vector nil; zero flag in zero
+	zero       []bool          // opPut: which segments have an all-zero vector
+	unembedded bool            // opPut: the segments wait to be embedded again (segUnembedded)
+	id         string          // opDelete
+	info       manifest        // opInfo
 }
 
 // opFrame is the size of an op's frame header in format 2.
@@ -116,8 +135,9 @@ func endOp(b []byte, start int) []byte {
 }
 
 // appendPut encodes a put op for doc whose segments' vectors start at row
-// and have the checksum vecSum.
-func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool, row int, vecSum uint32) ([]byte, error) {
+// and have the checksum vecSum; unembedded flags every segment as waiting
+// for a vector (its row is zeros).
+func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool, row int, vecSum uint32, unembedded bool) ([]byte, error) {
 	js, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't encode document %s: %w", doc.ID, err)
@@ -133,6 +153,9 @@ func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool,
 		var flags byte
 		if zero[i] {
 			flags |= segZeroVector
+		}
+		if unembedded {
+			flags |= segUnembedded
 		}
 		at := len(b)
 		b = append(b, flags)
@@ -189,6 +212,33 @@ func decodeBoxes(d *wire.Decoder) []store.Box {
 		return nil
 	}
 	return boxes
+}
+
+// appendInfo encodes an info op: the manifest's facts, kept in the log so
+// that a damaged manifest can be rewritten.
+func appendInfo(b []byte, m manifest) []byte {
+	b, start := beginOp(b)
+	b = append(b, opInfo)
+	b = binary.AppendUvarint(b, uint64(m.Format))
+	b = wire.AppendString(b, m.Embedder)
+	b = binary.AppendUvarint(b, uint64(m.Dimension))
+	b = binary.AppendUvarint(b, uint64(m.Generation))
+	return endOp(b, start)
+}
+
+// infoRecord is a whole commit record holding one info op.
+func infoRecord(m manifest) []byte {
+	return frame(appendInfo(binary.AppendUvarint(nil, 1), m))
+}
+
+// small reads a uvarint that must fit in an int32.
+func small(d *wire.Decoder) int {
+	v := d.Uvarint()
+	if v > math.MaxInt32 {
+		d.Fail()
+		return 0
+	}
+	return int(v)
 }
 
 func appendDelete(b []byte, id string) []byte {
@@ -342,6 +392,9 @@ func decodeOp(d *wire.Decoder, format int, whole bool) (op, error) {
 				d.Fail() // a flag no format defines
 			}
 			o.zero[j] = flags&segZeroVector != 0
+			if flags&segUnembedded != 0 {
+				o.unembedded = true
+			}
 			s.Text = d.String()
 			if format >= 2 {
 				s.IndexText = d.String()
@@ -366,6 +419,14 @@ func decodeOp(d *wire.Decoder, format int, whole bool) (op, error) {
 		}
 	case opDelete:
 		o = op{kind: opDelete, id: d.String()}
+	case opInfo:
+		// Read whatever the manifest says: a reader that read it before
+		// another process upgraded the library may meet one.
+		o.kind = opInfo
+		o.info.Format = small(d)
+		o.info.Embedder = d.String()
+		o.info.Dimension = small(d)
+		o.info.Generation = small(d)
 	default:
 		d.Fail()
 	}

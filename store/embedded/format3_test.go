@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -93,8 +94,8 @@ func TestFormat2Upgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := readManifestFile(t, dir)
-	if m.Format != 3 || m.Generation != 1 || s.disk.man != m {
-		t.Fatalf("manifest after a write = %+v, store's %+v; want format 3, generation 1", m, s.disk.man)
+	if m.Format != formatVersion || m.Generation != 1 || s.disk.man != m {
+		t.Fatalf("manifest after a write = %+v, store's %+v; want format %d, generation 1", m, s.disk.man, formatVersion)
 	}
 	newLog, err := os.ReadFile(filepath.Join(dir, logName(1)))
 	if err != nil {
@@ -102,6 +103,13 @@ func TestFormat2Upgrade(t *testing.T) {
 	}
 	if !bytes.HasPrefix(newLog, oldLog) || len(newLog) == len(oldLog) {
 		t.Fatalf("the upgrade rewrote the log (%d bytes → %d) instead of appending", len(oldLog), len(newLog))
+	}
+	// What it appended starts with the manifest's second copy.
+	if !bytes.HasPrefix(newLog[len(oldLog):], infoRecord(m)) {
+		t.Fatalf("the upgrade appended no info record first: % x", newLog[len(oldLog):min(len(newLog), len(oldLog)+48)])
+	}
+	if mk, err := readMark(dir, 1); err != nil || mk.logEnd != int64(len(newLog)) || mk.docs != 3 {
+		t.Fatalf("commit file after the write = %+v, %v; want the log's %d bytes and 3 documents", mk, err, len(newLog))
 	}
 
 	for _, st := range []*Store{s, r} { // the writer, and the reader that saw format 2
@@ -153,17 +161,21 @@ func TestFormat2RecordsAreFormat3(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
+	m := readManifestFile(t, dir)
 	for _, name := range []string{logName(1), vectorName(1)} {
 		got, err1 := os.ReadFile(filepath.Join(dir, name))
 		want, err2 := os.ReadFile(filepath.Join(format2Fixture, name))
 		if err := errors.Join(err1, err2); err != nil {
 			t.Fatal(err)
 		}
+		if name == logName(1) { // format 4 starts the log with the manifest's copy
+			got, _ = bytes.CutPrefix(got, infoRecord(m))
+		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s differs from format 2's (%d bytes, want %d)", name, len(got), len(want))
 		}
 	}
-	if m := readManifestFile(t, dir); m.Format != 3 {
+	if m.Format != formatVersion {
 		t.Fatalf("a new library has format %d", m.Format)
 	}
 }
@@ -180,7 +192,7 @@ func TestNewerFormat(t *testing.T) {
 	before := snapshot(t, dir)
 	for _, ro := range []bool{false, true} {
 		_, err := OpenDir(context.Background(), dir, store.Options{ReadOnly: ro, Info: testInfo, Create: true})
-		if err == nil || !strings.Contains(err.Error(), "written by a newer ibid") || !strings.Contains(err.Error(), "format 4") {
+		if err == nil || !strings.Contains(err.Error(), "written by a newer ibid") || !strings.Contains(err.Error(), fmt.Sprintf("format %d", formatVersion+1)) {
 			t.Fatalf("read-only %v: error = %v", ro, err)
 		}
 	}
@@ -200,7 +212,7 @@ func TestCompactKeepsBoxes(t *testing.T) {
 	if err := s.Update(ctx, []store.Put{p}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if s.disk.man.Format != 3 || s.disk.man.Generation != 2 {
+	if s.disk.man.Format != formatVersion || s.disk.man.Generation != 2 {
 		t.Fatalf("format 1 converted to %+v", s.disk.man)
 	}
 	put(t, s, "a", 3, 2)
@@ -221,7 +233,7 @@ func TestCompactKeepsBoxes(t *testing.T) {
 func TestBoxesCorrupt(t *testing.T) {
 	doc, segs := makeDoc("bc", 1, 4, 1)
 	segs[0].Boxes = []store.Box{{Page: 1, X1: 1, Y1: 1}}
-	p, err := appendPut(binary.AppendUvarint(nil, 1), &doc, segs, []bool{false}, 0, 0)
+	p, err := appendPut(binary.AppendUvarint(nil, 1), &doc, segs, []bool{false}, 0, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +257,7 @@ func TestBoxesCorrupt(t *testing.T) {
 		"huge count":     spliced(countAt, binary.AppendUvarint(nil, 1<<40), 1),
 		"count too big":  spliced(countAt, []byte{2}, 1),
 		"count of zero":  spliced(countAt, []byte{0}, len(body)-countAt),
-		"undefined flag": spliced(flagAt, []byte{segBoxes | 4}, 1),
+		"undefined flag": spliced(flagAt, []byte{segBoxes | 8}, 1),
 	}
 	for name, pl := range cases {
 		var m0, m1 runtime.MemStats

@@ -18,7 +18,7 @@ func FuzzDecodePayload(f *testing.F) {
 	segs[1].Boxes = []store.Box{{Page: 2, X0: 1.5, Y0: 2, X1: 3, Y1: 4}, {Page: 3, X1: 1e-3, Y1: 611.99}}
 	zero := []bool{false, true, false}
 	p := binary.AppendUvarint(nil, 2)
-	p, _ = appendPut(p, &doc, segs, zero, 7, 99)
+	p, _ = appendPut(p, &doc, segs, zero, 7, 99, false)
 	p = appendDelete(p, "gone")
 	f.Add(p)
 	f.Add([]byte{})
@@ -49,7 +49,7 @@ func encodeOps(t *testing.T, ops []op) []byte {
 		switch o.kind {
 		case opPut:
 			var err error
-			if q, err = appendPut(q, &o.doc, o.segs, o.zero, o.firstRow, o.vecSum); err != nil {
+			if q, err = appendPut(q, &o.doc, o.segs, o.zero, o.firstRow, o.vecSum, o.unembedded); err != nil {
 				t.Fatal(err)
 			}
 		case opDelete:
@@ -65,7 +65,7 @@ func TestPayloadRoundTrip(t *testing.T) {
 	segs[1].Boxes = []store.Box{{Page: 2, X0: 72.125, Y0: 1e-3, X1: 611.99, Y1: 700}, {Page: 3, X0: -1, Y0: math.SmallestNonzeroFloat32, X1: 0, Y1: math.MaxFloat32}}
 	zero := []bool{false, true, false, false}
 	p := binary.AppendUvarint(nil, 2)
-	p, err := appendPut(p, &doc, segs, zero, 7, 99)
+	p, err := appendPut(p, &doc, segs, zero, 7, 99, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,9 +101,9 @@ func TestPayloadRoundTrip(t *testing.T) {
 func FuzzSalvage(f *testing.F) {
 	doc, segs := makeDoc("fz", 3, 4, 1)
 	p := binary.AppendUvarint(nil, 3)
-	p, _ = appendPut(p, &doc, segs, []bool{false, true, false}, 7, 1)
+	p, _ = appendPut(p, &doc, segs, []bool{false, true, false}, 7, 1, false)
 	p = appendDelete(p, "gone")
-	p, _ = appendPut(p, &doc, segs[:1], []bool{false}, 10, 2)
+	p, _ = appendPut(p, &doc, segs[:1], []bool{false}, 10, 2, false)
 	f.Add(p)
 	f.Add([]byte{})
 	f.Add([]byte{5, 0, 0})

@@ -161,9 +161,12 @@ func TestDamageMidLog(t *testing.T) {
 
 // TestDamageAttacks damages each file of a library each way and checks what
 // every case must keep: Open never panics, never truncates, never returns a
-// half document or a NaN; damage it cannot explain by a crash is reported
-// and makes the library read-only; a cache (the keyword index) or the lock
-// file is simply rebuilt.
+// half document or a NaN; damage a crash cannot explain (a log cut short
+// included) is reported and makes the library read-only, with files left
+// as they were; a cache (the keyword index), the lock file or the commit
+// file is simply rebuilt. Then Repair makes every damaged library whole
+// and writable, counting each document once: readable (its vectors, if
+// lost, to be embedded again) or lost.
 func TestDamageAttacks(t *testing.T) {
 	const n = 30
 	base := damageLibrary(t, n)
@@ -188,107 +191,162 @@ func TestDamageAttacks(t *testing.T) {
 	attacks := []attack{
 		{"truncate to 0", func(t testing.TB, p string) { os.Truncate(p, 0) }},
 		{"truncate to half", func(t testing.TB, p string) { os.Truncate(p, fileSize(t, p)/2) }},
+		{"truncate by one byte", func(t testing.TB, p string) {
+			if size := fileSize(t, p); size > 0 {
+				os.Truncate(p, size-1)
+			}
+		}},
 		{"append garbage", func(t testing.TB, p string) { appendFile(t, p, []byte("\x07garbage\x00\xff after the end")) }},
 		{"flip at 1%", flipAt(0.01)},
 		{"flip at 10%", flipAt(0.10)},
 		{"flip at 50%", flipAt(0.50)},
 		{"delete", func(t testing.TB, p string) { os.Remove(p) }},
 	}
-	files := []string{logName(1), vectorName(1), manifestName, keywordName, lockName}
+	// Attacks that leave the library as it was: caches and evidence that
+	// the next write rebuilds, and bytes after the ends.
+	harmless := func(file, attack string) bool {
+		switch file {
+		case keywordName, lockName, markName(1):
+			return true
+		case manifestName:
+			return attack == "append garbage" || attack == "truncate by one byte" // its last byte is a newline
+		case logName(1), vectorName(1):
+			return attack == "append garbage"
+		}
+		return false
+	}
+	files := []string{logName(1), vectorName(1), manifestName, markName(1), keywordName, lockName}
 	for _, file := range files {
 		for _, a := range attacks {
 			t.Run(file+"/"+a.name, func(t *testing.T) {
+				ctx := context.Background()
 				dir := copyDir(t, base)
 				a.do(t, filepath.Join(dir, file))
 				before := sizes(t, dir)
-				s, err := OpenDir(context.Background(), dir, store.Options{Info: testInfo})
+				s, err := OpenDir(ctx, dir, store.Options{Info: testInfo})
 				if err != nil {
 					// Only the manifest may make a library unreadable, and
-					// the message says what happened.
+					// the message says what to do.
 					if file != manifestName {
 						t.Fatalf("Open: %v", err)
 					}
+					var me *ManifestError
+					if !errors.As(err, &me) && !errors.Is(err, store.ErrEmbedderMismatch) || errors.As(err, &me) && !strings.Contains(err.Error(), "ibid doctor --repair") {
+						t.Fatalf("refused with %v", err)
+					}
 					if a.name == "delete" {
-						wantErr(t, err, store.ErrNoLibrary)
-						_, err = OpenDir(context.Background(), dir, store.Options{Info: testInfo, Create: true})
-						if err == nil || !strings.Contains(err.Error(), "lost its manifest.json") {
+						_, err = OpenDir(ctx, dir, store.Options{Info: testInfo, Create: true})
+						if !errors.As(err, &me) || !me.Missing || !strings.Contains(err.Error(), "ibid doctor --repair") {
 							t.Fatalf("re-creating over a library without its manifest: %v", err)
 						}
 					}
 					if after := sizes(t, dir); !mapsEqual(before, after) {
 						t.Fatalf("a refused Open changed the files: %v → %v", before, after)
 					}
+					repairAttacked(t, dir, n, all)
 					return
 				}
-				defer s.Close()
 				intact, lost := intactDocs(t, s)
 				damage := s.Damage()
-				switch {
-				case file == keywordName || file == lockName ||
-					(file == manifestName && a.name == "append garbage"):
+				if harmless(file, a.name) {
 					if damage != nil || !slices.Equal(intact, all) {
 						t.Fatalf("%d intact, damage %v; want all %d, none", len(intact), damage, n)
 					}
-					hits, err := s.Keyword(context.Background(), "segment 2 of d017", 1, store.Filter{})
+					hits, err := s.Keyword(ctx, "segment 2 of d017", 1, store.Filter{})
 					if err != nil || len(hits) != 1 || hits[0].Segment.ID != "d017:2" {
 						t.Fatalf("keyword search after the attack: %v, %v", hits, err)
 					}
 					put(t, s, "new", 1, 1)
-				case file == logName(1) && (a.name == "truncate to 0" || a.name == "truncate to half" || a.name == "append garbage"):
-					// Indistinguishable from a crash: a prefix of the
-					// commits, each whole.
-					if damage != nil || !slices.Equal(intact, all[:len(intact)]) || len(lost) != 0 {
-						t.Fatalf("intact %v, lost %v, damage %v; want a prefix", intact, lost, damage)
+					if _, err := readMark(dir, 1); err != nil {
+						t.Fatalf("the commit file after a write: %v", err)
 					}
-					if a.name == "append garbage" && len(intact) != n {
-						t.Fatalf("garbage after the log lost documents: %d", len(intact))
-					}
-				case file == vectorName(1) && a.name == "append garbage":
-					if damage != nil || !slices.Equal(intact, all) {
-						t.Fatalf("%d intact, damage %v", len(intact), damage)
-					}
-				default:
-					// Damage: reported, read-only, and only the documents
-					// it touched are missing or without vectors.
-					if damage == nil {
-						t.Fatalf("not reported; %d intact, %d lost", len(intact), len(lost))
-					}
-					if !strings.Contains(damage.Error(), "ibid doctor --repair") {
-						t.Fatalf("report does not say what to do: %v", damage)
-					}
-					wantErr(t, s.Update(context.Background(), []store.Put{putOf("new", 1, 1)}, nil), store.ErrReadOnly)
-					if strings.HasPrefix(a.name, "flip") && len(intact) < n-1 {
-						t.Fatalf("one flipped byte cost %d documents (lost vectors: %v)", n-len(intact), lost)
-					}
-					if file == vectorName(1) && len(intact)+len(lost) != n {
-						t.Fatalf("vector damage lost documents' texts: %d intact, %d lost vectors", len(intact), len(lost))
-					}
+					s.Close()
+					return
+				}
+				// Damage: reported, read-only, and only the documents it
+				// touched are missing or without vectors.
+				if damage == nil {
+					t.Fatalf("not reported; %d intact, %d lost", len(intact), len(lost))
+				}
+				if !strings.Contains(damage.Error(), "ibid doctor --repair") {
+					t.Fatalf("report does not say what to do: %v", damage)
+				}
+				wantErr(t, s.Update(ctx, []store.Put{putOf("new", 1, 1)}, nil), store.ErrReadOnly)
+				if strings.HasPrefix(a.name, "flip") && len(intact) < n-1 {
+					t.Fatalf("one flipped byte cost %d documents (lost vectors: %v)", n-len(intact), lost)
+				}
+				if file == logName(1) && (len(lost) != 0 || !slices.Equal(intact, all[:len(intact)]) && !strings.HasPrefix(a.name, "flip")) {
+					t.Fatalf("a log cut short: intact %v, lost vectors %v; want a prefix", intact, lost)
+				}
+				if file == vectorName(1) && len(intact)+len(lost) != n {
+					t.Fatalf("vector damage lost documents' texts: %d intact, %d lost vectors", len(intact), len(lost))
 				}
 				s.Close()
-				after := sizes(t, dir)
-				if damage != nil && !mapsEqual(before, after) {
+				if after := sizes(t, dir); !mapsEqual(before, after) {
 					t.Fatalf("a damaged library's files changed: %v → %v", before, after)
 				}
-				if damage != nil {
-					// And Repair makes it whole and writable, keeping the
-					// damaged files aside.
-					rep, err := Repair(dir)
-					if err != nil || rep.MovedTo == "" {
-						t.Fatalf("Repair = %+v, %v", rep, err)
-					}
-					s := mustOpen(t, dir, testInfo)
-					defer s.Close()
-					if err := s.Damage(); err != nil {
-						t.Fatalf("after Repair: %v", err)
-					}
-					if got, _ := intactDocs(t, s); len(got) != rep.Documents {
-						t.Fatalf("after Repair %d documents, report says %d", len(got), rep.Documents)
-					}
-					put(t, s, "new", 1, 1)
+				rep := repairAttacked(t, dir, n, all)
+				if file == vectorName(1) && (rep.Documents != n || len(rep.Unembedded) != len(lost)) {
+					t.Fatalf("after Repair %d documents, %d to embed again; want %d and %d", rep.Documents, len(rep.Unembedded), n, len(lost))
+				}
+				if file == logName(1) && rep.Documents != len(intact) {
+					t.Fatalf("after Repair %d documents, want the %d readable", rep.Documents, len(intact))
 				}
 			})
 		}
 	}
+}
+
+// repairAttacked checks a damaged library (of the n documents all, damaged
+// by TestDamageAttacks) as doctor sees it, repairs it, checks the result
+// holds every document the report promised, embeds again what is to be
+// embedded, and returns the repair's report.
+func repairAttacked(t *testing.T, dir string, n int, all []string) Report {
+	t.Helper()
+	ctx := context.Background()
+	chk, err := Check(dir)
+	if err != nil || chk.OK() {
+		t.Fatalf("Check = %+v, %v; want the damage", chk, err)
+	}
+	rep, err := Repair(dir)
+	if err != nil || rep.MovedTo == "" {
+		t.Fatalf("Repair = %+v, %v", rep, err)
+	}
+	// Every document counted once: readable or lost.
+	if rep.Documents+rep.LostDocuments != n || chk.Documents != rep.Documents || chk.LostDocuments != rep.LostDocuments {
+		t.Fatalf("Check says %d readable, %d lost; Repair %d readable, %d lost; want them equal, summing to %d",
+			chk.Documents, chk.LostDocuments, rep.Documents, rep.LostDocuments, n)
+	}
+	s := mustOpen(t, dir, testInfo)
+	defer s.Close()
+	if err := s.Damage(); err != nil {
+		t.Fatalf("after Repair: %v", err)
+	}
+	intact, lost := intactDocs(t, s)
+	if len(intact)+len(lost) != rep.Documents || len(lost) != len(rep.Unembedded) {
+		t.Fatalf("after Repair %d intact, %d without vectors; report says %d documents, %d to embed again", len(intact), len(lost), rep.Documents, len(rep.Unembedded))
+	}
+	ids, err := s.Unembedded(ctx)
+	if err != nil || !slices.Equal(ids, lost) {
+		t.Fatalf("Unembedded = %v, %v; want %v", ids, err, lost)
+	}
+	// What Reembed does: put them again, with vectors.
+	for _, id := range ids {
+		put(t, s, id, 3, 1)
+	}
+	if intact, lost = intactDocs(t, s); len(intact) != rep.Documents || len(lost) != 0 {
+		t.Fatalf("after embedding again: %d intact, %d without vectors", len(intact), len(lost))
+	}
+	for _, id := range intact {
+		if !slices.Contains(all, id) {
+			t.Fatalf("document %s came from nowhere", id)
+		}
+	}
+	put(t, s, "new", 1, 1)
+	if rep, err := Check(dir); err != nil || !rep.OK() {
+		t.Fatalf("Check after Repair = %+v, %v", rep, err)
+	}
+	return rep
 }
 
 func mapsEqual(a, b map[string]int64) bool {
@@ -321,7 +379,7 @@ func TestOverlappingRows(t *testing.T) {
 	}
 	zero := make([]bool, 3)
 	payload := binary.AppendUvarint(nil, 1)
-	payload, err := appendPut(payload, &b.Document, b.Segments, zero, 1, vecSum(vecs)) // rows 1..3: a's are 0..2
+	payload, err := appendPut(payload, &b.Document, b.Segments, zero, 1, vecSum(vecs), false) // rows 1..3: a's are 0..2
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,15 +420,17 @@ func TestDamageInBatch(t *testing.T) {
 	s.Close()
 	logPath := filepath.Join(base, logName(1))
 	b, _ := os.ReadFile(logPath)
-	h, _ := parseHeader(b, 2)
-	batchEnd := int64(recordHeader) + int64(h.n) // the first record: the batch
+	first, _ := parseHeader(b, 2) // the info record, then the batch
+	batch := int64(recordHeader) + int64(first.n)
+	h, _ := parseHeader(b[batch:], 2)
+	batchEnd := batch + int64(recordHeader) + int64(h.n)
 	for _, c := range []struct {
 		name string
 		at   int64
 		want int
 	}{
-		{"header", 9, n + 1},
-		{"middle of a document", batchEnd / 2, n},
+		{"header", batch + 9, n + 1},
+		{"middle of a document", (batch + batchEnd) / 2, n},
 		{"last document", batchEnd - 3, n},
 	} {
 		t.Run(c.name, func(t *testing.T) {

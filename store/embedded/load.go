@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -29,7 +30,7 @@ import (
 // record and the number of vector rows the applied puts reach.
 func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, rowsEnd int, err error) {
 	name := logName(d.man.Generation)
-	f, err := os.Open(d.path(name))
+	f, st, err := regular.Open(d.path(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return from, rows, nil
 	}
@@ -37,10 +38,6 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 		return from, rows, fmt.Errorf("couldn't open library log: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return from, rows, fmt.Errorf("couldn't read library log: %w", err)
-	}
 	size := st.Size()
 	format := d.man.Format
 	hsize := recordHeader
@@ -102,6 +99,7 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 				what += " and was skipped (the documents committed there are lost)"
 			}
 			d.addDamage(Problem{File: name, Offset: off, Length: next - off, What: what})
+			d.lostOps += lost
 			for i := range got {
 				rowsEnd = d.apply(name, off, &got[i], rowsEnd, live)
 			}
@@ -116,6 +114,7 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 			// The checksum matched, so this is not a torn write.
 			d.addDamage(Problem{File: name, Offset: off, Length: recEnd - off,
 				What: fmt.Sprintf("a record does not decode (%v) and was skipped", derr)})
+			d.lostOps++
 		}
 		for i := range ops {
 			rowsEnd = d.apply(name, off, &ops[i], rowsEnd, live)
@@ -184,6 +183,13 @@ func intactAt(f *os.File, off, size int64) bool {
 // returns the rows the vector file must hold.
 func (d *disk) apply(name string, off int64, o *op, rows int, live map[string]*entry) int {
 	switch o.kind {
+	case opInfo:
+		d.hasInfo, d.info = true, o.info
+		if o.info.info() != d.man.info() || o.info.Generation != d.man.Generation {
+			d.addDamage(Problem{File: name, Offset: off, What: fmt.Sprintf(
+				"its header says embedder %q (dimension %d), generation %d, but the manifest says %q (dimension %d), generation %d",
+				o.info.Embedder, o.info.Dimension, o.info.Generation, d.man.Embedder, d.man.Dimension, d.man.Generation)})
+		}
 	case opDelete:
 		live[o.id] = nil
 	case opPut:
@@ -191,7 +197,12 @@ func (d *disk) apply(name string, off int64, o *op, rows int, live map[string]*e
 			d.addDamage(Problem{File: name, Offset: off,
 				What: fmt.Sprintf("document %s starts at vector row %d, expected %d", o.doc.ID, o.firstRow, rows)})
 		}
-		e := &entry{doc: o.doc, segs: o.segs, zero: o.zero, row: o.firstRow, sum: o.vecSum}
+		e := &entry{doc: o.doc, segs: o.segs, zero: o.zero, row: o.firstRow, sum: o.vecSum, unembedded: o.unembedded}
+		if e.unembedded {
+			for i := range e.zero {
+				e.zero[i] = true
+			}
+		}
 		e.doc.Segments = len(e.segs)
 		for i := range e.segs {
 			s := &e.segs[i]
@@ -214,7 +225,7 @@ func (d *disk) apply(name string, off int64, o *op, rows int, live map[string]*e
 // one is committed, cannot take the vectors from under a replay that read
 // the old generation's log: the open file keeps them.
 func (d *disk) openVectors() (*os.File, error) {
-	f, err := os.Open(d.path(vectorName(d.man.Generation)))
+	f, _, err := regular.Open(d.path(vectorName(d.man.Generation)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -301,12 +312,20 @@ func hasNaN(v []float32) bool {
 // entries, ordered by row, with their vectors. Rows of replaced or deleted
 // documents are squeezed out of the block in place.
 func (d *disk) loadAll() ([]*entry, error) {
+	// The commit file first: it never claims more than the log holds when
+	// it is read, whatever a writer appends meanwhile.
+	d.seen, d.seenErr = readMark(d.dir, d.man.Generation)
+	d.hasInfo, d.cut, d.lostOps = false, false, 0
 	vf, err := d.openVectors()
 	if err != nil {
 		return nil, err
 	}
+	vsize := int64(-1)
 	if vf != nil {
 		defer vf.Close()
+		if fi, err := vf.Stat(); err == nil {
+			vsize = fi.Size()
+		}
 	}
 	live := map[string]*entry{}
 	end, rows, err := d.replay(0, 0, live)
@@ -322,11 +341,21 @@ func (d *disk) loadAll() ([]*entry, error) {
 			d.addDamage(Problem{File: manifestName, Offset: -1, What: fmt.Sprintf(
 				"it names generation %d, whose files are missing, but the folder holds generation %d", d.man.Generation, gens[len(gens)-1])})
 		}
-		if fi, err := vf.Stat(); vf != nil && err == nil && fi.Size() > 0 {
+		switch {
+		case vsize > 0:
 			d.addDamage(Problem{File: logName(d.man.Generation), Offset: -1,
-				What: fmt.Sprintf("the log is missing, but %s holds %d bytes of vectors", vectorName(d.man.Generation), fi.Size())})
+				What: fmt.Sprintf("the log is missing, but %s holds %d bytes of vectors", vectorName(d.man.Generation), vsize)})
+			d.cut = true
+		case d.seenErr == nil && d.seen.logEnd > 0:
+			d.addDamage(Problem{File: logName(d.man.Generation), Offset: -1,
+				What: fmt.Sprintf("the log is missing, but %s records commits up to byte %d", markName(d.man.Generation), d.seen.logEnd)})
+			d.cut = true
 		}
 	}
+	if !d.cut {
+		d.checkCommitted(d.seen, d.seenErr, end, rows)
+	}
+	d.checkVectorTail(d.seen, d.seenErr, rows, vsize)
 	block, missing, err := d.readRows(vf, 0, rows)
 	if err != nil {
 		return nil, err
@@ -371,10 +400,14 @@ func (d *disk) catchUpEntries() (map[string]*entry, error) {
 	if vf != nil {
 		defer vf.Close()
 	}
+	m, merr := readMark(d.dir, d.man.Generation)
 	delta := map[string]*entry{}
 	end, rows, err := d.replay(d.logEnd, d.rows, delta)
 	if err != nil {
 		return nil, err
+	}
+	if !d.cut {
+		d.checkCommitted(m, merr, end, rows)
 	}
 	block, missing, err := d.readRows(vf, d.rows, rows)
 	if err != nil {

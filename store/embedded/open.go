@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,21 +29,38 @@ func OpenDir(ctx context.Context, dir string, opt store.Options) (*Store, error)
 		return nil, err
 	}
 	m, fi, ok, err := readManifest(dir)
+	var me *ManifestError
+	if errors.As(err, &me) {
+		me.Library = opt.Library
+	}
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
+		if len(libraryFiles(dir)) > 0 {
+			return nil, &ManifestError{Dir: dir, Library: opt.Library, Missing: true}
+		}
 		if !opt.Create || opt.ReadOnly {
 			return nil, fmt.Errorf("%w in %s; add documents to create it (ibid add FILE)", store.ErrNoLibrary, dir)
 		}
 		if m, fi, err = create(ctx, dir, opt.Info); err != nil {
+			if errors.As(err, &me) {
+				me.Library = opt.Library
+			}
 			return nil, err
 		}
 	}
+	return openWith(dir, m, fi, opt)
+}
+
+// openWith opens the library in dir as manifest m (read from the file
+// whose FileInfo is fi, or recovered by a repair when fi is nil) says.
+func openWith(dir string, m manifest, fi fs.FileInfo, opt store.Options) (*Store, error) {
 	if opt.Info != (store.Info{}) && m.info() != opt.Info {
 		return nil, mismatch(dir, m.info(), opt.Info)
 	}
-	d := &disk{dir: dir, man: m, manSeen: fi, readOnly: opt.ReadOnly, flk: flock.New(filepath.Join(dir, lockName))}
+	d := &disk{dir: dir, man: m, manSeen: fi, readOnly: opt.ReadOnly, library: opt.Library, flk: flock.New(filepath.Join(dir, lockName))}
+	var err error
 	if d.dirSeen, err = os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("couldn't open library: %w", err)
 	}
@@ -86,9 +104,8 @@ func create(ctx context.Context, dir string, info store.Info) (manifest, fs.File
 	if err != nil || ok {
 		return m, fi, err
 	}
-	if gens := generations(dir); len(gens) > 0 {
-		return manifest{}, nil, fmt.Errorf("the folder %s holds a library's files but has lost its %s, which names the library's embedder; "+
-			"restore it from a backup, or move the folder away and add the documents again (nothing was changed)", dir, manifestName)
+	if len(libraryFiles(dir)) > 0 {
+		return manifest{}, nil, &ManifestError{Dir: dir, Missing: true}
 	}
 	m = manifest{Format: formatVersion, Embedder: info.Embedder, Dimension: info.Dimension, Generation: 1}
 	if err := writeManifest(dir, m); err != nil {
@@ -285,14 +302,13 @@ func (s *Store) catchUp() error {
 // log its manifest does not describe. Format 1 is rewritten whole (a
 // compaction); format 2 records are format 3 records, so only its manifest
 // is replaced (upgradeLocked).
-func (s *Store) prepareFiles(d *disk) error {
+func (s *Store) prepareFiles(ctx context.Context, d *disk) error {
 	if err := d.tidyUp(); err != nil {
 		return err
 	}
 	switch d.man.Format {
 	case formatVersion:
-		return nil
-	case 2:
+	case 2, 3:
 		if err := d.upgradeLocked(); err != nil {
 			return fmt.Errorf("couldn't convert the library to format %d: %w", formatVersion, err)
 		}
@@ -301,15 +317,28 @@ func (s *Store) prepareFiles(d *disk) error {
 			return fmt.Errorf("couldn't convert the library to format %d: %w", formatVersion, err)
 		}
 	}
+	if d.hasInfo {
+		return nil
+	}
+	// A new library's first write, or an upgraded one's: the log gets the
+	// manifest's facts, so that a damaged manifest can be rewritten.
+	s.mu.RLock()
+	docs, segs := len(s.docs), s.nsegs
+	s.mu.RUnlock()
+	if err := d.commit(ctx, appendInfo(binary.AppendUvarint(nil, 1), d.man), nil, docs, segs); err != nil {
+		return fmt.Errorf("couldn't write the library log's header: %w", err)
+	}
+	d.hasInfo = true
 	return nil
 }
 
-// upgradeLocked marks a library of format 2 as format 3 by replacing its
-// manifest (atomically, as every manifest is written); its files are
-// already valid format 3. An older ibid then refuses the library rather
-// than misread the boxes later records may hold. Other processes see a new
-// manifest and reload. The caller holds the library's lock and is caught
-// up.
+// upgradeLocked marks a library of format 2 or 3 as format 4 by replacing
+// its manifest (atomically, as every manifest is written); its records are
+// valid format 4 records. An older ibid then refuses the library rather
+// than misread what later records may hold (boxes, info records, the
+// segUnembedded flag). prepareFiles then appends the info record, and
+// every commit writes the commit file. Other processes see a new manifest
+// and reload. The caller holds the library's lock and is caught up.
 func (d *disk) upgradeLocked() error {
 	m := d.man
 	m.Format = formatVersion

@@ -95,7 +95,10 @@ type entry struct {
 	row    int             // first row in the current generation's vector file
 	sum    uint32          // checksum of vecs as committed
 	lost   bool            // the stored vectors were damaged (zeroed, see disk.attach)
-	terms  []keyword.Terms // analysed KeywordTexts, only until linked
+	// unembedded: the vectors were lost and a repair kept the text; the
+	// rows are zeros (zero[i] all true) until the document is put again.
+	unembedded bool
+	terms      []keyword.Terms // analysed KeywordTexts, only until linked
 }
 
 func (e *entry) vector(i, dim int) []float32 { return e.vecs[i*dim : (i+1)*dim : (i+1)*dim] }

@@ -104,7 +104,7 @@ func (s *Store) writeLocked(ctx context.Context, d *disk, entries []*entry, dele
 		return err
 	}
 	defer unlock()
-	if err := s.prepareFiles(d); err != nil {
+	if err := s.prepareFiles(ctx, d); err != nil {
 		return err
 	}
 	if err := s.checkDeletes(deletes); err != nil {
@@ -118,17 +118,49 @@ func (s *Store) writeLocked(ctx context.Context, d *disk, entries []*entry, dele
 	row := d.rows
 	for _, e := range entries {
 		e.row = row
-		payload, err = appendPut(payload, &e.doc, e.segs, e.zero, row, e.sum)
+		payload, err = appendPut(payload, &e.doc, e.segs, e.zero, row, e.sum, false)
 		if err != nil {
 			return err
 		}
 		vecs = append(vecs, e.vecs)
 		row += len(e.segs)
 	}
-	if err := d.commit(ctx, payload, vecs); err != nil {
+	docs, segs := s.countsAfter(deletes, entries)
+	if err := d.commit(ctx, payload, vecs, docs, segs); err != nil {
 		return fmt.Errorf("couldn't update library: %w", err)
 	}
 	return nil
+}
+
+// countsAfter is the number of live documents and segments once deletes
+// and then entries are applied; the caller holds wsem.
+func (s *Store) countsAfter(deletes []string, entries []*entry) (docs, segs int) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	docs, segs = len(s.docs), s.nsegs
+	gone := map[string]bool{}
+	drop := func(id string) {
+		if e, ok := s.docs[id]; ok && !gone[id] {
+			gone[id] = true
+			docs--
+			segs -= len(e.segs)
+		}
+	}
+	for _, id := range deletes {
+		drop(id)
+	}
+	for _, e := range entries {
+		drop(e.doc.ID)
+	}
+	added := map[string]int{}
+	for _, e := range entries {
+		if _, ok := added[e.doc.ID]; !ok {
+			docs++
+		}
+		segs += len(e.segs) - added[e.doc.ID]
+		added[e.doc.ID] = len(e.segs)
+	}
+	return docs, segs
 }
 
 // link makes a committed update visible: deletes first, then puts, which

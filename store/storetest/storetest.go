@@ -35,6 +35,13 @@ type Harness struct {
 	// suite then re-executes the test binary (whose TestMain calls Child)
 	// to kill a writer mid-batch and to write concurrently.
 	Processes bool
+	// Damage, when set, damages library name at loc as kind describes,
+	// behind the store's back (no store has it open), and reports whether
+	// the backend's storage can be damaged that way at all; Repair does
+	// what `ibid doctor --repair` does for the backend. The suite's Damage
+	// tests need both (see testDamage).
+	Damage func(t testing.TB, loc, name string, kind Damage) bool
+	Repair func(t testing.TB, loc, name string) error
 }
 
 // testInfo is the embedder the suite's libraries are built with.
@@ -75,6 +82,7 @@ func Run(t *testing.T, h Harness) {
 		{"NoLoss", testNoLoss},
 		{"KillDuringUpdate", testKill},
 		{"OtherProcessWriter", testOtherProcess},
+		{"Damage", testDamage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.f(t, h) })
