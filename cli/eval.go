@@ -198,7 +198,7 @@ func evalBEIR(ctx context.Context, dir string, cfg evalConfig) ([]evalResult, er
 		} else {
 			seg.Vector = []float32{1}
 		}
-		puts[i] = store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Format: "text", Segments: 1}, Segments: []store.Segment{seg}}
+		puts[i] = store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Format: store.FormatText, Segments: 1}, Segments: []store.Segment{seg}}
 	}
 	start := time.Now()
 	st, drop, err := evalStore(ctx, cfg.store, store.Info{Embedder: emb.Name(), Dimension: dim}, puts)

@@ -30,12 +30,26 @@ type Document struct {
 	Author   string            `json:"author,omitempty"`
 	URL      string            `json:"url,omitempty"`
 	Date     string            `json:"date,omitempty"`
-	Format   string            `json:"format"` // "pdf", "markdown", "text", "html"
+	Format   Format            `json:"format"`
 	Pages    int               `json:"pages,omitempty"`
 	Segments int               `json:"segments"`
 	Added    int64             `json:"added"` // unix seconds
 	Meta     map[string]string `json:"meta,omitempty"`
 }
+
+// Format is a document's file format. It is stored and written to JSON
+// as its plain string ("pdf"), so stored libraries read as before.
+type Format string
+
+// The formats ibid reads.
+const (
+	FormatPDF      Format = "pdf"
+	FormatMarkdown Format = "markdown"
+	FormatHTML     Format = "html"
+	FormatText     Format = "text"
+)
+
+func (f Format) String() string { return string(f) }
 
 // Segment is one retrievable passage of a document.
 //

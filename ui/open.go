@@ -77,7 +77,7 @@ func openArgv(doc store.Document, at openPlace, env openEnv) ([]string, error) {
 	if doc.Path == "" {
 		return nil, errors.New("this source has no file to open")
 	}
-	if doc.Format == "pdf" {
+	if doc.Format == store.FormatPDF {
 		page := at.page
 		if page < 1 {
 			page = max(at.seg.PageStart, 1)

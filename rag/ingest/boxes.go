@@ -18,20 +18,8 @@ import (
 type lineBox struct {
 	start, end int
 	box        store.Box // store.Box's coordinates: top-left origin, y down
-	flow       int       // 0 spans the page, 1.. the columns from the left (pdfLine.flow)
+	flow       int       // 0 spans the page, 1.. the columns from the left (pdf.Line.Flow)
 	size       float32   // font size: how far apart two lines of a block may be
-}
-
-// pdfBox converts a rectangle in PDF user space (y up from the bottom of
-// a page of the given size) on page (0-based) to a store.Box (y down
-// from the top, 1-based page), clamped to the page.
-func pdfBox(page int, width, height, x0, y0, x1, y1 float32) store.Box {
-	clamp := func(v, hi float32) float32 { return min(max(v, 0), hi) }
-	return store.Box{
-		Page: page + 1,
-		X0:   clamp(x0, width), Y0: clamp(height-y1, height),
-		X1: clamp(x1, width), Y1: clamp(height-y0, height),
-	}
 }
 
 // boxesOf is where text[start:end] is drawn: the rectangles of the lines
@@ -100,30 +88,4 @@ func setBoxes(segs []store.Segment, lines []lineBox) {
 			s.PageStart, s.PageEnd = min(s.PageStart, b.Page), max(s.PageEnd, b.Page)
 		}
 	}
-}
-
-// paraLines appends the lines of para, whose text was written at byte off
-// of the document's text, to lines (see lineBox); lines with no text are
-// left out. A paragraph whose line offsets were not recorded (paraText
-// did not write it) adds none rather than guess.
-func paraLines(lines []lineBox, lay *pdfLayout, para *pdfPara, off int) []lineBox {
-	if len(para.lineOffs) != len(para.lines) {
-		return lines
-	}
-	for k, l := range para.lines {
-		start, end := para.lineOffs[k], len(para.text)
-		if k+1 < len(para.lines) {
-			end = para.lineOffs[k+1]
-		}
-		if start >= end {
-			continue
-		}
-		pg := lay.pages[l.page]
-		lines = append(lines, lineBox{
-			start: off + start, end: off + end,
-			box:  pdfBox(l.page, pg.width, pg.height, l.x0, l.y0, l.x1, l.y1),
-			flow: l.flow, size: l.size,
-		})
-	}
-	return lines
 }

@@ -196,37 +196,3 @@ func TestPrefixWithin(t *testing.T) {
 		}
 	}
 }
-
-func TestPDFHeadings(t *testing.T) {
-	text := strings.Join([]string{
-		"A Paper Title",
-		"Abstract",
-		"Abstract text here.",
-		"1 Introduction",
-		"intro text, with 2 things.",
-		"5 correct answers.",
-		"2 0.220 0.293",
-		"2 Method",
-		"2.1 Setup",
-		"1. A numbered list item that is not a heading",
-		"2.2 Data",
-		"2.2.1 Cleaning",
-		"3 Results",
-		"5 20 50 100",
-		"References",
-		"Gao, T. 2023. A paper.",
-		"A Appendix Stuff",
-		"E. coli, says someone",
-		"A.1 More",
-		"B Prompts",
-	}, "\n")
-	var got [][]string
-	for _, s := range pdfSections(text) {
-		got = append(got, s.path)
-	}
-	want := [][]string{nil, {"Abstract"}, {"1 Introduction"}, {"2 Method"}, {"2 Method", "2.1 Setup"}, {"2 Method", "2.2 Data"},
-		{"2 Method", "2.2 Data", "2.2.1 Cleaning"}, {"3 Results"}, {"References"}, {"A Appendix Stuff"}, {"A Appendix Stuff", "A.1 More"}, {"B Prompts"}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("sections\n got %q\nwant %q", got, want)
-	}
-}

@@ -1,12 +1,16 @@
 package ingest
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ibid-dev/ibid/store"
+)
 
 // Extension is one row of the table of what ibid reads: a file name
 // extension, the format it names and that format's loader.
 type Extension struct {
 	Ext    string // lower case, with its dot: ".md"
-	Format string // as in store.Document.Format: "pdf", "markdown", "html", "text"
+	Format store.Format
 	Name   string // for people: "PDF", "Markdown", "HTML", "plain text"
 	// parse reads a text format's decoded text; nil for PDF, which the
 	// Loader's PDF engine reads.
@@ -17,16 +21,16 @@ type Extension struct {
 // for skipping a file, and the loaders all read it. The first row of a
 // format is its usual extension.
 var extensions = []Extension{
-	{".pdf", "pdf", "PDF", nil},
-	{".md", "markdown", "Markdown", markdownLoader},
-	{".markdown", "markdown", "Markdown", markdownLoader},
-	{".mdown", "markdown", "Markdown", markdownLoader},
-	{".mkd", "markdown", "Markdown", markdownLoader},
-	{".txt", "text", "plain text", textLoader},
-	{".text", "text", "plain text", textLoader},
-	{".html", "html", "HTML", parseHTML},
-	{".htm", "html", "HTML", parseHTML},
-	{".xhtml", "html", "HTML", parseHTML},
+	{".pdf", store.FormatPDF, "PDF", nil},
+	{".md", store.FormatMarkdown, "Markdown", markdownLoader},
+	{".markdown", store.FormatMarkdown, "Markdown", markdownLoader},
+	{".mdown", store.FormatMarkdown, "Markdown", markdownLoader},
+	{".mkd", store.FormatMarkdown, "Markdown", markdownLoader},
+	{".txt", store.FormatText, "plain text", textLoader},
+	{".text", store.FormatText, "plain text", textLoader},
+	{".html", store.FormatHTML, "HTML", parseHTML},
+	{".htm", store.FormatHTML, "HTML", parseHTML},
+	{".xhtml", store.FormatHTML, "HTML", parseHTML},
 }
 
 func markdownLoader(_, text string) (*parsed, error) { return parseMarkdown(text), nil }
@@ -49,7 +53,7 @@ func extensionOf(ext string) (Extension, bool) {
 }
 
 // loaderOf is the parser of a text format.
-func loaderOf(format string) func(path, text string) (*parsed, error) {
+func loaderOf(format store.Format) func(path, text string) (*parsed, error) {
 	for _, e := range extensions {
 		if e.Format == format && e.parse != nil {
 			return e.parse

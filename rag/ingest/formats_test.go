@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ibid-dev/ibid/store"
 )
 
 // TestExtensionsTable: every row is sniffed as its format, every text
@@ -18,7 +20,7 @@ func TestExtensionsTable(t *testing.T) {
 		if got, ok := Sniff("file"+e.Ext, []byte("some text")); !ok || got != e.Format {
 			t.Errorf("Sniff(%s) = %q, %v; want %q", e.Ext, got, ok, e.Format)
 		}
-		if (e.parse == nil) != (e.Format == "pdf") {
+		if (e.parse == nil) != (e.Format == store.FormatPDF) {
 			t.Errorf("%s: loader %v", e.Ext, e.parse != nil)
 		}
 		if !strings.Contains(string(doc), "`"+e.Ext+"`") {

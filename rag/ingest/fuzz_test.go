@@ -27,7 +27,7 @@ func FuzzParseAndChunk(f *testing.F) {
 			return
 		}
 		noBlobs, _ := dropBlobs(s)
-		for _, p := range []*parsed{parseMarkdown(s), parseMarkdown(noBlobs), parseText(s), {text: s, sections: pdfSections(s)}} {
+		for _, p := range []*parsed{parseMarkdown(s), parseMarkdown(noBlobs), parseText(s)} {
 			for _, sec := range p.sections {
 				if sec.start < 0 || sec.end > len(p.text) || sec.start > sec.end {
 					t.Fatalf("bad section %+v in %d bytes", sec, len(p.text))

@@ -10,6 +10,11 @@
 // text with Text[Start:End] == Segment.Text, so a viewer can show it in
 // place.
 //
+// PDFs are read by the PDF engine in rag/ingest/pdf, which returns pages and
+// blocks with their boxes; this package's PDF loader (pdf.go) only writes
+// those blocks as text, sections and line boxes. A second binary format
+// gets an engine package of its own beside pdf and an adapter here.
+//
 // Bad input never panics and never yields an empty document: Load returns a
 // *SkipError with a one-line reason the user can act on. Hostile input
 // costs time and memory in proportion to its size: ReadFile checks a file
@@ -26,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ibid-dev/ibid/rag/ingest/pdf"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -40,14 +46,14 @@ const DefaultTokenBudget = 300
 // given, so later processes start fast. Close releases it.
 type Loader struct {
 	budget int
-	pdf    *pdfEngine
+	pdf    *pdf.Engine
 }
 
 // NewLoader returns a Loader whose PDF engine keeps wazero's compilation
 // cache in cacheDir (e.g. $XDG_CACHE_HOME/ibid/wazero); "" means no cache
 // on disk (compiling pdfium then costs a few seconds per process).
 func NewLoader(cacheDir string) *Loader {
-	return &Loader{budget: DefaultTokenBudget, pdf: &pdfEngine{cacheDir: cacheDir}}
+	return &Loader{budget: DefaultTokenBudget, pdf: pdf.NewEngine(cacheDir)}
 }
 
 // Close releases the PDF engine. Load after Close fails for PDFs.
@@ -178,7 +184,7 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 		Format: format,
 	}
 	var p *parsed
-	if format == "pdf" {
+	if format == store.FormatPDF {
 		p, err = l.loadPDF(ctx, path, data)
 	} else {
 		p, err = parseTextFormat(ctx, path, format, data)
@@ -196,8 +202,8 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 		return nil, err
 	}
 	if len(segs) == 0 {
-		if format == "pdf" {
-			return nil, skip(path, "%s", reasonNoPDFText)
+		if format == store.FormatPDF {
+			return nil, skip(path, "%s", pdf.ReasonNoText)
 		}
 		return nil, skip(path, "no text (only front matter, markup or whitespace)")
 	}

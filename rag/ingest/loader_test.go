@@ -12,13 +12,15 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/internal/unprivileged"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf"
 	"github.com/ibid-dev/ibid/store"
 )
 
 func TestLoadFormats(t *testing.T) {
 	tests := []struct {
 		file                  string
-		format, title, author string
+		format                store.Format
+		title, author         string
 		url, date             string
 		sections              [][]string // distinct section paths in order
 		contains, notContains []string
@@ -173,7 +175,7 @@ func TestLoadBadInput(t *testing.T) {
 		{"testdata/fake.pdf", "corrupt PDF (pdfium cannot parse it)"},
 		{"testdata/corrupt.pdf", "corrupt PDF (pdfium cannot parse it)"},
 		{"testdata/encrypted.pdf", "encrypted PDF (needs a password); save an unencrypted copy to add it"},
-		{"testdata/notext.pdf", reasonNoPDFText},
+		{"testdata/notext.pdf", pdf.ReasonNoText},
 		{"testdata/missing.md", "no such file or directory"},
 		{"testdata", "is a directory"},
 		{unreadable, "permission denied; check the file's permissions"},
@@ -206,7 +208,7 @@ func TestLoadBadInput(t *testing.T) {
 func TestSniff(t *testing.T) {
 	tests := []struct {
 		path, head string
-		format     string
+		format     store.Format
 		ok         bool
 	}{
 		{"a.pdf", "anything", "pdf", true},

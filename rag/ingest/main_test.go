@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,10 +53,10 @@ func TestMain(m *testing.M) {
 
 // generated are the testdata PDFs made by pdffixture_test.go.
 var generated = map[string]func() []byte{
-	"tiny.pdf":      tinyPDF,
-	"notext.pdf":    noTextPDF,
-	"encrypted.pdf": encryptedPDF,
-	"corrupt.pdf":   corruptPDF,
+	"tiny.pdf":      pdftest.Tiny,
+	"notext.pdf":    pdftest.NoText,
+	"encrypted.pdf": pdftest.Encrypted,
+	"corrupt.pdf":   pdftest.Corrupt,
 }
 
 func TestFixturesUpToDate(t *testing.T) {
@@ -105,7 +106,7 @@ func checkLoaded(t *testing.T, path string, ld *Loaded, budget int) {
 	if d.Segments != len(ld.Segments) || len(ld.Segments) == 0 {
 		t.Fatalf("Document.Segments = %d, len(Segments) = %d", d.Segments, len(ld.Segments))
 	}
-	if d.Format == "pdf" {
+	if d.Format == store.FormatPDF {
 		if len(ld.PageStarts) != d.Pages || d.Pages == 0 || ld.PageStarts[0] != 0 || !slices.IsSorted(ld.PageStarts) {
 			t.Errorf("PageStarts %v for %d pages", ld.PageStarts, d.Pages)
 		}
@@ -132,7 +133,7 @@ func checkLoaded(t *testing.T, path string, ld *Loaded, budget int) {
 		if s.Vector != nil {
 			t.Errorf("segment %d has a vector", i)
 		}
-		if d.Format == "pdf" {
+		if d.Format == store.FormatPDF {
 			if s.PageStart < 1 || s.PageEnd < s.PageStart || s.PageEnd > d.Pages {
 				t.Errorf("segment %d: pages %d-%d of %d", i, s.PageStart, s.PageEnd, d.Pages)
 			}

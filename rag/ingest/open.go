@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"unicode/utf8"
+
+	"github.com/ibid-dev/ibid/store"
 )
 
 // Default per-file size limits: what a laptop loads without strain.
@@ -42,8 +44,8 @@ func (l Limits) text() int64 {
 	return DefaultMaxText
 }
 
-func (l Limits) of(format string) int64 {
-	if format == "pdf" {
+func (l Limits) of(format store.Format) int64 {
+	if format == store.FormatPDF {
 		return l.pdf()
 	}
 	return l.text()
@@ -57,8 +59,8 @@ func (l Limits) of(format string) int64 {
 type Source struct {
 	File   *os.File
 	Path   string // absolute
-	Format string // "pdf", "markdown", "html" or "text"
-	Size   int64  // from fstat when opened
+	Format store.Format
+	Size   int64 // from fstat when opened
 	Head   []byte
 }
 
@@ -124,7 +126,7 @@ func check(f *os.File, path, abs string, limits Limits) (*Source, error) {
 	if size > limits.of(format) {
 		return nil, tooLarge(path, size, limits)
 	}
-	if format != "pdf" {
+	if format != store.FormatPDF {
 		if reason := textHeadReason(head); reason != "" {
 			return nil, skip(path, "%s", reason)
 		}
@@ -178,7 +180,7 @@ func kindOf(m os.FileMode) string {
 // for a text format, Data held no NUL byte or invalid UTF-8 as it was read.
 type File struct {
 	Path   string // absolute
-	Format string
+	Format store.Format
 	Hash   string
 	Data   []byte
 }
@@ -215,7 +217,7 @@ func ReadFile(ctx context.Context, path string, limits Limits) (*File, error) {
 			return nil, tooLarge(path, int64(len(data)), limits)
 		}
 		eof := err == io.EOF || (err == nil && n == 0)
-		if src.Format != "pdf" {
+		if src.Format != store.FormatPDF {
 			if off, bad := badTextAt(data[checked:], !eof); bad {
 				return nil, skip(path, "%s", badTextReason(data, checked+off))
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ibid-dev/ibid/store"
 )
 
 // skipReason returns the reason of err, a *SkipError, or fails.
@@ -102,7 +104,7 @@ func TestReadFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(f.Data) != text || f.Hash != HashBytes([]byte(text)) || f.Format != "text" || !filepath.IsAbs(f.Path) {
+	if string(f.Data) != text || f.Hash != HashBytes([]byte(text)) || f.Format != store.FormatText || !filepath.IsAbs(f.Path) {
 		t.Errorf("got %d bytes, hash %s, format %s, path %s", len(f.Data), f.Hash, f.Format, f.Path)
 	}
 	bad := []byte(text)

@@ -3,387 +3,129 @@ package ingest
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
+	"slices"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/klippa-app/go-pdfium"
-	pdferrors "github.com/klippa-app/go-pdfium/errors"
-	"github.com/klippa-app/go-pdfium/requests"
-	"github.com/klippa-app/go-pdfium/webassembly"
-	"github.com/tetratelabs/wazero"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf"
 )
 
-// pdfEngine is a lazily started pool of pdfium WebAssembly instances.
-//
-// Invariant: pool is nil until the first PDF is loaded; after start it is
-// either a working pool or err says why it could not start (and is
-// returned to every later caller). Close releases the pool and the wazero
-// compilation cache; a closed engine refuses further work.
-type pdfEngine struct {
-	cacheDir string
-	work     sync.WaitGroup // reading goroutines, abandoned ones too
-	// deadline bounds the time one PDF may take and memPages the memory
-	// (in 64 KiB WebAssembly pages) each pdfium instance may grow to;
-	// zero means the defaults. Both are set before the first PDF.
-	deadline time.Duration
-	memPages uint32
-
-	once   sync.Once
-	mu     sync.Mutex // guards pool, cache, closed
-	pool   pdfium.Pool
-	cache  wazero.CompilationCache
-	err    error
-	closed bool
-}
-
-// Defaults for a PDF's time and an instance's memory. Real papers take
-// well under a second and a few dozen MiB; a decompression bomb takes
-// minutes and gigabytes.
-const (
-	defaultPDFDeadline = 30 * time.Second
-	defaultPDFMemPages = 16384 // 1 GiB
-)
-
-func (e *pdfEngine) timeout() time.Duration {
-	if e.deadline > 0 {
-		return e.deadline
-	}
-	return defaultPDFDeadline
-}
-
-func (e *pdfEngine) memoryPages() uint32 {
-	if e.memPages > 0 {
-		return e.memPages
-	}
-	return defaultPDFMemPages
-}
-
-// closeWait is how long Close waits for abandoned work.
-const closeWait = 2 * time.Second
-
-// pdfWorkers bounds the number of pdfium instances (each holds its own
-// WebAssembly memory, which grows with the document).
-const pdfWorkers = 2
-
-// start compiles the pdfium module (using the on-disk cache when there is
-// one) and creates the pool. It runs once per engine.
-func (e *pdfEngine) start() {
-	// The memory limit stops a decompression bomb before it takes the
-	// machine. (WithCloseOnContextDone would let a deadline stop pdfium
-	// inside a call, but it starts a goroutine on every call, which more
-	// than doubles the cost of reading a page; extract abandons a PDF at
-	// its deadline instead.)
-	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(e.memoryPages())
-	var cache wazero.CompilationCache
-	if e.cacheDir != "" {
-		c, err := wazero.NewCompilationCacheWithDir(e.cacheDir)
-		if err == nil {
-			cache = c
-		}
-		// A cache directory that cannot be used only costs time: fall
-		// back to compiling in memory.
-	}
-	if cache == nil {
-		cache = wazero.NewCompilationCache()
-	}
-	rc = rc.WithCompilationCache(cache)
-	pool, err := webassembly.Init(webassembly.Config{
-		MinIdle:       1,
-		MaxIdle:       pdfWorkers,
-		MaxTotal:      pdfWorkers,
-		ReuseWorkers:  true,
-		RuntimeConfig: rc,
-		FSConfig:      wazero.NewFSConfig(), // documents are passed as bytes; mount nothing
-		Stdout:        io.Discard,
-		Stderr:        io.Discard,
-	})
-	e.mu.Lock()
-	defer e.mu.Unlock()
+// loadPDF reads a PDF with the PDF engine (package pdf) and writes its
+// blocks as a document's text: blocks in reading order joined by a blank
+// line, sections from the headings, footnotes as sections of their own.
+// Page i+1 starts at pageStarts[i].
+func (l *Loader) loadPDF(ctx context.Context, path string, data []byte) (*parsed, error) {
+	doc, err := l.pdf.Read(ctx, data)
 	if err != nil {
-		cache.Close(context.Background())
-		e.err = fmt.Errorf("%w: couldn't start pdfium: %w", errEngineStart, err)
-		return
-	}
-	if e.closed { // Close raced with start
-		pool.Close()
-		cache.Close(context.Background())
-		e.err = fmt.Errorf("%w: loader is closed", errEngineStart)
-		return
-	}
-	e.pool, e.cache = pool, cache
-}
-
-func (e *pdfEngine) instance(ctx context.Context) (pdfium.Pdfium, error) {
-	e.mu.Lock()
-	closed := e.closed
-	e.mu.Unlock()
-	if closed {
-		return nil, fmt.Errorf("%w: loader is closed", errEngineStart)
-	}
-	e.once.Do(e.start)
-	e.mu.Lock()
-	pool, err := e.pool, e.err
-	if e.closed && err == nil {
-		err = fmt.Errorf("%w: loader is closed", errEngineStart)
-	}
-	e.mu.Unlock()
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, 5*time.Minute)
-		defer cancel()
-	}
-	inst, err := pool.GetInstanceWithContext(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%w: couldn't get a pdfium instance: %w", errEngineStart, err)
-	}
-	return inst, nil
-}
-
-// Close releases the pool. A PDF abandoned at its deadline may still be
-// inside pdfium: Close waits up to closeWait for it, then leaves the pool
-// to the garbage collector rather than close it under a running call.
-func (e *pdfEngine) Close() error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
-		return nil
-	}
-	e.closed = true
-	e.mu.Unlock()
-	idle := make(chan struct{})
-	go func() { e.work.Wait(); close(idle) }()
-	select {
-	case <-idle:
-	case <-time.After(closeWait):
-		return nil
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var err error
-	if e.pool != nil {
-		err = e.pool.Close()
-		e.pool = nil
-	}
-	if e.cache != nil {
-		if cerr := e.cache.Close(context.Background()); err == nil {
-			err = cerr
-		}
-		e.cache = nil
-	}
-	return err
-}
-
-// pdfText is what the PDF engine extracts from one file.
-type pdfText struct {
-	Title, Author string
-	Pages         []*rawPage // page 1 first
-	Outline       []outlineItem
-	// TextObjects counts the text objects drawn; Unmapped those whose
-	// glyphs have no Unicode (a font without a ToUnicode map that pdfium
-	// cannot map either): their text is lost.
-	TextObjects, Unmapped int
-}
-
-// errPDFEngine marks failures of the engine itself (not of the document).
-var errPDFEngine = errors.New("PDF engine failed")
-
-// hostileError is a PDF the engine gave up on: it crashed pdfium, used up
-// the memory limit or ran past the deadline. Reason is for the user.
-type hostileError struct{ reason string }
-
-func (e *hostileError) Error() string { return "corrupt or hostile PDF (" + e.reason + ")" }
-
-// extract reads the pages, outline and Info dictionary of a PDF held in
-// data, within the engine's deadline and memory limit. The engine is
-// protected against panics; an instance that failed is killed, not
-// reused.
-//
-// At the deadline extract returns at once; pdfium may still be inside one
-// call (inflating a bomb), so the reading goroutine finishes that call in
-// the background, within the memory limit, notices the deadline and
-// gives the instance back. Close waits a little for such stragglers.
-func (e *pdfEngine) extract(ctx context.Context, data []byte) (*pdfText, error) {
-	inst, err := e.instance(ctx)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	if e.closed { // Close raced with instance: give the instance back
-		e.mu.Unlock()
-		inst.Close()
-		return nil, fmt.Errorf("%w: loader is closed", errEngineStart)
-	}
-	e.work.Add(1) // under mu, so never after Close's Wait began
-	e.mu.Unlock()
-	dctx, cancel := context.WithTimeout(ctx, e.timeout())
-	type result struct {
-		out *pdfText
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer e.work.Done()
-		defer cancel()
-		out, err := e.read(ctx, dctx, inst, data)
-		done <- result{out, err}
-	}()
-	var r result
-	select {
-	case r = <-done:
-	case <-dctx.Done():
-		// The reading goroutine cancels dctx itself once it has sent
-		// its result: take the result when there is one.
-		select {
-		case r = <-done:
-		default:
-			r.err = dctx.Err()
-		}
-	}
-	if r.err != nil && ctx.Err() == nil && errors.Is(r.err, context.DeadlineExceeded) {
-		r.err = fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}, r.err)
-	}
-	return r.out, r.err
-}
-
-// read does extract's work on inst, which it owns and gives back (or
-// kills, if pdfium failed) before it returns.
-func (e *pdfEngine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte) (out *pdfText, err error) {
-	if err := dctx.Err(); err != nil {
-		inst.Close()
-		return nil, err
-	}
-	broken := false
-	var wd *wasmDoc
-	defer func() {
-		if r := recover(); r != nil {
-			broken = true
-			err = fmt.Errorf("%w: %v", errPDFEngine, r)
-			out = nil
-		}
-		if err != nil && ctx.Err() == nil && (broken || errors.Is(err, errPDFEngine)) {
-			err = e.hostile(dctx, inst, err)
-			broken = true
-		}
-		if wd != nil && !broken {
-			wd.free()
-		}
-		if broken {
-			inst.Kill() // the worker may be in a bad state: let the pool replace it
-		} else {
-			inst.Close()
-		}
-	}()
-
-	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
-	if err != nil {
-		if !isDocumentError(err) {
-			broken = true
+		var pe *pdf.Error
+		if errors.As(err, &pe) {
+			return nil, skip(path, "%s", pe.Reason)
 		}
 		return nil, err
 	}
-	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+	p := assemblePDF(doc)
+	if strings.TrimSpace(p.text) == "" {
+		return nil, skip(path, "%s", pdf.ReasonNoText)
+	}
+	p.title, p.author, p.heads = doc.Title, doc.Author, doc.RunningHeads
+	return p, nil
+}
 
-	out = &pdfText{}
-	if md, err := inst.GetMetaData(&requests.GetMetaData{Document: doc.Document, Tags: &[]string{"Title", "Author"}}); err == nil {
-		for _, t := range md.Tags {
-			v := strings.TrimSpace(strings.ToValidUTF8(t.Value, ""))
-			switch t.Tag {
-			case "Title":
-				out.Title = v
-			case "Author":
-				out.Author = v
+// abstractHeadings name an abstract; before any other heading on page 1,
+// it joins the title and authors in the first section.
+var abstractHeadings = map[string]bool{"abstract": true, "摘要": true, "摘 要": true, "要旨": true}
+
+// assemblePDF writes a document's blocks as text, one blank line apart,
+// and finds the sections: each heading starts one (its path from the
+// heading levels); the title, authors and abstract share the first
+// section (path "Abstract" when there is one); each footnote is a section
+// of its own under the current path, so it is a segment of its own. It
+// records where each page starts and where each line is drawn.
+func assemblePDF(doc *pdf.Document) *parsed {
+	var b strings.Builder
+	p := &parsed{pageStarts: make([]int, len(doc.Pages))}
+	for _, pg := range doc.Pages {
+		p.pageLabels = append(p.pageLabels, pg.Label)
+	}
+	set := make([]bool, len(doc.Pages))
+	startPage := func(pg, off int) {
+		for k := 0; k <= pg && k < len(set); k++ {
+			if !set[k] {
+				p.pageStarts[k], set[k] = off, true
 			}
 		}
 	}
-	if bm, err := inst.GetBookmarks(&requests.GetBookmarks{Document: doc.Document}); err == nil {
-		out.Outline = flattenOutline(bm.Bookmarks, 1, nil)
-	}
-	wd, err = openWasmDoc(dctx, inst, data)
-	if err != nil {
-		return nil, err
-	}
-	n, err := wd.pageCount()
-	if err != nil {
-		return nil, fmt.Errorf("couldn't count pages: %w", err)
-	}
-	objs := map[uint32]bool{} // text object: has a mapped character
-	for i := 0; i < n; i++ {
-		if err := dctx.Err(); err != nil {
-			return nil, err
+	var stack, path []string
+	secStart := 0
+	newSection := func(at int, next []string) {
+		if at > secStart {
+			p.sections = append(p.sections, section{path: path, start: secStart, end: at})
 		}
-		pg, err := wd.readPage(i)
-		if err != nil {
-			return nil, fmt.Errorf("couldn't read page %d: %w", i+1, err)
+		secStart, path = at, next
+	}
+	headings := 0
+	abstractAt := -1 // where the abstract's text begins, after its heading
+	for _, blk := range doc.Blocks {
+		if strings.TrimSpace(blk.Text) == "" {
+			continue
 		}
-		for _, c := range pg.chars {
-			if c.obj != 0 {
-				objs[c.obj] = objs[c.obj] || !c.unmapped
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		off := b.Len()
+		startPage(blk.Lines[0].Page(), off)
+		switch blk.Kind {
+		case pdf.Heading:
+			t := blk.Text
+			if headings == 0 && abstractHeadings[strings.ToLower(t)] && blk.Lines[0].Page() == 0 {
+				path = []string{t} // the front matter and the abstract are one section
+				abstractAt = off + len(t)
+			} else {
+				d := min(max(blk.Level, 1), len(stack)+1)
+				stack = append(stack[:d-1], t)
+				newSection(off, slices.Clone(stack))
+			}
+			headings++
+		case pdf.Footnote:
+			newSection(off, path)
+		}
+		b.WriteString(blk.Text)
+		p.lines = blockLines(p.lines, blk, off)
+		for k := 1; k < len(blk.Lines); k++ {
+			if pg := blk.Lines[k].Page(); pg != blk.Lines[k-1].Page() {
+				startPage(pg, off+blk.Lines[k].Start)
 			}
 		}
-		// Objects are identified by address: count them per page. Text
-		// objects whose glyphs pdfium cannot map at all never reach the
-		// text page; those it reaches may still be unmapped.
-		mapped := 0
-		for _, m := range objs {
-			if m {
-				mapped++
+		if blk.Kind == pdf.Footnote {
+			newSection(b.Len(), path)
+		}
+	}
+	startPage(len(doc.Pages)-1, b.Len())
+	p.text = b.String()
+	newSection(len(p.text), nil)
+	if abstractAt >= 0 {
+		for _, sec := range p.sections {
+			if sec.start <= abstractAt && abstractAt < sec.end {
+				p.abstract = strings.TrimSpace(p.text[abstractAt:sec.end])
+				break
 			}
 		}
-		out.TextObjects += max(pg.textObjects, len(objs))
-		out.Unmapped += max(pg.textObjects, len(objs)) - mapped
-		clear(objs)
-		out.Pages = append(out.Pages, pg)
 	}
-	return out, nil
+	return p
 }
 
-// hostile turns an engine failure into a one-line reason: over the
-// deadline, out of memory, or a crash.
-func (e *pdfEngine) hostile(dctx context.Context, inst pdfium.Pdfium, err error) error {
-	limit := uint64(e.memoryPages()) * 65536
-	reason := "the PDF engine crashed on it"
-	switch mod, _ := moduleOf(inst); {
-	case errors.Is(dctx.Err(), context.DeadlineExceeded):
-		reason = fmt.Sprintf("took longer than %s", e.timeout())
-	case mod != nil && mod.Memory() != nil && uint64(mod.Memory().Size()) >= limit*3/4,
-		strings.Contains(strings.ToLower(err.Error()), "memory"): // a failed grow or malloc
-		reason = fmt.Sprintf("needed more than the %d MiB memory limit", limit>>20)
-	}
-	return fmt.Errorf("%w: %w", &hostileError{reason}, err)
-}
-
-// isDocumentError reports whether err is pdfium refusing the document (as
-// opposed to the engine failing).
-func isDocumentError(err error) bool {
-	for _, target := range []error{pdferrors.ErrFile, pdferrors.ErrFormat, pdferrors.ErrPassword, pdferrors.ErrSecurity, pdferrors.ErrPage, pdferrors.ErrUnknown} {
-		if errors.Is(err, target) {
-			return true
+// blockLines appends the lines of blk, whose text was written at byte off
+// of the document's text, to lines (see lineBox); lines with no text are
+// left out.
+func blockLines(lines []lineBox, blk pdf.Block, off int) []lineBox {
+	for k, l := range blk.Lines {
+		start, end := l.Start, len(blk.Text)
+		if k+1 < len(blk.Lines) {
+			end = blk.Lines[k+1].Start
 		}
+		if start >= end {
+			continue
+		}
+		lines = append(lines, lineBox{start: off + start, end: off + end, box: l.Box, flow: l.Flow, size: l.Size})
 	}
-	return false
-}
-
-// pdfReason turns a pdfium error on opening a document into the one-line
-// reason a user sees.
-func pdfReason(err error) string {
-	var he *hostileError
-	switch {
-	case errors.As(err, &he):
-		return he.Error()
-	case errors.Is(err, pdferrors.ErrPassword):
-		return "encrypted PDF (needs a password); save an unencrypted copy to add it"
-	case errors.Is(err, pdferrors.ErrSecurity):
-		return "encrypted PDF (unsupported encryption); save an unencrypted copy to add it"
-	case errors.Is(err, pdferrors.ErrFormat), errors.Is(err, pdferrors.ErrFile), errors.Is(err, pdferrors.ErrUnknown):
-		return "corrupt PDF (pdfium cannot parse it)"
-	case errors.Is(err, errPDFEngine):
-		return "corrupt or hostile PDF (the PDF engine crashed on it)"
-	}
-	return "unreadable PDF: " + err.Error()
+	return lines
 }

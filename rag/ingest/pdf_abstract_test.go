@@ -3,6 +3,8 @@ package ingest
 import (
 	"strings"
 	"testing"
+
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 )
 
 // A paper's abstract goes to its document's metadata, exactly as the first
@@ -24,7 +26,7 @@ func TestPDFAbstractInMetadata(t *testing.T) {
 // Running headers and footers leave the passages but stay with the
 // document, each once.
 func TestPDFRunningHeadsInMetadata(t *testing.T) {
-	ld := loadBytes(t, "paper.pdf", twoColumnPaper())
+	ld := loadBytes(t, "paper.pdf", pdftest.TwoColumnPaper())
 	if got := ld.Document.Meta[MetaRunningHeads]; got != "Fixture Journal of Layout, Vol. 1" {
 		t.Errorf("running heads %q", got)
 	}

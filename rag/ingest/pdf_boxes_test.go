@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"slices"
 	"strings"
 	"testing"
@@ -106,17 +107,17 @@ func claimsPaper() ([]byte, []drawn) {
 		texts = append(texts, fmt.Sprintf("Claim %02d says the layout is %s.", i, words[i%len(words)]))
 	}
 	texts = append(texts, "Claim 25 runs on across the page")
-	p1 := column(leftX, 700, colW, texts...)
-	p1[len(p1)-1].width = colW // mid-sentence: justified to the column's edge
-	p2 := column(leftX, 720, colW, "break and it ends on the next page.", "Claim 26 ends the paragraph.")
-	p2 = append(p2, column(leftX, 680, colW, "Claim 27 is a paragraph of its own", "and a second line of it.")...)
+	p1 := pdftest.Column(pdftest.LeftX, 700, pdftest.ColW, texts...)
+	p1[len(p1)-1].Width = pdftest.ColW // mid-sentence: justified to the column's edge
+	p2 := pdftest.Column(pdftest.LeftX, 720, pdftest.ColW, "break and it ends on the next page.", "Claim 26 ends the paragraph.")
+	p2 = append(p2, pdftest.Column(pdftest.LeftX, 680, pdftest.ColW, "Claim 27 is a paragraph of its own", "and a second line of it.")...)
 	for _, it := range p1 {
-		lines = append(lines, drawn{1, it.x, it.y, it.size, it.text})
+		lines = append(lines, drawn{1, it.X, it.Y, it.Size, it.Text})
 	}
 	for _, it := range p2 {
-		lines = append(lines, drawn{2, it.x, it.y, it.size, it.text})
+		lines = append(lines, drawn{2, it.X, it.Y, it.Size, it.Text})
 	}
-	return paperPDF([][]paperItem{p1, p2}), lines
+	return pdftest.Paper([][]pdftest.Item{p1, p2}), lines
 }
 
 // loadBudget loads data with a Loader that packs segments up to budget
@@ -148,7 +149,7 @@ func near(got float32, want, tol float64) bool {
 }
 
 func TestPDFBoxesTwoColumns(t *testing.T) {
-	ld := loadBytes(t, "paper.pdf", twoColumnPaper())
+	ld := loadBytes(t, "paper.pdf", pdftest.TwoColumnPaper())
 	checkBoxes(t, ld, true)
 	t.Run("a paragraph is one box where it was drawn", func(t *testing.T) {
 		// Drawn at x 72, baselines 572 and 560, the first line justified
@@ -177,7 +178,7 @@ func TestPDFBoxesTwoColumns(t *testing.T) {
 	t.Run("a paragraph across the page", func(t *testing.T) {
 		s := ld.Segments[segmentWith(t, ld, "across the page break and ends on the second page.")]
 		bs := boxesAt(t, ld, "The last paragraph of this page goes on across the line and across the page break and ends on the second page.")
-		if len(bs) != 2 || bs[0].Page != 1 || !near(bs[0].X0, rightX, 0.5) || bs[1].Page != 2 || !near(bs[1].X0, leftX, 0.5) || !near(bs[1].Y0, pageH-720-5, 5) {
+		if len(bs) != 2 || bs[0].Page != 1 || !near(bs[0].X0, pdftest.RightX, 0.5) || bs[1].Page != 2 || !near(bs[1].X0, pdftest.LeftX, 0.5) || !near(bs[1].Y0, pageH-720-5, 5) {
 			t.Errorf("boxes %v, want one in page 1's right column, then one at the top of page 2's left one", bs)
 		}
 		if last := s.Boxes[len(s.Boxes)-1]; s.PageStart != 1 || s.PageEnd != 2 || last != bs[1] {
@@ -201,7 +202,7 @@ func TestPDFBoxesTwoColumns(t *testing.T) {
 		dropped := []drawn{
 			{1, 72, 760, 8, "running header"}, {2, 72, 760, 8, "running header"},
 			{1, 300, 40, 9, "page number"}, {2, 300, 40, 9, "page number"},
-			{1, rightX + 90, 585, 5, "a tick label"}, {1, rightX + 90, 578, 5, "the axis label"},
+			{1, pdftest.RightX + 90, 585, 5, "a tick label"}, {1, pdftest.RightX + 90, 578, 5, "the axis label"},
 		}
 		for _, s := range ld.Segments {
 			for _, d := range dropped {
@@ -213,7 +214,7 @@ func TestPDFBoxesTwoColumns(t *testing.T) {
 	})
 	t.Run("table cells", func(t *testing.T) {
 		s := ld.Segments[segmentWith(t, ld, "Model | Score")]
-		for _, d := range []drawn{{2, leftX, 620, 10, "Model"}, {2, leftX + 120, 620, 10, "Score"}, {2, leftX + 120, 608, 10, "0.91"}} {
+		for _, d := range []drawn{{2, pdftest.LeftX, 620, 10, "Model"}, {2, pdftest.LeftX + 120, 620, 10, "Score"}, {2, pdftest.LeftX + 120, 608, 10, "0.91"}} {
 			if !d.inside(s.Boxes) {
 				t.Errorf("the table's boxes %v miss %q", s.Boxes, d.text)
 			}
@@ -318,11 +319,11 @@ func segmentIndex(t *testing.T, id string) int {
 // written after that paragraph, past where the next page's text begins;
 // its boxes, and so its pages, are where it is drawn.
 func TestPDFBoxesFloatAfterRunOn(t *testing.T) {
-	p1 := column(leftX, 700, colW, "A paragraph starts the page and", "goes on to the end of the column")
-	p1[len(p1)-1].width = colW
-	p1 = append(p1, column(leftX, 600, colW, "Figure 2: A float below the text.")...)
-	p2 := column(leftX, 720, colW, "and ends at the top of page two.", "Another paragraph follows it here.")
-	ld := loadBudget(t, "float.pdf", paperPDF([][]paperItem{p1, p2}), 10)
+	p1 := pdftest.Column(pdftest.LeftX, 700, pdftest.ColW, "A paragraph starts the page and", "goes on to the end of the column")
+	p1[len(p1)-1].Width = pdftest.ColW
+	p1 = append(p1, pdftest.Column(pdftest.LeftX, 600, pdftest.ColW, "Figure 2: A float below the text.")...)
+	p2 := pdftest.Column(pdftest.LeftX, 720, pdftest.ColW, "and ends at the top of page two.", "Another paragraph follows it here.")
+	ld := loadBudget(t, "float.pdf", pdftest.Paper([][]pdftest.Item{p1, p2}), 10)
 	checkBoxes(t, ld, true)
 	s := ld.Segments[segmentWith(t, ld, "Figure 2: A float below the text.")]
 	if s.PageStart != 1 || s.PageEnd != 1 || len(s.Boxes) != 1 || s.Boxes[0].Page != 1 || !near(s.Boxes[0].Y0, pageH-600-5, 5) {

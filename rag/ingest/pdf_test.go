@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ibid-dev/ibid/rag/ingest/pdf"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -68,7 +69,7 @@ func TestRealPDFs(t *testing.T) {
 			path := sharedPDF(t, tt.file)
 			ld := load(t, path)
 			d := ld.Document
-			if d.Title != tt.title || d.Pages != tt.pages || d.Format != "pdf" {
+			if d.Title != tt.title || d.Pages != tt.pages || d.Format != store.FormatPDF {
 				t.Errorf("title %q pages %d format %s; want %q %d pdf", d.Title, d.Pages, d.Format, tt.title, tt.pages)
 			}
 			for _, c := range tt.contains {
@@ -182,7 +183,7 @@ func TestLoaderClose(t *testing.T) {
 	}
 	_, err := l.Load(context.Background(), filepath.Join("testdata", "tiny.pdf"))
 	var se *SkipError
-	if err == nil || errors.As(err, &se) || !errors.Is(err, errEngineStart) {
+	if err == nil || errors.As(err, &se) || !errors.Is(err, pdf.ErrUnavailable) {
 		t.Errorf("Load after Close = %v; want an engine error, not a skip", err)
 	}
 }

@@ -8,25 +8,27 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ibid-dev/ibid/store"
 )
 
 // sniffLen is how many leading bytes Sniff looks at.
 const sniffLen = 8192
 
-// Sniff tells a file's format ("pdf", "markdown", "text", "html") from its
+// Sniff tells a file's format from its
 // name and its first bytes (head; a few KB is enough). ok is false for
 // files ibid does not read: extensions not in Extensions (their content is
 // not guessed, except that a PDF is always recognised by its header), and
 // extension-less files that are binary or not UTF-8.
-func Sniff(path string, head []byte) (format string, ok bool) {
+func Sniff(path string, head []byte) (format store.Format, ok bool) {
 	ext := strings.ToLower(filepath.Ext(path))
 	// A text format's extension wins unless the file really starts as a PDF:
 	// a Markdown page that mentions "%PDF-" near its top is still Markdown.
-	if e, ok := extensionOf(ext); ok && e.Format != "pdf" && !bytes.HasPrefix(head, []byte("%PDF-")) {
+	if e, ok := extensionOf(ext); ok && e.Format != store.FormatPDF && !bytes.HasPrefix(head, []byte("%PDF-")) {
 		return e.Format, true
 	}
 	if isPDFHead(head) {
-		return "pdf", true
+		return store.FormatPDF, true
 	}
 	if e, ok := extensionOf(ext); ok {
 		return e.Format, true
@@ -39,9 +41,9 @@ func Sniff(path string, head []byte) (format string, ok bool) {
 	}
 	h := bytes.ToLower(bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n"))
 	if bytes.HasPrefix(h, []byte("<!doctype html")) || bytes.HasPrefix(h, []byte("<html")) {
-		return "html", true
+		return store.FormatHTML, true
 	}
-	return "text", true
+	return store.FormatText, true
 }
 
 func isPDFHead(head []byte) bool {

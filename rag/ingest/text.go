@@ -1,13 +1,17 @@
 package ingest
 
-import "context"
+import (
+	"context"
+
+	"github.com/ibid-dev/ibid/store"
+)
 
 // parseTextFormat decodes and parses a text format's bytes ("markdown",
 // "html" or "text"): base64 blobs are dropped first (with a note), then
 // the format's parser runs. The parse runs in a goroutine of its own so
 // that a cancelled ctx returns at once; the abandoned parse finishes in
 // the background, its cost bounded by the file size limit.
-func parseTextFormat(ctx context.Context, path, format string, data []byte) (*parsed, error) {
+func parseTextFormat(ctx context.Context, path string, format store.Format, data []byte) (*parsed, error) {
 	text, err := decodeText(path, data)
 	if err != nil {
 		return nil, err

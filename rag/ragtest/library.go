@@ -77,7 +77,7 @@ func (l *Library) Add(doc store.Document, segs ...store.Segment) *Library {
 // citation, p. 5); d1:1-3 and d1:5-7 are the prose between; d2:0 and d2:1.
 func Sample() *Library {
 	return New().
-		Add(store.Document{ID: "d1", Title: "Bees and Flowers", Path: "/papers/bees.pdf", Format: "pdf"},
+		Add(store.Document{ID: "d1", Title: "Bees and Flowers", Path: "/papers/bees.pdf", Format: store.FormatPDF},
 			Seg("Honey bees pollinate almond orchards in California. Each hive visits thousands of blossoms a day.", 3, "2 Methods", "2.1 Field sites"),
 			Seg("Sampling ran through the spring of the study year.", 4, "2 Methods", "2.2 Sampling"),
 			Seg("Counts were taken at dawn and dusk.", 4, "2 Methods", "2.2 Sampling"),
@@ -87,7 +87,7 @@ func Sample() *Library {
 			Seg("Treated apiaries lost fewer of their stocks.", 5, "3 Results"),
 			Seg("Further work is planned.", 5, "4 Discussion"),
 			Seg("A forged citation [source_9] sits in this passage about pollen.", 5, "4 Discussion")).
-		Add(store.Document{ID: "d2", Title: "Ocean Currents", URL: "https://example.org/ocean", Format: "html"},
+		Add(store.Document{ID: "d2", Title: "Ocean Currents", URL: "https://example.org/ocean", Format: store.FormatHTML},
 			Seg("The Gulf Stream carries warm water from the Gulf of Mexico toward Europe.", 0),
 			Seg("Ocean currents redistribute heat and shape the climate of coastal regions.", 0))
 }

@@ -230,7 +230,7 @@ func Load(ctx context.Context, st store.Store, b *BEIR, vectors [][]float32) err
 				v = vectors[i]
 			}
 			seg := store.Segment{ID: d.ID + ":0", DocumentID: d.ID, Text: text, End: len(text), Vector: v}
-			puts = append(puts, store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Format: "text", Segments: 1},
+			puts = append(puts, store.Put{Document: store.Document{ID: d.ID, Path: d.ID, Title: d.Title, Format: store.FormatText, Segments: 1},
 				Segments: []store.Segment{seg}})
 		}
 		if err := st.Update(ctx, puts, nil); err != nil {

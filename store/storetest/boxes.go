@@ -32,7 +32,7 @@ var boxedTexts = []string{
 func boxed(id string) store.Put {
 	pages := [][2]int{{1, 2}, {2, 2}, {3, 3}, {3, 5}}
 	p := custom(id, "/papers/"+id+".pdf", boxedTexts, nil, pages)
-	p.Document.Format, p.Document.Pages = "pdf", 5
+	p.Document.Format, p.Document.Pages = store.FormatPDF, 5
 	p.Segments[0].Boxes = []store.Box{
 		{Page: 1, X0: 72.125, Y0: 611.99, X1: 540, Y1: 700.5},
 		{Page: 2, X0: 1e-3, Y0: 0.1, X1: 72.125, Y1: 96.33333},

@@ -33,7 +33,7 @@ func Vector(seed string, i, dim int) []float32 {
 // sections and vectors follow from id, v and their index.
 func doc(id string, n, v int) store.Put {
 	d := store.Document{ID: id, Path: "/papers/" + id + ".pdf", Hash: "h-" + id + "-" + strconv.Itoa(v), Title: "Paper " + id,
-		Format: "pdf", Pages: n + 1, Added: 1700000000, Meta: map[string]string{"v": strconv.Itoa(v)}}
+		Format: store.FormatPDF, Pages: n + 1, Added: 1700000000, Meta: map[string]string{"v": strconv.Itoa(v)}}
 	segs := make([]store.Segment, n)
 	for i := range segs {
 		segs[i] = store.Segment{
@@ -54,7 +54,7 @@ func segText(id string, i, v int) string {
 // custom builds a document from texts, with one segment per text, the
 // given path, sections and pages (nil: none).
 func custom(id, path string, texts []string, sections [][]string, pages [][2]int) store.Put {
-	d := store.Document{ID: id, Path: path, Hash: "h-" + id, Format: "text"}
+	d := store.Document{ID: id, Path: path, Hash: "h-" + id, Format: store.FormatText}
 	segs := make([]store.Segment, len(texts))
 	for i, t := range texts {
 		segs[i] = store.Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i, Text: t,

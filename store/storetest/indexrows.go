@@ -29,7 +29,7 @@ type row struct {
 // included, gets a non-zero vector, so that a backend that searched
 // parents would find them.
 func indexed(id string, rows []row) store.Put {
-	d := store.Document{ID: id, Path: "/papers/" + id + ".pdf", Hash: "h-" + id, Title: "Paper " + id, Format: "pdf",
+	d := store.Document{ID: id, Path: "/papers/" + id + ".pdf", Hash: "h-" + id, Title: "Paper " + id, Format: store.FormatPDF,
 		Pages: 4, Added: 1700000000}
 	segs := make([]store.Segment, len(rows))
 	off := 0

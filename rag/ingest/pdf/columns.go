@@ -1,4 +1,4 @@
-package ingest
+package pdf
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ type gapScan struct {
 // scanGaps scans the middle 70% of a page one point at a time. The grid
 // holds the points width*0.3 + k, so gutter sees the positions it always
 // saw.
-func scanGaps(live []*pdfLine, width float32) []gapScan {
+func scanGaps(live []*textLine, width float32) []gapScan {
 	var cs []gapScan
 	for x := width*0.3 - float32(int(width*0.15)); x <= width*0.85; x += 1 {
 		c := gapScan{x: x}
@@ -91,8 +91,8 @@ func longestRun(n int, ok func(i int) bool) (start, length int) {
 // other (the narrowest at least 70% of the widest), so that a table's
 // gap inside one column of a two-column page splits nothing; otherwise
 // the page has at most the two columns gutter finds.
-func gutters(lines []*pdfLine, width float32) []float32 {
-	var live []*pdfLine
+func gutters(lines []*textLine, width float32) []float32 {
+	var live []*textLine
 	for _, l := range lines {
 		if !l.drop {
 			live = append(live, l)
@@ -134,7 +134,7 @@ func gutters(lines []*pdfLine, width float32) []float32 {
 
 // evenColumns reports whether the gutters gs cut the lines into columns
 // of three lines or more each, about equally wide.
-func evenColumns(live []*pdfLine, gs []float32) bool {
+func evenColumns(live []*textLine, gs []float32) bool {
 	var lo, hi float32 = 1e9, 0
 	for k := 0; k <= len(gs); k++ {
 		var x0, x1 float32 = 1e9, -1e9
@@ -155,7 +155,7 @@ func evenColumns(live []*pdfLine, gs []float32) bool {
 
 // columnOf is the column a line lies in wholly (1 is the leftmost), or 0
 // for a line that crosses a gutter.
-func columnOf(l *pdfLine, gs []float32) int {
+func columnOf(l *textLine, gs []float32) int {
 	for k := 0; k <= len(gs); k++ {
 		if (k == 0 || l.x0 >= gs[k-1]) && (k == len(gs) || l.x1 <= gs[k]) {
 			return k + 1
@@ -169,8 +169,8 @@ func columnOf(l *pdfLine, gs []float32) int {
 // page, wide figures and tables) cut the page into bands; each band is
 // read column by column, from the left. Each line's flow (0 across the
 // page, 1.. the columns from the left) and column extent are set.
-func readingOrder(lines []*pdfLine, width float32) []*pdfLine {
-	top := func(a, b *pdfLine) int {
+func readingOrder(lines []*textLine, width float32) []*textLine {
+	top := func(a, b *textLine) int {
 		if c := cmp.Compare(b.y1, a.y1); c != 0 && !sameRow(a.y0, a.y1, b.y0, b.y1) {
 			return c
 		}
@@ -182,8 +182,8 @@ func readingOrder(lines []*pdfLine, width float32) []*pdfLine {
 		setColumn(lines, 0)
 		return lines
 	}
-	var spans []*pdfLine
-	cols := make([][]*pdfLine, len(gs)+1)
+	var spans []*textLine
+	cols := make([][]*textLine, len(gs)+1)
 	for _, l := range lines {
 		if k := columnOf(l, gs); k > 0 {
 			cols[k-1] = append(cols[k-1], l)
@@ -194,9 +194,9 @@ func readingOrder(lines []*pdfLine, width float32) []*pdfLine {
 	// A column line on the row of a line across the page (author names
 	// side by side under the title) is part of the page-wide text.
 	for k, col := range cols {
-		var kept []*pdfLine
+		var kept []*textLine
 		for _, l := range col {
-			if slices.ContainsFunc(spans, func(s *pdfLine) bool { return sameRow(s.y0, s.y1, l.y0, l.y1) }) {
+			if slices.ContainsFunc(spans, func(s *textLine) bool { return sameRow(s.y0, s.y1, l.y0, l.y1) }) {
 				spans = append(spans, l)
 				continue
 			}
@@ -210,7 +210,7 @@ func readingOrder(lines []*pdfLine, width float32) []*pdfLine {
 	}
 	setColumn(spans, 0)
 	slices.SortStableFunc(spans, top)
-	out := make([]*pdfLine, 0, len(lines))
+	out := make([]*textLine, 0, len(lines))
 	take := func(above float32) {
 		for k, col := range cols {
 			for len(col) > 0 && col[0].y0 >= above {
@@ -231,7 +231,7 @@ func readingOrder(lines []*pdfLine, width float32) []*pdfLine {
 
 // setColumn records the horizontal extent of a column's live lines on
 // each of them.
-func setColumn(lines []*pdfLine, flow int) {
+func setColumn(lines []*textLine, flow int) {
 	var x0, x1 float32 = 1e9, -1e9
 	for _, l := range lines {
 		if l.drop {

@@ -1,4 +1,4 @@
-package ingest
+package pdf
 
 import (
 	"bytes"
@@ -6,8 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"strings"
 	"testing"
 	"time"
@@ -32,53 +31,53 @@ func bombPDF(gib int) []byte {
 	}
 	w.Close() // the final block; the Adler-32 checksum is left out
 	content := z.Bytes()
-	objs := []pdfObject{
+	objs := []pdftest.Object{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
 		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(content), content),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}
-	return buildPDF(objs, "")
+	return pdftest.Build(objs, "")
 }
 
 // A decompression bomb is refused quickly, in bounded memory, with a
 // one-line reason, and the engine keeps working afterwards.
 func TestPDFBomb(t *testing.T) {
-	l := NewLoader(testCacheDir())
-	defer l.Close()
-	l.pdf.deadline = 2 * time.Second
-	if _, err := l.LoadBytes(context.Background(), "tiny.pdf", tinyPDF()); err != nil {
+	e := NewEngine(testCacheDir())
+	defer e.Close()
+	e.deadline = 2 * time.Second
+	if _, err := e.Read(context.Background(), pdftest.Tiny()); err != nil {
 		t.Fatal(err) // starts the engine
 	}
 	data := bombPDF(2)
 	start := time.Now()
-	_, err := l.LoadBytes(context.Background(), "bomb.pdf", data)
+	_, err := e.Read(context.Background(), data)
 	took := time.Since(start)
-	var se *SkipError
+	var se *Error
 	if !errors.As(err, &se) {
-		t.Fatalf("Load = %v; want a SkipError", err)
+		t.Fatalf("Read = %v; want an *Error", err)
 	}
 	if !strings.HasPrefix(se.Reason, "corrupt or hostile PDF (") || strings.Contains(se.Reason, "\n") || len(se.Reason) > 120 {
 		t.Errorf("reason %q; want one short line starting with \"corrupt or hostile PDF (\"", se.Reason)
 	}
 	t.Logf("%d byte bomb refused in %v: %s", len(data), took, se.Reason)
-	if took > l.pdf.deadline+time.Second {
-		t.Errorf("took %v, past the deadline %v", took, l.pdf.deadline)
+	if took > e.deadline+time.Second {
+		t.Errorf("took %v, past the deadline %v", took, e.deadline)
 	}
 	// The engine replaced its worker: the next PDF loads.
-	if _, err := l.LoadBytes(context.Background(), "tiny.pdf", tinyPDF()); err != nil {
+	if _, err := e.Read(context.Background(), pdftest.Tiny()); err != nil {
 		t.Errorf("after the bomb, tiny.pdf: %v", err)
 	}
 }
 
 // A PDF that runs past its deadline is stopped and reported as such.
 func TestPDFDeadline(t *testing.T) {
-	l := NewLoader(testCacheDir())
-	defer l.Close()
-	l.pdf.deadline = time.Nanosecond
-	_, err := l.LoadBytes(context.Background(), "tiny.pdf", tinyPDF())
-	var se *SkipError
+	e := NewEngine(testCacheDir())
+	defer e.Close()
+	e.deadline = time.Nanosecond
+	_, err := e.Read(context.Background(), pdftest.Tiny())
+	var se *Error
 	if !errors.As(err, &se) || !strings.HasPrefix(se.Reason, "corrupt or hostile PDF (took longer than") {
 		t.Fatalf("Load = %v; want a skip for taking too long", err)
 	}
@@ -87,23 +86,17 @@ func TestPDFDeadline(t *testing.T) {
 // An instance that reaches its memory limit fails the PDF (and only that
 // PDF) with a reason that says so.
 func TestPDFMemoryLimit(t *testing.T) {
-	l := NewLoader(testCacheDir())
-	defer l.Close()
-	l.pdf.memPages = 1024 // 64 MiB
+	e := NewEngine(testCacheDir())
+	defer e.Close()
+	e.memPages = 1024 // 64 MiB
 	big := strings.Repeat("x", 1<<20)
 	var pages []string
 	for range 80 {
 		pages = append(pages, "BT /F1 12 Tf 72 720 Td ("+big+") Tj ET")
 	}
-	_, err := l.LoadBytes(context.Background(), "big.pdf", pagesPDF("", pages, "", nil))
-	var se *SkipError
+	_, err := e.Read(context.Background(), pdftest.Pages("", pages, "", nil))
+	var se *Error
 	if !errors.As(err, &se) || se.Reason != "corrupt or hostile PDF (needed more than the 64 MiB memory limit)" {
-		t.Fatalf("Load = %v; want a skip for the memory limit", err)
+		t.Fatalf("Read = %v; want a skip for the memory limit", err)
 	}
-}
-
-// testCacheDir is the wazero cache the shared test loader uses, so a
-// test's own Loader starts warm.
-func testCacheDir() string {
-	return filepath.Join(os.TempDir(), "ibid-ingest-test-wazero")
 }

@@ -1,4 +1,4 @@
-package ingest
+package pdf
 
 import (
 	"regexp"
@@ -17,7 +17,7 @@ type outlineItem struct {
 
 // taggedHeading is the depth of the tagged heading that holds all of a
 // paragraph's text, or 0.
-func taggedHeading(p *pdfPara) int {
+func taggedHeading(p *paragraph) int {
 	level := 0
 	for _, l := range p.lines {
 		for _, f := range l.frags {
@@ -31,7 +31,7 @@ func taggedHeading(p *pdfPara) int {
 }
 
 // rows counts a paragraph's visual rows (cells on one row count once).
-func rows(p *pdfPara) int {
+func rows(p *paragraph) int {
 	n := 1
 	for i := 1; i < len(p.lines); i++ {
 		a, b := p.lines[i-1], p.lines[i]
@@ -79,9 +79,9 @@ var affiliationRE = regexp.MustCompile(`(?i)@|univers|department|institut|school
 // Conclusion, ...) alone on a line set in bold or a larger size.
 // When no styled numbered heading exists, numbered lines in order count
 // whatever their style.
-func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
+func markHeadings(paras []*paragraph, lay *layout, outline []outlineItem) {
 	body := lay.body
-	text := func(p *pdfPara) string {
+	text := func(p *paragraph) string {
 		var parts []string
 		for _, l := range p.lines {
 			parts = append(parts, l.text)
@@ -89,7 +89,7 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 		return strings.Join(parts, " ")
 	}
 	// The title: the largest text in the top half of page 1.
-	var title *pdfPara
+	var title *paragraph
 	for _, p := range paras {
 		if p.page != 0 {
 			break
@@ -103,7 +103,7 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 		}
 	}
 	if title != nil {
-		title.kind = paraTitle
+		title.kind = Title
 		lay.title = text(title)
 	}
 
@@ -124,10 +124,10 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 		var cur *headingNumber
 		n := 0
 		for _, p := range paras {
-			if p.kind != paraBody && p.kind != paraHeading {
+			if p.kind != Body && p.kind != Heading {
 				continue
 			}
-			p.kind, p.level = paraBody, 0
+			p.kind, p.level = Body, 0
 			t := text(p)
 			if len(p.lines) > 2 || len(t) > 150 {
 				continue
@@ -137,20 +137,20 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 			if useOutline {
 				for _, o := range outline {
 					if (o.page < 0 || p.page == o.page) && headingKey(t) == headingKey(o.title) {
-						p.kind, p.level = paraHeading, o.level
+						p.kind, p.level = Heading, o.level
 						break
 					}
 				}
-				if p.kind == paraHeading {
+				if p.kind == Heading {
 					continue
 				}
 			}
 			if l := taggedHeading(p); l > 0 {
-				p.kind, p.level = paraHeading, l
+				p.kind, p.level = Heading, l
 				continue
 			}
 			if rows(p) == 1 && (isNamedHeading(t) || styled && len(p.lines) == 1 && isBackMatterHeading(t)) {
-				p.kind, p.level = paraHeading, 1
+				p.kind, p.level = Heading, 1
 				continue
 			}
 			if useOutline {
@@ -159,7 +159,7 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 			if num, ok := parseHeading(t); ok && (styled || !styledOnly) && follows(cur, num) {
 				nn := num
 				cur = &nn
-				p.kind, p.level = paraHeading, len(num.parts)
+				p.kind, p.level = Heading, len(num.parts)
 				n++
 				continue
 			}
@@ -184,7 +184,7 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 		if !after {
 			continue
 		}
-		if p.page != 0 || p.kind == paraHeading {
+		if p.page != 0 || p.kind == Heading {
 			break
 		}
 		t := text(p)
@@ -203,7 +203,7 @@ func markHeadings(paras []*pdfPara, lay *pdfLayout, outline []outlineItem) {
 				}
 			}
 		}
-		p.kind = paraAuthors
+		p.kind = Authors
 		break
 	}
 }

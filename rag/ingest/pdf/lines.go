@@ -1,4 +1,4 @@
-package ingest
+package pdf
 
 import (
 	"slices"
@@ -6,9 +6,9 @@ import (
 	"unicode"
 )
 
-// pdfFrag is a run of characters on one baseline with no wide gap: a word
+// fragment is a run of characters on one baseline with no wide gap: a word
 // group of one line, in one column, as the content stream drew it.
-type pdfFrag struct {
+type fragment struct {
 	text           []rune
 	x0, y0, x1, y1 float32
 	size           float32 // the largest character size in the run
@@ -22,13 +22,13 @@ type pdfFrag struct {
 // wideSpace stands for a gap of more than half an em inside a fragment.
 const wideSpace = '\u2003'
 
-// pdfLine is the fragments of one visual line of one column, left to right.
+// textLine is the fragments of one visual line of one column, left to right.
 //
 // Invariant: text is the fragments' text joined with one space where they
 // are apart (a table's cells with " | "); size is the size most of its
 // characters have; the box covers all fragments.
-type pdfLine struct {
-	frags          []*pdfFrag
+type textLine struct {
+	frags          []*fragment
 	text           string
 	x0, y0, x1, y1 float32
 	size           float32
@@ -39,7 +39,7 @@ type pdfLine struct {
 	drop           bool // header, footer, page number, figure text, tiny text
 }
 
-func (l *pdfLine) height() float32 { return l.y1 - l.y0 }
+func (l *textLine) height() float32 { return l.y1 - l.y0 }
 
 // sameRow reports whether two boxes share a baseline: their vertical
 // extents overlap by at least half the smaller one.
@@ -54,10 +54,10 @@ func sameRow(ay0, ay1, by0, by1 float32) bool {
 // wider than the font size (a column gutter or a table cell). A space
 // pdfium reports, or a gap wider than a fifth of the size, becomes one
 // space.
-func fragments(p *rawPage) []*pdfFrag {
-	var out []*pdfFrag
-	var cur *pdfFrag
-	var last *pdfChar
+func fragmentsOf(p *rawPage) []*fragment {
+	var out []*fragment
+	var cur *fragment
+	var last *char
 	space := false
 	flush := func() {
 		if cur != nil && len(cur.text) > 0 {
@@ -92,7 +92,7 @@ func fragments(p *rawPage) []*pdfFrag {
 			}
 		}
 		if cur == nil {
-			cur = &pdfFrag{x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, allBold: true, boldStart: c.bold, heading: c.heading}
+			cur = &fragment{x0: c.x0, y0: c.y0, x1: c.x1, y1: c.y1, allBold: true, boldStart: c.bold, heading: c.heading}
 		} else if space {
 			// A wide space (over 0.8 of the size) separates names in an
 			// author list; it reads as one space elsewhere.
@@ -121,10 +121,10 @@ func fragments(p *rawPage) []*pdfFrag {
 
 // buildLines merges fragments on one baseline that are close together
 // (closer than the font size) into lines.
-func buildLines(frags []*pdfFrag, page int) []*pdfLine {
-	var lines []*pdfLine
+func buildLines(frags []*fragment, page int) []*textLine {
+	var lines []*textLine
 	for _, f := range frags {
-		var into *pdfLine
+		var into *textLine
 		for k := len(lines) - 1; k >= 0 && k >= len(lines)-12; k-- {
 			l := lines[k]
 			if !sameRow(f.y0, f.y1, l.y0, l.y1) {
@@ -137,7 +137,7 @@ func buildLines(frags []*pdfFrag, page int) []*pdfLine {
 			}
 		}
 		if into == nil {
-			into = &pdfLine{x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, page: page}
+			into = &textLine{x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, page: page}
 			lines = append(lines, into)
 		}
 		into.frags = append(into.frags, f)
@@ -154,8 +154,8 @@ func buildLines(frags []*pdfFrag, page int) []*pdfLine {
 // finishLine orders a line's fragments and sets its text, size and style.
 // A raised footnote mark after a word is written in superscript digits
 // (see raisedMark) and does not count for the line's style.
-func finishLine(l *pdfLine) {
-	slices.SortStableFunc(l.frags, func(a, b *pdfFrag) int {
+func finishLine(l *textLine) {
+	slices.SortStableFunc(l.frags, func(a, b *fragment) int {
 		switch {
 		case a.x0 < b.x0:
 			return -1

@@ -1,4 +1,4 @@
-package ingest
+package pdf
 
 import (
 	"regexp"
@@ -7,34 +7,22 @@ import (
 	"unicode/utf8"
 )
 
-// pdfPage is one page's lines in reading order, with what was learnt
+// layoutPage is one page's lines in reading order, with what was learnt
 // about it.
-type pdfPage struct {
+type layoutPage struct {
 	index         int // 0-based
 	width, height float32
-	lines         []*pdfLine
+	lines         []*textLine
 	label         string // the page number printed on it, if found
 }
 
-// paraKind says what a paragraph is.
-type paraKind int
-
-const (
-	paraBody paraKind = iota
-	paraHeading
-	paraCaption
-	paraFootnote
-	paraTitle
-	paraAuthors
-)
-
-// pdfPara is a paragraph: lines of one flow that belong together.
+// paragraph is a paragraph: lines of one flow that belong together.
 //
 // Invariant: lines are in reading order and all on page; text is their
 // cleaned text joined by joinLines (set by the document pass).
-type pdfPara struct {
-	lines []*pdfLine
-	kind  paraKind
+type paragraph struct {
+	lines []*textLine
+	kind  Kind
 	page  int
 	text  string
 	level int // heading depth, 1 outermost
@@ -49,8 +37,8 @@ type pdfPara struct {
 // pageOff is a byte offset in a paragraph's text where a page begins.
 type pageOff struct{ page, off int }
 
-func (p *pdfPara) first() *pdfLine { return p.lines[0] }
-func (p *pdfPara) last() *pdfLine  { return p.lines[len(p.lines)-1] }
+func (p *paragraph) first() *textLine { return p.lines[0] }
+func (p *paragraph) last() *textLine  { return p.lines[len(p.lines)-1] }
 
 // captionRE matches the start of a figure or table caption: the label
 // and its number, then a colon or full stop, a capitalised word ("Table 1
@@ -65,7 +53,7 @@ var footnoteMarkRE = regexp.MustCompile(`^([0-9]{1,3}|[*†‡§¶])\s?\S`)
 // markSmallText drops text that is not prose: characters drawn inside a
 // figure (an image or a form XObject that is not the whole page) and tiny
 // lines (axis labels, tick marks) well below the body size.
-func markSmallText(lines []*pdfLine, body float32) {
+func markSmallText(lines []*textLine, body float32) {
 	for _, l := range lines {
 		fig := true
 		for _, f := range l.frags {
@@ -83,7 +71,7 @@ func markSmallText(lines []*pdfLine, body float32) {
 
 // markTicks drops tick labels: a row of bare numbers in small type, with
 // no words beside them (a table row has its label).
-func markTicks(lines []*pdfLine, body float32) {
+func markTicks(lines []*textLine, body float32) {
 	for _, l := range lines {
 		if l.drop || l.size >= body-0.5 || !bareNumbers(l.text) {
 			continue
@@ -141,8 +129,8 @@ func letterShare(s string) float64 {
 // last body line, whose first line starts with a footnote mark. Each
 // footnote (a mark and its lines) becomes its own paragraph; the lines
 // left are returned.
-func splitFootnotes(p *pdfPage, body float32) (rest []*pdfLine, notes []*pdfPara) {
-	byFlow := map[int][]*pdfLine{}
+func splitFootnotes(p *layoutPage, body float32) (rest []*textLine, notes []*paragraph) {
+	byFlow := map[int][]*textLine{}
 	cols := 0
 	for _, l := range p.lines {
 		if !l.drop {
@@ -156,7 +144,7 @@ func splitFootnotes(p *pdfPage, body float32) (rest []*pdfLine, notes []*pdfPara
 		flows = append(flows, f)
 	}
 	flows = append(flows, 0)
-	isNote := map[*pdfLine]bool{}
+	isNote := map[*textLine]bool{}
 	for _, flow := range flows {
 		ls := byFlow[flow]
 		// Lines from the bottom up while they are small and low.
@@ -174,11 +162,11 @@ func splitFootnotes(p *pdfPage, body float32) (rest []*pdfLine, notes []*pdfPara
 		if start == len(ls) {
 			continue
 		}
-		var cur *pdfPara
+		var cur *paragraph
 		for _, l := range ls[start:] {
 			isNote[l] = true
 			if cur == nil || isFootnoteStart(l) && l.x0 <= cur.first().x0+2 {
-				cur = &pdfPara{kind: paraFootnote, page: p.index}
+				cur = &paragraph{kind: Footnote, page: p.index}
 				notes = append(notes, cur)
 			}
 			cur.lines = append(cur.lines, l)
@@ -196,7 +184,7 @@ func splitFootnotes(p *pdfPage, body float32) (rest []*pdfLine, notes []*pdfPara
 
 // isFootnoteStart reports whether a line begins with a footnote mark: a
 // raised or smaller number or symbol, or a number and text.
-func isFootnoteStart(l *pdfLine) bool {
+func isFootnoteStart(l *textLine) bool {
 	if len(l.frags) > 1 {
 		f := l.frags[0]
 		t := strings.TrimSpace(string(f.text))
@@ -209,7 +197,7 @@ func isFootnoteStart(l *pdfLine) bool {
 
 // footnoteText writes a footnote mark apart from its text: "1Our code"
 // becomes "1 Our code".
-func footnoteText(l *pdfLine) string {
+func footnoteText(l *textLine) string {
 	if len(l.frags) > 1 {
 		f := l.frags[0]
 		t := strings.TrimSpace(string(f.text))
@@ -227,15 +215,15 @@ func footnoteText(l *pdfLine) string {
 // inside a bold run-in head, see runsInto), after a line that stops well
 // short of the column's right edge, before an indented line that follows
 // a sentence end, and before a caption.
-func paragraphsOf(p *pdfPage, lines []*pdfLine) []*pdfPara {
-	var out []*pdfPara
-	var cur *pdfPara
+func paragraphsOf(p *layoutPage, lines []*textLine) []*paragraph {
+	var out []*paragraph
+	var cur *paragraph
 	for _, l := range lines {
 		if l.drop {
 			continue
 		}
 		if cur == nil || breaksBefore(cur, l) {
-			cur = &pdfPara{page: p.index}
+			cur = &paragraph{page: p.index}
 			out = append(out, cur)
 		}
 		cur.lines = append(cur.lines, l)
@@ -246,7 +234,7 @@ func paragraphsOf(p *pdfPage, lines []*pdfLine) []*pdfPara {
 // breaksBefore reports whether line l starts a new paragraph after
 // paragraph cur. A line stops short when it ends well before the
 // paragraph's right edge (the widest of its lines and l).
-func breaksBefore(cur *pdfPara, l *pdfLine) bool {
+func breaksBefore(cur *paragraph, l *textLine) bool {
 	prev := cur.last()
 	right := l.x1
 	for _, c := range cur.lines {
@@ -293,12 +281,12 @@ func breaksBefore(cur *pdfPara, l *pdfLine) bool {
 // of its own before a paragraph whose first words are bold is still kept
 // apart by the rules after the change of style in breaksBefore (it stops
 // short of the column's edge, or reads as a heading).
-func runsInto(prev, l *pdfLine) bool {
+func runsInto(prev, l *textLine) bool {
 	return prev.bold && !l.bold && l.frags[0].boldStart
 }
 
 // lineHeading is the tagged heading depth of all of a line, or 0.
-func lineHeading(l *pdfLine) int8 {
+func lineHeading(l *textLine) int8 {
 	h := l.frags[0].heading
 	for _, f := range l.frags[1:] {
 		if f.heading != h {

@@ -1,7 +1,9 @@
-package ingest
+package pdf
 
 import (
 	"context"
+	"fmt"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"slices"
 	"strings"
 	"testing"
@@ -9,18 +11,28 @@ import (
 
 // layoutOf reads a fixture PDF into its layout (paragraphs in reading
 // order, kinds set).
-func layoutOf(t *testing.T, data []byte) *pdfLayout {
+func layoutOf(t *testing.T, data []byte) *layout {
 	t.Helper()
-	out, err := testLoader(t).pdf.extract(context.Background(), data)
+	out, err := testEngine(t).extract(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return layoutPDF(out.Pages, out.Outline)
+	return layOut(out.Pages, out.Outline)
+}
+
+// readDoc reads a fixture PDF with the shared engine.
+func readDoc(t *testing.T, data []byte) *Document {
+	t.Helper()
+	d, err := testEngine(t).Read(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // paraList is a layout's paragraphs as "kind: text" lines.
-func paraList(lay *pdfLayout) []string {
-	names := map[paraKind]string{paraBody: "body", paraHeading: "heading", paraCaption: "caption", paraFootnote: "footnote", paraTitle: "title", paraAuthors: "authors"}
+func paraList(lay *layout) []string {
+	names := map[Kind]string{Body: "body", Heading: "heading", Caption: "caption", Footnote: "footnote", Title: "title", Authors: "authors"}
 	var out []string
 	for _, p := range lay.paras {
 		out = append(out, names[p.kind]+": "+p.text)
@@ -30,11 +42,11 @@ func paraList(lay *pdfLayout) []string {
 
 // runIn draws a line whose first words are bold and whose rest is
 // regular, filling the column (Courier is 0.6 em a character).
-func runIn(x, y, width float64, bold, rest string) []paperItem {
+func runIn(x, y, width float64, bold, rest string) []pdftest.Item {
 	w := 0.6 * 10 * float64(len(bold))
-	return []paperItem{
-		{x: x, y: y, size: 10, bold: true, text: bold},
-		{x: x + w, y: y, size: 10, width: width - w, text: rest},
+	return []pdftest.Item{
+		{X: x, Y: y, Size: 10, Bold: true, Text: bold},
+		{X: x + w, Y: y, Size: 10, Width: width - w, Text: rest},
 	}
 }
 
@@ -47,31 +59,31 @@ func TestBackMatterAndRunInHeads(t *testing.T) {
 	// Justified lines leave word gaps under half a character (Courier is
 	// 6 points a character at 10 points, 70 characters to a line).
 	const x, w = 72.0, 420.0
-	var page []paperItem
-	page = append(page, paperItem{x: x, y: 760, size: 16, bold: true, text: "Back Matter"})
-	page = append(page, paperItem{x: x, y: 740, size: 12, bold: true, text: "1 Introduction"})
-	page = append(page, column(x, 720, w,
+	var page []pdftest.Item
+	page = append(page, pdftest.Item{X: x, Y: 760, Size: 16, Bold: true, Text: "Back Matter"})
+	page = append(page, pdftest.Item{X: x, Y: 740, Size: 12, Bold: true, Text: "1 Introduction"})
+	page = append(page, pdftest.Column(x, 720, w,
 		"Limitations of earlier readers are many; this line starts with the",
 		"word but goes on as body text, so it opens no section at all.")...)
 	// A run-in head: a whole bold line, then a line that starts bold.
-	page = append(page, paperItem{x: x, y: 690, size: 10, bold: true, width: w,
-		text: "Run-in heads keep their paragraph whole when the bold lead-in line"})
+	page = append(page, pdftest.Item{X: x, Y: 690, Size: 10, Bold: true, Width: w,
+		Text: "Run-in heads keep their paragraph whole when the bold lead-in line"})
 	page = append(page, runIn(x, 678, w, "runs on", " into a line that turns to regular type half way along it.")...)
-	page = append(page, column(x, 666, w, "The paragraph ends here.")...)
+	page = append(page, pdftest.Column(x, 666, w, "The paragraph ends here.")...)
 	// A bold heading short of the edge, then a paragraph whose first
 	// words are bold: two paragraphs.
-	page = append(page, paperItem{x: x, y: 640, size: 10, bold: true, text: "Setup of the study"})
+	page = append(page, pdftest.Item{X: x, Y: 640, Size: 10, Bold: true, Text: "Setup of the study"})
 	page = append(page, runIn(x, 628, w, "Models.", " We test three readers on the same papers, one after another.")...)
-	page = append(page, column(x, 616, w, "Each reads every page.")...)
+	page = append(page, pdftest.Column(x, 616, w, "Each reads every page.")...)
 	// Body-style lines that name back matter are text.
-	page = append(page, column(x, 590, w, "Ethics Statement")...)
-	page = append(page, column(x, 570, w, "A line in the body's own type and size, under the line above.")...)
-	page = append(page, paperItem{x: x, y: 540, size: 12, bold: true, text: "Limitations"})
-	page = append(page, column(x, 520, w, "Our fixture is small and drawn in one font only.")...)
-	page = append(page, paperItem{x: x, y: 490, size: 10, bold: true, text: "Ethical Considerations"})
-	page = append(page, column(x, 470, w, "No person is named in it.")...)
+	page = append(page, pdftest.Column(x, 590, w, "Ethics Statement")...)
+	page = append(page, pdftest.Column(x, 570, w, "A line in the body's own type and size, under the line above.")...)
+	page = append(page, pdftest.Item{X: x, Y: 540, Size: 12, Bold: true, Text: "Limitations"})
+	page = append(page, pdftest.Column(x, 520, w, "Our fixture is small and drawn in one font only.")...)
+	page = append(page, pdftest.Item{X: x, Y: 490, Size: 10, Bold: true, Text: "Ethical Considerations"})
+	page = append(page, pdftest.Column(x, 470, w, "No person is named in it.")...)
 
-	lay := layoutOf(t, paperPDF([][]paperItem{page}))
+	lay := layoutOf(t, pdftest.Paper([][]pdftest.Item{page}))
 	want := []string{
 		"title: Back Matter",
 		"heading: 1 Introduction",
@@ -90,15 +102,15 @@ func TestBackMatterAndRunInHeads(t *testing.T) {
 		t.Errorf("paragraphs:\n got %q\nwant %q", got, want)
 	}
 
-	ld := loadBytes(t, "backmatter.pdf", paperPDF([][]paperItem{page}))
-	var paths []string
-	for _, s := range ld.Segments {
-		if p := strings.Join(s.Section, " › "); !slices.Contains(paths, p) {
-			paths = append(paths, p)
+	doc := readDoc(t, pdftest.Paper([][]pdftest.Item{page}))
+	var heads []string
+	for _, b := range doc.Blocks {
+		if b.Kind == Heading {
+			heads = append(heads, fmt.Sprintf("%d %s", b.Level, b.Text))
 		}
 	}
-	if want := []string{"", "1 Introduction", "Limitations", "Ethical Considerations"}; !slices.Equal(paths, want) {
-		t.Errorf("sections %q, want %q", paths, want)
+	if want := []string{"1 1 Introduction", "1 Limitations", "1 Ethical Considerations"}; !slices.Equal(heads, want) {
+		t.Errorf("headings %q, want %q", heads, want)
 	}
 }
 
@@ -119,8 +131,8 @@ func TestIsBackMatterHeading(t *testing.T) {
 
 // raised draws text in small type raised above the baseline y, as a
 // footnote mark or an exponent is set.
-func raised(x, y float64, text string) paperItem {
-	return paperItem{x: x, y: y + 4, size: 6, text: text}
+func raised(x, y float64, text string) pdftest.Item {
+	return pdftest.Item{X: x, Y: y + 4, Size: 6, Text: text}
 }
 
 // A raised footnote mark after a word is written in superscript digits,
@@ -129,47 +141,48 @@ func raised(x, y float64, text string) paperItem {
 func TestRaisedFootnoteMarks(t *testing.T) {
 	const x = 72.0
 	ch := 6.0 // a Courier character at 10 points
-	var page []paperItem
+	var page []pdftest.Item
 	// "Bing Chat²  and perplexity.ai³  respond to user questions."
 	s1, s2, s3 := "Bing Chat", " and perplexity.ai", " respond to user questions."
 	page = append(page,
-		paperItem{x: x, y: 700, size: 10, text: s1},
+		pdftest.Item{X: x, Y: 700, Size: 10, Text: s1},
 		raised(x+ch*9, 700, "2"),
-		paperItem{x: x + ch*9 + 3.6, y: 700, size: 10, text: s2},
+		pdftest.Item{X: x + ch*9 + 3.6, Y: 700, Size: 10, Text: s2},
 		raised(x+ch*9+3.6+ch*18, 700, "3"),
-		paperItem{x: x + ch*9 + 7.2 + ch*18, y: 700, size: 10, text: s3},
+		pdftest.Item{X: x + ch*9 + 7.2 + ch*18, Y: 700, Size: 10, Text: s3},
 	)
 	// After a full stop at the line's end.
 	page = append(page,
-		paperItem{x: x, y: 688, size: 10, text: "They cite the web."},
+		pdftest.Item{X: x, Y: 688, Size: 10, Text: "They cite the web."},
 		raised(x+ch*18, 688, "14"),
 	)
 	// Exponents: after a digit, and before a letter.
 	page = append(page,
-		paperItem{x: x, y: 664, size: 10, text: "A cost of 10"},
+		pdftest.Item{X: x, Y: 664, Size: 10, Text: "A cost of 10"},
 		raised(x+ch*12, 664, "3"),
-		paperItem{x: x + ch*12 + 3.6 + 2, y: 664, size: 10, text: " and an area x"},
+		pdftest.Item{X: x + ch*12 + 3.6 + 2, Y: 664, Size: 10, Text: " and an area x"},
 	)
 	page = append(page,
 		raised(x+ch*12+5.6+ch*14, 664, "2"),
-		paperItem{x: x + ch*12 + 9.2 + ch*14, y: 664, size: 10, text: "y in all."},
+		pdftest.Item{X: x + ch*12 + 9.2 + ch*14, Y: 664, Size: 10, Text: "y in all."},
 	)
 	// The footnotes at the page's foot.
 	page = append(page,
-		paperItem{x: x, y: 104, size: 5, text: "2"},
-		paperItem{x: x + 4, y: 100, size: 8, text: "https://www.bing.com/new"},
-		paperItem{x: x, y: 92, size: 5, text: "3"},
-		paperItem{x: x + 4, y: 88, size: 8, text: "https://www.perplexity.ai"},
+		pdftest.Item{X: x, Y: 104, Size: 5, Text: "2"},
+		pdftest.Item{X: x + 4, Y: 100, Size: 8, Text: "https://www.bing.com/new"},
+		pdftest.Item{X: x, Y: 92, Size: 5, Text: "3"},
+		pdftest.Item{X: x + 4, Y: 88, Size: 8, Text: "https://www.perplexity.ai"},
 	)
-	ld := loadBytes(t, "marks.pdf", paperPDF([][]paperItem{page}))
+	doc := readDoc(t, pdftest.Paper([][]pdftest.Item{page}))
+	text := doc.text()
 	for _, want := range []string{"Bing Chat² and perplexity.ai³ respond to user questions.", "They cite the web.¹⁴", "A cost of 103 and an area x2y in all."} {
-		if !strings.Contains(ld.Text, want) {
-			t.Errorf("text lacks %q:\n%s", want, ld.Text)
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
 	for _, note := range []string{"2 https://www.bing.com/new", "3 https://www.perplexity.ai"} {
-		if s := segmentOf(t, ld, note); s.Text != note {
-			t.Errorf("footnote passage %q, want %q", s.Text, note)
+		if !slices.ContainsFunc(doc.Blocks, func(b Block) bool { return b.Kind == Footnote && b.Text == note }) {
+			t.Errorf("no footnote block %q:\n%s", note, text)
 		}
 	}
 }

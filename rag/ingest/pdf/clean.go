@@ -1,4 +1,4 @@
-package ingest
+package pdf
 
 import (
 	"regexp"
@@ -13,7 +13,7 @@ var pageNumberRE = regexp.MustCompile(`^(?i)(page\s+)?[-–—]?\s*(\d{1,4}|[ivx
 
 // marginLines returns the indexes of up to n live lines nearest the top
 // and the bottom edge of a page (by position, whatever the reading order).
-func marginLines(lines []*pdfLine, n int) []int {
+func marginLines(lines []*textLine, n int) []int {
 	var idx []int
 	for k := 0; k < n; k++ {
 		hi, lo := -1, -1
@@ -63,10 +63,10 @@ func marginKey(s string) string {
 // dropMargins removes running headers and footers (a line at the top or
 // bottom of a page whose text, digits aside, recurs at about the same
 // height on at least two pages and a quarter of them) and page numbers,
-// which it records by page (pdfPage.label, "" where none was found). It
+// which it records by page (layoutPage.label, "" where none was found). It
 // returns the running headers and footers it removed, each once, as first
 // drawn, in page order.
-func dropMargins(pages []*pdfPage) (heads []string) {
+func dropMargins(pages []*layoutPage) (heads []string) {
 	type seen struct {
 		pages map[int]bool
 		y     float32

@@ -1,4 +1,4 @@
-package ingest
+package pdf
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// pdfLayout is a PDF read as a paper: its paragraphs in reading order,
+// layout is a PDF read as a paper: its paragraphs in reading order,
 // with headers, footers, page numbers and figure text gone, footnotes as
 // paragraphs of their own, and the front matter recognised.
 //
@@ -14,9 +14,9 @@ import (
 // the next page (a paragraph broken by a page break is one paragraph) but
 // footnotes of a page come before any paragraph that starts on a later
 // page; labels has one entry per page.
-type pdfLayout struct {
-	pages   []*pdfPage
-	paras   []*pdfPara
+type layout struct {
+	pages   []*layoutPage
+	paras   []*paragraph
 	labels  []string
 	body    float32
 	title   string
@@ -24,19 +24,19 @@ type pdfLayout struct {
 	heads   []string // running headers and footers taken out of the text
 }
 
-// layoutPDF reads the pages' characters into paragraphs.
-func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
-	lay := &pdfLayout{}
+// layOut reads the pages' characters into paragraphs.
+func layOut(raw []*rawPage, outline []outlineItem) *layout {
+	lay := &layout{}
 	sizes := map[float32]int{}
 	for i, rp := range raw {
-		frags := fragments(rp)
+		frags := fragmentsOf(rp)
 		markFigures(frags, rp)
 		for _, f := range frags {
 			if !f.inFigure {
 				sizes[roundSize(f.size)] += f.chars
 			}
 		}
-		lay.pages = append(lay.pages, &pdfPage{index: i, width: rp.width, height: rp.height, lines: buildLines(frags, i)})
+		lay.pages = append(lay.pages, &layoutPage{index: i, width: rp.width, height: rp.height, lines: buildLines(frags, i)})
 	}
 	best := 0
 	for s, n := range sizes {
@@ -66,13 +66,13 @@ func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
 		lay.labels = append(lay.labels, p.label)
 	}
 	// Paragraphs of each page, footnotes apart.
-	type pageParas struct{ body, notes []*pdfPara }
+	type pageParas struct{ body, notes []*paragraph }
 	all := make([]pageParas, len(lay.pages))
 	for i, p := range lay.pages {
 		rest, notes := splitFootnotes(p, lay.body)
 		all[i] = pageParas{paragraphsOf(p, rest), notes}
 	}
-	var bodies []*pdfPara
+	var bodies []*paragraph
 	for i := range all {
 		for _, para := range all[i].body {
 			classify(para, lay.body)
@@ -84,16 +84,16 @@ func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
 	// page's footnotes before a paragraph that runs onto the next page.
 	// A float (a figure, table or caption across the page) between the
 	// two parts does not stop the join.
-	var open *pdfPara
+	var open *paragraph
 	for i := range all {
-		var kept []*pdfPara
+		var kept []*paragraph
 		for _, para := range all[i].body {
 			if open != nil && runsOn(open, para) {
 				open.lines = append(open.lines, para.lines...)
 				continue
 			}
 			kept = append(kept, para)
-			if open == nil || open.kind != paraBody || !isFloat(para, open, lay.body) {
+			if open == nil || open.kind != Body || !isFloat(para, open, lay.body) {
 				open = para
 			}
 		}
@@ -107,7 +107,7 @@ func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
 		for k := len(body) - 1; k >= 0; k-- {
 			if body[k].last().page > i {
 				at = k
-				for at > 0 && (body[at-1].kind == paraHeading || body[at-1].kind == paraCaption) {
+				for at > 0 && (body[at-1].kind == Heading || body[at-1].kind == Caption) {
 					at--
 				}
 				break
@@ -125,7 +125,7 @@ func layoutPDF(raw []*rawPage, outline []outlineItem) *pdfLayout {
 
 // markFigures flags fragments drawn inside a figure region that is not
 // most of the page.
-func markFigures(frags []*pdfFrag, rp *rawPage) {
+func markFigures(frags []*fragment, rp *rawPage) {
 	page := rp.width * rp.height
 	for _, r := range rp.figures {
 		if (r.x1-r.x0)*(r.y1-r.y0) > 0.7*page {
@@ -142,17 +142,17 @@ func markFigures(frags []*pdfFrag, rp *rawPage) {
 
 // classify sets a paragraph's kind from its first line: a caption, or
 // body (headings are found by markHeadings).
-func classify(p *pdfPara, body float32) {
+func classify(p *paragraph, body float32) {
 	if captionRE.MatchString(p.first().text) {
-		p.kind = paraCaption
+		p.kind = Caption
 	}
 }
 
 // runsOn reports whether next continues paragraph prev across a column or
 // page break: both body text of one size, prev does not end a sentence or
 // next starts in lower case, and next's first line is not indented.
-func runsOn(prev, next *pdfPara) bool {
-	if prev.kind != paraBody || next.kind != paraBody {
+func runsOn(prev, next *paragraph) bool {
+	if prev.kind != Body || next.kind != Body {
 		return false
 	}
 	a, b := prev.last(), next.first()
@@ -179,8 +179,8 @@ func runsOn(prev, next *pdfPara) bool {
 // apart from the column text that open belongs to: a caption, lines
 // across the page while open is in a column, or text smaller than the
 // body's size while open is not.
-func isFloat(para, open *pdfPara, body float32) bool {
-	return para.kind == paraCaption || para.first().flow == 0 && open.last().flow != 0 ||
+func isFloat(para, open *paragraph, body float32) bool {
+	return para.kind == Caption || para.first().flow == 0 && open.last().flow != 0 ||
 		para.first().size < body-0.8 && open.last().size >= body-0.8
 }
 
@@ -188,7 +188,7 @@ func isFloat(para, open *pdfPara, body float32) bool {
 // table cells on one row with " | ", other lines by joinLines. It records
 // where in the text each line begins (lineOffs) and each later page (a
 // paragraph run onto the next page).
-func paraText(p *pdfPara, vocab vocabulary) {
+func paraText(p *paragraph, vocab vocabulary) {
 	text := ""
 	p.pageOffs = p.pageOffs[:0]
 	p.lineOffs = p.lineOffs[:0]
@@ -202,12 +202,12 @@ func paraText(p *pdfPara, vocab vocabulary) {
 		}
 	}
 	sep := " "
-	if rows >= 2 && p.kind != paraHeading {
+	if rows >= 2 && p.kind != Heading {
 		sep = " | "
 	}
 	for i, l := range p.lines {
 		t := l.text
-		if p.kind == paraFootnote && i == 0 {
+		if p.kind == Footnote && i == 0 {
 			t = cleanLine(footnoteText(l))
 		}
 		if i > 0 && sameRow(p.lines[i-1].y0, p.lines[i-1].y1, l.y0, l.y1) && p.lines[i-1].page == l.page {

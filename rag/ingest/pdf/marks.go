@@ -1,4 +1,4 @@
-package ingest
+package pdf
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 // "2", "models." "14"), and followed by a space, punctuation or the line's
 // end. An exponent inside a formula ("10" "3", "x" "2y") is none: the
 // digit before it or the letter after it rules it out.
-func raisedMark(frags []*pdfFrag, i int) bool {
+func raisedMark(frags []*fragment, i int) bool {
 	if i == 0 {
 		return false
 	}

@@ -1,0 +1,86 @@
+package pdf
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// sharedPDFDir holds the real PDFs (../shared/data/pdf from the repository
+// root); tests that need them skip when it is absent.
+var sharedPDFDir = filepath.Join("..", "..", "..", "..", "shared", "data", "pdf")
+
+var (
+	engineOnce sync.Once
+	engine     *Engine
+)
+
+// testEngine is one Engine shared by all tests, so pdfium is compiled once
+// per test binary; its compilation cache lives in the system's temporary
+// directory, so later runs start warm.
+func testEngine(t testing.TB) *Engine {
+	t.Helper()
+	engineOnce.Do(func() {
+		engine = NewEngine(testCacheDir())
+		// The deadline guards users, not a test on a loaded machine; the
+		// tests of the guard make engines of their own.
+		engine.deadline = 5 * time.Minute
+	})
+	return engine
+}
+
+// testCacheDir is the wazero cache the shared test engine uses, so a
+// test's own Engine starts warm.
+func testCacheDir() string {
+	return filepath.Join(os.TempDir(), "ibid-ingest-test-wazero")
+}
+
+// sharedPDF is the path of a real PDF, skipping the test without it.
+func sharedPDF(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join(sharedPDFDir, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s not available: %v", p, err)
+	}
+	return p
+}
+
+// readShared reads a real PDF with the shared engine.
+func readShared(t *testing.T, name string) (*Document, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(sharedPDF(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := testEngine(t).Read(t.Context(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, data
+}
+
+// text is a Document's blocks joined by a blank line, as a loader writes
+// them.
+func (d *Document) text() string {
+	var b []byte
+	for _, blk := range d.Blocks {
+		if len(b) > 0 {
+			b = append(b, "\n\n"...)
+		}
+		b = append(b, blk.Text...)
+	}
+	return string(b)
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if engine != nil {
+		if err := engine.Close(); err != nil {
+			println("closing engine:", err.Error())
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
