@@ -73,7 +73,7 @@ func startLine(i int) int { return min(i, 1) }
 // the viewer has the document's page starts (Content.PageStarts; otherwise a
 // passage that spans pages gets one marker above, naming them). The lines
 // of the cited segment's focus (the part that matched best,
-// viewer_focus.go) are marked.
+// focus.go) are marked.
 //
 // Invariant: the block has at least one line; its lines' offsets never
 // decrease.

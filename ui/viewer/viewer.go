@@ -56,8 +56,8 @@ type ErrorMsg struct{ Err error }
 // passage it belongs to), then the document from that line on, as many
 // passages as fill the view, each reflowed to the width with a marker line
 // where a page begins, inside a passage too when the document's page
-// starts are known (viewer_blocks.go, viewer_pages.go,
-// viewer_pagestarts.go). The cited passage is highlighted; the reader
+// starts are known (blocks.go, pages.go,
+// pagestarts.go). The cited passage is highlighted; the reader
 // scrolls through the whole document, from its first line to its last;
 // o opens the document where the view is (open.go). It is a pane of the
 // chat (Update, View, SetSize, Focus, Blur, help.KeyMap) that the chat
@@ -65,7 +65,7 @@ type ErrorMsg struct{ Err error }
 //
 // The view's position is (at, offset): at is the passage its first line
 // belongs to, offset that line in at's block. Keys and the wheel move
-// offset freely; where (viewer_place.go) settles it before anything reads
+// offset freely; where (place.go) settles it before anything reads
 // it. The passage the view is on (on: ▌ marks it, the header names it) is
 // at, or the one the reader jumped to (pick) until they scroll.
 //
