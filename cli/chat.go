@@ -16,6 +16,7 @@ import (
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/ui"
+	"github.com/ibid-dev/ibid/ui/viewer"
 )
 
 // resumeLatest is --resume's value when it is given without one.
@@ -164,8 +165,8 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 
 // openSettings are the programs the viewer's o runs, from the Config
 // (the chat reads no environment of its own).
-func openSettings(cfg *Config) ui.OpenSettings {
-	return ui.OpenSettings{PDFViewer: cfg.PDFViewer, Editor: cfg.Editor}
+func openSettings(cfg *Config) viewer.OpenSettings {
+	return viewer.OpenSettings{PDFViewer: cfg.PDFViewer, Editor: cfg.Editor}
 }
 
 // unknownCommand catches a mistyped command (ibid serach …): a first

@@ -247,6 +247,27 @@ type TermCounter interface {
 	DocFreq(ctx context.Context, terms []string) (df []int, segments int, err error)
 }
 
+// DocumentCounter is a Store that counts its documents without reading
+// them: the chat reads the count every few seconds to show another
+// process's additions, and Documents would read every document each time
+// (a whole table on PostgreSQL). It is optional; CountDocuments falls back
+// to Documents. A backend that has it sees the same documents as
+// Documents, another process's committed writes included (store/storetest
+// checks both).
+type DocumentCounter interface {
+	DocumentCount(ctx context.Context) (int, error)
+}
+
+// CountDocuments is the number of documents in s: its DocumentCount when
+// it is a DocumentCounter, else the length of its Documents.
+func CountDocuments(ctx context.Context, s Store) (int, error) {
+	if c, ok := s.(DocumentCounter); ok {
+		return c.DocumentCount(ctx)
+	}
+	docs, err := s.Documents(ctx)
+	return len(docs), err
+}
+
 // Passages is the start of a document's segments (in Index order) that is
 // read, shown and cited: up to its first index row (Parent set), since
 // index rows follow the passages.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // maxOpenBlock bounds the block still streaming: past it, the block is
@@ -15,7 +16,7 @@ const maxOpenBlock = 4096
 
 // node is one reference node of an answer, in order of appearance.
 type node struct {
-	kind nodeKind
+	kind render.NodeKind
 	num  int
 	off  int // offset of its placeholder in the answer's Markdown source
 }
@@ -74,8 +75,7 @@ type answerDoc struct {
 	// a source only once its node is on screen, so both grow in step.
 	seen map[int]bool
 
-	md tailMD   // the open block's Markdown prefix, rendered now and then
-	tw tailWrap // the rest of the open block, wrapped incrementally
+	tail render.Tail // draws the open block, src[closed:]
 }
 
 // addText appends streamed text.
@@ -86,16 +86,16 @@ func (d *answerDoc) addText(s string) {
 }
 
 // addNode appends a node at the current end.
-func (d *answerDoc) addNode(k nodeKind, n int) {
+func (d *answerDoc) addNode(k render.NodeKind, n int) {
 	d.nodes = append(d.nodes, node{kind: k, num: n, off: len(d.src)})
-	if k != nodeUnknown {
+	if k != render.Unknown {
 		if d.seen == nil {
 			d.seen = map[int]bool{}
 		}
 		d.seen[n] = true
 	}
 	d.textOffs = append(d.textOffs, d.text.Len())
-	d.src = append(d.src, placeholder(k, n)...)
+	d.src = append(d.src, render.Placeholder(k, n)...)
 }
 
 // insertInferred places an inferred node at text offset off (the end of
@@ -104,7 +104,7 @@ func (d *answerDoc) insertInferred(n, off int) {
 	text := d.text.String()
 	type item struct {
 		off  int
-		kind nodeKind
+		kind render.NodeKind
 		num  int
 	}
 	items := make([]item, 0, len(d.nodes)+1)
@@ -115,7 +115,7 @@ func (d *answerDoc) insertInferred(n, off int) {
 	for off > 0 && off <= len(text) && text[off-1] == '\n' {
 		off--
 	}
-	items = append(items, item{min(max(off, 0), len(text)), nodeInferred, n})
+	items = append(items, item{min(max(off, 0), len(text)), render.Inferred, n})
 	sort.SliceStable(items, func(i, j int) bool { return items[i].off < items[j].off })
 	*d = answerDoc{finished: d.finished}
 	pos := 0
@@ -184,8 +184,7 @@ func (d *answerDoc) closeBlock(end int) {
 	d.blocks = append(d.blocks, b)
 	d.closed = end
 	d.content = false
-	d.tw.reset(d.tw.width)
-	d.md = tailMD{}
+	d.tail.Reset()
 }
 
 // finish ends the stream: the tail becomes the last block.
@@ -211,14 +210,21 @@ func (d *answerDoc) tailNodes() (first, n int) {
 	return first, len(d.nodes) - first
 }
 
+// drawTail draws the open block (render.Tail.Draw) for width, after
+// indent, with selected node sel.
+func (d *answerDoc) drawTail(width int, indent string, st *styles, sel int, r *render.Renderer) (lines []string, nodeLine []int) {
+	first, _ := d.tailNodes()
+	return d.tail.Draw(d.src[d.closed:], first, width, indent, st, sel, r)
+}
+
 // drawBlock returns block i drawn for width and selected node sel,
 // rendering with r only when the width changed: its lines, or, when they
 // were dropped, its fitted lines for that selection.
-func (d *answerDoc) drawBlock(i int, r *mdRenderer, st *Styles, sel int) *block {
+func (d *answerDoc) drawBlock(i int, r *render.Renderer, st *styles, sel int) *block {
 	b := &d.blocks[i]
-	if b.width != r.width {
-		b.raw = packLines(r.render(string(d.src[b.start:b.end])))
-		b.width = r.width
+	if b.width != r.Width() {
+		b.raw = render.PackLines(r.Render(string(d.src[b.start:b.end])))
+		b.width = r.Width()
 		b.sel = -2
 	}
 	s := -1
@@ -226,67 +232,12 @@ func (d *answerDoc) drawBlock(i int, r *mdRenderer, st *Styles, sel int) *block 
 		s = sel
 	}
 	if b.sel != s || b.lines == nil && b.fitted == nil {
-		b.lines, b.nodeLine = drawChips(b.raw, d.nodes, b.firstNode, s, st)
+		b.lines, b.nodeLine = render.DrawChips(b.raw, b.firstNode, s, st)
 		b.sel = s
 		b.fitted = nil
 	}
 	return b
 }
-
-// packLines returns lines compacted (compactSGR) and copied, slice and
-// text, into allocations of their own: glamour's output, padded to the
-// wrap width, is several times the size of the lines cut from it, and a
-// cached line that shares it keeps all of it alive (so would the lines
-// render dropped, left in the slice's array beyond its ends).
-func packLines(lines []string) []string {
-	out := make([]string, len(lines))
-	n := 0
-	for i, l := range lines {
-		out[i] = compactSGR(l)
-		n += len(out[i])
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, l := range out {
-		b.WriteString(l)
-	}
-	all := b.String()
-	for i, l := range out {
-		out[i], all = all[:len(l)], all[len(l):]
-	}
-	return out
-}
-
-// drawChips swaps placeholders in raw for chips, numbering nodes from
-// first, and records each node's line.
-func drawChips(raw []string, nodes []node, first, sel int, st *Styles) (lines []string, nodeLine []int) {
-	lines = make([]string, len(raw))
-	idx := first
-	for li, l := range raw {
-		lines[li] = compactSGR(swapChips(l, func(k nodeKind, n int) string {
-			s := st.chip(k, n, idx == sel)
-			idx++
-			nodeLine = append(nodeLine, li)
-			return s
-		}))
-	}
-	return lines, nodeLine
-}
-
-func chipStyle(st *Styles, k nodeKind, selected bool) (s styleRenderer) {
-	switch {
-	case selected:
-		return st.ChipSelected
-	case k == nodeInferred:
-		return st.ChipInferred
-	case k == nodeUnknown:
-		return st.ChipUnknown
-	}
-	return st.Chip
-}
-
-// styleRenderer is the one method of lipgloss.Style the chips use.
-type styleRenderer interface{ Render(...string) string }
 
 // applyEvent feeds one answer event into the document.
 func (d *answerDoc) applyEvent(e rag.Event) {
@@ -298,13 +249,13 @@ func (d *answerDoc) applyEvent(e rag.Event) {
 			d.insertInferred(e.Number, e.Offset)
 			return
 		}
-		k := nodeCited
+		k := render.Cited
 		if e.Inferred {
-			k = nodeInferred
+			k = render.Inferred
 		}
 		d.addNode(k, e.Number)
 	case rag.EventUnknown:
-		d.addNode(nodeUnknown, 0)
+		d.addNode(render.Unknown, 0)
 	}
 }
 

@@ -6,13 +6,14 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // drawAll finishes a copy of the document's drawing: every block and the
 // tail, ANSI stripped.
 func drawAll(d *answerDoc, width int) string {
-	st := NewStyles(true)
-	r := newMDRenderer(width, true)
+	st := newStyles(true)
+	r := render.NewRenderer(width, darkTheme.palette())
 	var out []string
 	for i := range d.blocks {
 		out = append(out, d.drawBlock(i, r, st, -1).lines...)
@@ -56,27 +57,6 @@ func TestChunkingDoesNotMatter(t *testing.T) {
 
 func utfStart(s string, i int) bool { return i == len(s) || s[i]&0xC0 != 0x80 }
 
-func TestTailWrapMatchesGreedy(t *testing.T) {
-	text := "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau"
-	for w := 10; w < 40; w += 7 {
-		var tw tailWrap
-		tw.reset(w)
-		for i := 0; i < len(text); i += 3 {
-			tw.feed([]byte(text[i:min(i+3, len(text))]))
-		}
-		got, widths := tw.view()
-		want := strings.Split(ansi.Wordwrap(text, w, ""), "\n")
-		if strings.Join(got, "|") != strings.Join(want, "|") {
-			t.Errorf("width %d:\n%q\nwant\n%q", w, got, want)
-		}
-		for i, l := range got {
-			if ansi.StringWidth(l) != widths[i] || widths[i] > w {
-				t.Errorf("width %d line %d: width %d recorded %d", w, i, ansi.StringWidth(l), widths[i])
-			}
-		}
-	}
-}
-
 func TestInferredNodePlacedAtParagraphEnd(t *testing.T) {
 	var d answerDoc
 	d.applyEvent(rag.Event{Type: rag.EventText, Text: "First para.\n\nSecond para."})
@@ -86,48 +66,12 @@ func TestInferredNodePlacedAtParagraphEnd(t *testing.T) {
 	if got, want := string(d.src), "First para.⦃1⦄\n\nSecond para.⦃2⦄"; got != want {
 		t.Errorf("source %q, want %q", got, want)
 	}
-	st := NewStyles(true)
-	lines := d.drawBlock(0, newMDRenderer(40, true), st, -1).lines
+	st := newStyles(true)
+	lines := d.drawBlock(0, render.NewRenderer(40, darkTheme.palette()), st, -1).lines
 	// the chip's closing reset may merge with the codes after it (compactSGR)
-	chip := strings.TrimSuffix(st.chip(nodeInferred, 1, false), "\x1b[m")
+	chip := strings.TrimSuffix(st.Chip(render.Inferred, 1, false), "\x1b[m")
 	if !strings.Contains(strings.Join(lines, ""), chip) {
 		t.Errorf("inferred chip not drawn in its style: %q", lines)
-	}
-}
-
-func TestPlaceholdersKeepWidth(t *testing.T) {
-	for _, k := range []nodeKind{nodeCited, nodeInferred, nodeUnknown} {
-		for _, n := range []int{1, 9, 10, 123} {
-			p, c := placeholder(k, n), chipText(k, n)
-			if ansi.StringWidth(p) != ansi.StringWidth(c) {
-				t.Errorf("%v %d: placeholder %q width %d, chip %q width %d", k, n, p, ansi.StringWidth(p), c, ansi.StringWidth(c))
-			}
-			if gk, gn, size := parsePlaceholder(p); size != len(p) || gk != k || (k != nodeUnknown && gn != n) {
-				t.Errorf("parse %q: %v %d %d", p, gk, gn, size)
-			}
-		}
-	}
-}
-
-// TestChipsSurviveGlamour: placeholders come through headings, lists and
-// tables whole, so every node gets its chip.
-func TestChipsSurviveGlamour(t *testing.T) {
-	src := "# Title ⟦1⟧\n\n- item ⟦2⟧\n- *emph* ⟦?⟧\n\n| a | b |\n|---|---|\n| x ⟦3⟧ | ⦃4⦄ |\n"
-	lines := newMDRenderer(60, true).render(src)
-	joined := strings.Join(lines, "\n")
-	if got := countPlaceholders(joined); got != 5 {
-		t.Errorf("%d placeholders survived, want 5:\n%s", got, joined)
-	}
-}
-
-// TestChipKeepsStyleAfter: the text after a chip gets the colour codes
-// that were in force before it again.
-func TestChipKeepsStyleAfter(t *testing.T) {
-	line := "\x1b[38;5;252mbefore ⟦1⟧ after\x1b[0m"
-	got := swapChips(line, func(nodeKind, int) string { return "\x1b[1m[1]\x1b[0m" })
-	want := "\x1b[38;5;252mbefore \x1b[1m[1]\x1b[0m\x1b[38;5;252m after\x1b[0m"
-	if got != want {
-		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
 
@@ -139,8 +83,8 @@ func TestStreamingMarkdownSteady(t *testing.T) {
 	text := "A long paragraph that streams in small chunks, with **bold words** and `inline code` in it, " +
 		"and a reference ⟦1⟧ that should stay put while the words wrap around the narrow width of the pane, " +
 		"then more **strong text** and plain words until the paragraph is long enough to render several times over."
-	st := NewStyles(true)
-	r := newMDRenderer(40, true)
+	st := newStyles(true)
+	r := render.NewRenderer(40, darkTheme.palette())
 	d := &answerDoc{}
 	var prev []string
 	renders := 0
@@ -188,7 +132,7 @@ func TestStreamingMarkdownSteady(t *testing.T) {
 // TestStreamingListBullets: a list item still streaming shows the bullet
 // the finished list will show, at the same place.
 func TestStreamingListBullets(t *testing.T) {
-	st := NewStyles(true)
+	st := newStyles(true)
 	d := &answerDoc{}
 	d.addText("- first item\n- sec")
 	tl, _ := d.drawTail(40, "", st, -1, nil)
@@ -198,44 +142,12 @@ func TestStreamingListBullets(t *testing.T) {
 	}
 	d.addText("ond - not a bullet\n\n")
 	d.finish()
-	r := newMDRenderer(40, true)
+	r := render.NewRenderer(40, darkTheme.palette())
 	var done []string
 	for i := range d.blocks {
 		done = append(done, d.drawBlock(i, r, st, -1).lines...)
 	}
 	if fin := ansi.Strip(strings.Join(done, "\n")); !strings.Contains(fin, "• first item") || !strings.Contains(fin, "second - not a bullet") {
 		t.Errorf("finished list drawn as %q", fin)
-	}
-}
-
-// TestTailWrapWaitsForWholeRunes: a rune split across chunks is drawn
-// whole once its end arrives, never as replacement characters.
-func TestTailWrapWaitsForWholeRunes(t *testing.T) {
-	text := "naïve café ⟦1⟧ über"
-	var tw tailWrap
-	tw.reset(40)
-	src := []byte(text)
-	for i := 1; i <= len(src); i++ {
-		tw.feed(src[tw.consumed:i])
-	}
-	got, _ := tw.view()
-	if strings.Join(got, "|") != text {
-		t.Errorf("got %q, want %q", got, text)
-	}
-}
-
-// TestRenderNeverOverflows: glamour's output is wrapped again where it
-// overflows its width (a list item's bullet), so no word is cut.
-func TestRenderNeverOverflows(t *testing.T) {
-	src := "- 827,526 (2024 estimate, consistent across Wikipedia, California Demographics, and World Population Review)\n"
-	r := newMDRenderer(78, true)
-	lines := r.render(src)
-	for _, l := range lines {
-		if w := ansi.StringWidth(l); w > 78 {
-			t.Errorf("line %d wide: %q", w, ansi.Strip(l))
-		}
-	}
-	if got := strings.Join(strings.Fields(ansi.Strip(strings.Join(lines, " "))), " "); !strings.Contains(got, "Demographics, and World") {
-		t.Errorf("words lost: %q", got)
 	}
 }

@@ -79,7 +79,7 @@ func BenchmarkStreamRender(b *testing.B) {
 			var ratio, gratio, perFrame, lastFrames float64
 			b.ReportAllocs()
 			for b.Loop() {
-				c := &Common{Styles: NewStyles(true), Keys: DefaultKeyMap()}
+				c := &common{Styles: newStyles(true), Keys: defaultKeyMap()}
 				tr := newTranscript(c)
 				tr.SetSize(100, 40)
 				tu := &turn{question: "q", streaming: true}
@@ -173,7 +173,7 @@ func BenchmarkLongConversation(b *testing.B) {
 		cycles        int
 	}
 	frame := func(prior int) result {
-		c := &Common{Styles: NewStyles(true), Keys: DefaultKeyMap()}
+		c := &common{Styles: newStyles(true), Keys: defaultKeyMap()}
 		tr := newTranscript(c)
 		tr.SetSize(100, 40)
 		for range prior {

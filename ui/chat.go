@@ -2,13 +2,14 @@ package ui
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ibid-dev/ibid/ui/viewer"
 )
 
 // sideMinWidth is the width from which the sources pane sits beside the
@@ -30,7 +31,7 @@ type Options struct {
 	Getenv func(string) string
 	// Open names the programs the viewer's o runs (a PDF viewer, an
 	// editor); the chat reads no environment for them.
-	Open OpenSettings
+	Open viewer.OpenSettings
 	// LibraryPoll is how often the library's counts are read again, to
 	// show changes made by another process (0: every libPollEvery;
 	// negative: never).
@@ -47,7 +48,7 @@ type Options struct {
 // another id only drain a cancelled stream. panes[focus] is the focused
 // pane and the only one not blurred.
 type Model struct {
-	c *Common
+	c *common
 	b Backend
 
 	width, height int
@@ -57,8 +58,8 @@ type Model struct {
 	tr    *transcript
 	src   *sourcesPane
 	in    *inputPane
-	vw    *viewer
-	panes [focusCount]Pane
+	vw    viewerPane
+	panes [focusCount]pane
 
 	showHelp   bool
 	helpOffset int // first line of the ? screen shown
@@ -96,12 +97,12 @@ func (m *Model) tick() tea.Cmd {
 // New returns the chat over b, showing b's conversation so far.
 func New(b Backend, opt Options) *Model {
 	dark, known := initialDark(opt.Theme, opt.Getenv)
-	c := &Common{Styles: NewStyles(dark), Keys: DefaultKeyMap()}
+	c := &common{Styles: newStyles(dark), Keys: defaultKeyMap()}
 	m := &Model{
 		c: c, b: b,
 		tr:         newTranscript(c),
 		in:         newInput(c),
-		vw:         &viewer{c: c, programs: opt.Open},
+		vw:         viewerPane{viewer.New(c.Keys.viewer(), c.Styles.Viewer, opt.Open)},
 		spinner:    spinner.New(spinner.WithSpinner(spinner.Dot)),
 		draining:   map[int]*answerStream{},
 		addFirst:   opt.AddFirst,
@@ -115,7 +116,7 @@ func New(b Backend, opt Options) *Model {
 		m.pollEvery = libPollEvery
 	}
 	m.src = newSourcesPane(c, m.tr.sources)
-	m.panes = [focusCount]Pane{focusInput: m.in, focusTranscript: m.tr, focusSources: m.src}
+	m.panes = [focusCount]pane{focusInput: m.in, focusTranscript: m.tr, focusSources: m.src}
 	m.lib = readLibInfo(b)
 	m.status.set(statusMsg{text: opt.Notice})
 	m.loadTurns(b.Turns())
@@ -188,11 +189,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status.set(statusMsg{err: msg.err})
 			return m, nil
 		}
-		m.vw.load(msg)
+		m.vw.Load(msg.content)
 		return m, nil
-	case editorDoneMsg:
-		if msg.err != nil {
-			m.status.set(statusMsg{err: fmt.Errorf("couldn't open the document: %w (set IBID_PDF_VIEWER for PDFs, $EDITOR for text)", msg.err)})
+	case viewer.ErrorMsg:
+		if msg.Err != nil {
+			m.status.set(statusMsg{err: msg.Err})
 		}
 		return m, nil
 	case libCountMsg:
@@ -223,7 +224,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *Model) setDark(dark bool) {
 	m.styled = true
-	m.c.Styles = NewStyles(dark)
+	m.c.Styles = newStyles(dark)
+	m.vw.SetStyles(m.c.Styles.Viewer)
 	m.in.restyle()
 	m.tr.restyle()
 }
@@ -234,7 +236,7 @@ func (m *Model) isHelpKey(msg tea.KeyPressMsg) bool {
 	if !key.Matches(msg, m.c.Keys.Help) {
 		return false
 	}
-	return msg.String() != "?" || m.vw.open || m.focus != focusInput || m.in.Empty()
+	return msg.String() != "?" || m.vw.IsOpen() || m.focus != focusInput || m.in.Empty()
 }
 
 // key handles the global keys and sends the rest to the focused pane.
@@ -253,7 +255,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case m.isHelpKey(msg):
 		m.showHelp, m.helpOffset = true, 0
 		return nil
-	case m.vw.open:
+	case m.vw.IsOpen():
 		_, cmd := m.vw.Update(msg)
 		return cmd
 	case key.Matches(msg, k.FocusNext):

@@ -244,7 +244,7 @@ func TestFlowFinishedChat(t *testing.T) {
 	tm.Send(press("esc"))
 	tm.Send(press("ctrl+c"))
 	fm := final(t, tm)
-	if fm.vw.open || len(fm.tr.turns) != 1 || fm.tr.turns[0].question != `What do my documents say about "effect sizes across sites"?` {
-		t.Errorf("final: viewer %v, turns %d", fm.vw.open, len(fm.tr.turns))
+	if fm.vw.IsOpen() || len(fm.tr.turns) != 1 || fm.tr.turns[0].question != `What do my documents say about "effect sizes across sites"?` {
+		t.Errorf("final: viewer %v, turns %d", fm.vw.IsOpen(), len(fm.tr.turns))
 	}
 }

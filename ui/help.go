@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // helpSection is one titled part of the ? screen.
@@ -37,7 +38,7 @@ func (m *Model) helpSections() (left, right []helpSection) {
 // beside it (never cut).
 func (m *Model) sectionLines(s helpSection, keyW, w int) []string {
 	st := m.c.Styles
-	out := []string{st.PaneTitleFocused.Render(shorten(s.title, w))}
+	out := []string{st.PaneTitleFocused.Render(render.Shorten(s.title, w))}
 	descW := max(w-keyW, 8)
 	for _, g := range s.keys.FullHelp() {
 		for _, b := range g {
@@ -92,7 +93,7 @@ func (m *Model) fullHelp() string {
 		lines = lines[m.helpOffset:]
 		if len(lines) > h {
 			more := fmt.Sprintf("↓ %d more lines (↓, pgdn or the wheel scroll)", len(lines)-h+1)
-			lines = append(lines[:h-1], m.c.Styles.Dim.Render(shorten(more, m.width)))
+			lines = append(lines[:h-1], m.c.Styles.Dim.Render(render.Shorten(more, m.width)))
 		}
 	} else {
 		m.helpOffset = 0

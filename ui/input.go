@@ -18,7 +18,7 @@ type submitMsg struct{ text string }
 // set, the first screen's example questions); histAt == len(hist) means
 // the box shows the draft being written, which draft keeps while walking.
 type inputPane struct {
-	c        *Common
+	c        *common
 	ta       textarea.Model
 	hist     []string
 	histAt   int
@@ -28,7 +28,7 @@ type inputPane struct {
 
 const inputHeight = 3
 
-func newInput(c *Common) *inputPane {
+func newInput(c *common) *inputPane {
 	ta := textarea.New()
 	ta.Placeholder = "Ask your documents… (/help or f1 for help)"
 	ta.ShowLineNumbers = false
@@ -69,7 +69,7 @@ func (p *inputPane) FullHelp() [][]key.Binding {
 }
 
 // Update edits the text; enter sends it.
-func (p *inputPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+func (p *inputPane) Update(msg tea.Msg) (pane, tea.Cmd) {
 	cmd := p.update(msg)
 	return p, cmd
 }

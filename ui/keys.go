@@ -1,12 +1,16 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
 
-// KeyMap is every key binding of the chat, declared once: the help bar and
-// the ? screen are both built from it (each pane's help.KeyMap picks its
+	"github.com/ibid-dev/ibid/ui/viewer"
+)
+
+// keyMap is every key binding of the chat, declared once: the help bar and
+// the ? screen are both built from it (each pane's help.keyMap picks its
 // bindings here), and TestKeysDocumented checks docs/tui.md against it.
 // The slash commands are bindings too, so their help has one source.
-type KeyMap struct {
+type keyMap struct {
 	// global
 	Quit       key.Binding // ctrl+c: cancel a streaming answer, else quit
 	FocusNext  key.Binding
@@ -50,11 +54,11 @@ type KeyMap struct {
 	CmdHelp    key.Binding
 }
 
-// DefaultKeyMap returns the chat's bindings.
-func DefaultKeyMap() KeyMap {
+// defaultKeyMap returns the chat's bindings.
+func defaultKeyMap() keyMap {
 	b := key.NewBinding
 	k, h := key.WithKeys, key.WithHelp
-	return KeyMap{
+	return keyMap{
 		Quit:       b(k("ctrl+c"), h("ctrl+c", "cancel answer / quit")),
 		FocusNext:  b(k("tab"), h("tab", "next pane")),
 		FocusPrev:  b(k("shift+tab"), h("shift+tab", "previous pane")),
@@ -94,7 +98,7 @@ func DefaultKeyMap() KeyMap {
 }
 
 // slashKeys is the help.KeyMap of the slash commands.
-type slashKeys struct{ k KeyMap }
+type slashKeys struct{ k keyMap }
 
 func (s slashKeys) ShortHelp() []key.Binding {
 	k := s.k
@@ -104,7 +108,7 @@ func (s slashKeys) ShortHelp() []key.Binding {
 func (s slashKeys) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
 
 // helpScreenKeys is the help bar of the ? screen.
-type helpScreenKeys struct{ k KeyMap }
+type helpScreenKeys struct{ k keyMap }
 
 func (h helpScreenKeys) ShortHelp() []key.Binding {
 	k := h.k
@@ -114,7 +118,7 @@ func (h helpScreenKeys) ShortHelp() []key.Binding {
 func (h helpScreenKeys) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
 
 // globalKeys is the help.KeyMap of the keys that work whatever has focus.
-type globalKeys struct{ k KeyMap }
+type globalKeys struct{ k keyMap }
 
 func (g globalKeys) ShortHelp() []key.Binding {
 	k := g.k
@@ -122,3 +126,9 @@ func (g globalKeys) ShortHelp() []key.Binding {
 }
 
 func (g globalKeys) FullHelp() [][]key.Binding { return [][]key.Binding{g.ShortHelp()} }
+
+// viewer is the viewer's part of the keymap.
+func (k keyMap) viewer() viewer.Keys {
+	return viewer.Keys{Back: k.Back, NextSeg: k.NextSeg, PrevSeg: k.PrevSeg, Edit: k.Edit,
+		Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Help: k.Help}
+}

@@ -5,6 +5,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // wheelLines is how far one wheel notch scrolls.
@@ -76,7 +78,7 @@ func (t *transcript) chipSpans(line int) []chipSpan {
 			continue
 		}
 		nd := t.turns[p.ref.turn].doc.nodes[p.ref.node]
-		chip := chipText(nd.kind, nd.num)
+		chip := render.ChipText(nd.kind, nd.num)
 		j := strings.Index(plain[from:], chip)
 		if j < 0 {
 			continue
@@ -123,13 +125,4 @@ func (p *sourcesPane) wheel(m tea.Mouse) {
 		p.offset += wheelLines
 	}
 	p.scrolled = true
-}
-
-func (v *viewer) wheel(m tea.Mouse) {
-	switch m.Button {
-	case tea.MouseWheelUp:
-		v.offset -= wheelLines
-	case tea.MouseWheelDown:
-		v.offset += wheelLines
-	}
 }

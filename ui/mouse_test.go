@@ -43,17 +43,17 @@ func TestMouse(t *testing.T) {
 		t.Fatalf("click on [2]: selected %v %+v, focus %d", ok, nd, d.m.focus)
 	}
 	d.send(click(x, y))
-	if !d.m.vw.open || d.m.vw.src.Number != 2 {
+	if !d.m.vw.IsOpen() || d.m.vw.Source().Number != 2 {
 		t.Fatalf("second click did not open [2] in the viewer:\n%s", d.screen())
 	}
 	d.send(press("esc"))
 	x, y = find(t, d.screen(), "[3] Paper 3", 0)
 	d.send(click(x+5, y))
-	if d.m.focus != focusSources || d.m.src.cursor != 2 || d.m.vw.open {
-		t.Fatalf("click on the third source: focus %d cursor %d viewer %v", d.m.focus, d.m.src.cursor, d.m.vw.open)
+	if d.m.focus != focusSources || d.m.src.cursor != 2 || d.m.vw.IsOpen() {
+		t.Fatalf("click on the third source: focus %d cursor %d viewer %v", d.m.focus, d.m.src.cursor, d.m.vw.IsOpen())
 	}
 	d.send(click(x+5, y+1)) // the entry's second line
-	if !d.m.vw.open || d.m.vw.src.Number != 3 {
+	if !d.m.vw.IsOpen() || d.m.vw.Source().Number != 3 {
 		t.Fatalf("second click did not open source 3:\n%s", d.screen())
 	}
 

@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // This file is the transcript's reading: keys, scrolling and the choice of
@@ -25,7 +26,7 @@ func (t *transcript) FullHelp() [][]key.Binding {
 
 // Update handles keys while focused and the mouse (the root sends mouse
 // messages in the pane's own coordinates).
-func (t *transcript) Update(msg tea.Msg) (Pane, tea.Cmd) {
+func (t *transcript) Update(msg tea.Msg) (pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		if t.focused {
@@ -205,7 +206,7 @@ func (t *transcript) selectNumber(n int) tea.Cmd {
 	}
 	base := t.firstNode(ti)
 	for i, nd := range t.turns[ti].doc.nodes {
-		if nd.num == n && nd.kind != nodeUnknown {
+		if nd.num == n && nd.kind != render.Unknown {
 			t.selectNode(base + i)
 			return nil
 		}

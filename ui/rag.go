@@ -71,11 +71,12 @@ func (b *RAGBackend) LibrarySize() int {
 
 // LibraryCount is the library's name and number of documents, of one
 // library even while /library switches, and the error that kept it from
-// being read.
+// being read. The store counts them (store.CountDocuments): the chat asks
+// every few seconds, and listing the documents would read them all.
 func (b *RAGBackend) LibraryCount() (string, int, error) {
 	lib, _, _ := b.current()
-	docs, err := lib.Documents(context.Background())
-	return lib.Name(), len(docs), err
+	n, err := store.CountDocuments(context.Background(), lib.Store())
+	return lib.Name(), n, err
 }
 
 // ModelName says which model answers, for the status line: what Connect

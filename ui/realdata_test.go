@@ -66,7 +66,7 @@ func TestRealAnswersStream(t *testing.T) {
 	}
 	for id, chunks := range answers {
 		for _, w := range []int{80, 160} {
-			c := &Common{Styles: NewStyles(true), Keys: DefaultKeyMap()}
+			c := &common{Styles: newStyles(true), Keys: defaultKeyMap()}
 			tr := newTranscript(c)
 			tr.SetSize(w, 30)
 			tr.begin("q", 1)

@@ -84,31 +84,6 @@ func TestStatusDropsHintsFirst(t *testing.T) {
 	}
 }
 
-func TestMiddleEllipsis(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		w    int
-		want string
-	}{
-		{"/home/me/papers/smith2021.pdf", 40, "/home/me/papers/smith2021.pdf"},
-		{"/home/me/papers/2021/smith2021.pdf", 24, "/home/me/…/smith2021.pdf"},
-		{"/home/me/papers/a-very-long-file-name-indeed.pdf", 20, "…ile-name-indeed.pdf"},
-		{"https://example.org/a/b/c/paper.html", 25, "https://examp…/paper.html"},
-	} {
-		got := middleEllipsis(c.in, c.w)
-		if ansi.StringWidth(got) > c.w {
-			t.Errorf("%q at %d: %q is %d wide", c.in, c.w, got, ansi.StringWidth(got))
-		}
-		if got != c.want {
-			t.Errorf("%q at %d: %q, want %q", c.in, c.w, got, c.want)
-		}
-		name := c.in[strings.LastIndexByte(c.in, '/')+1:]
-		if len(name)+2 <= c.w && !strings.HasSuffix(got, name) {
-			t.Errorf("%q at %d: %q lost the file name", c.in, c.w, got)
-		}
-	}
-}
-
 // TestSourcesKeepFileName: at 80 columns the sources pane shows the file
 // name of a long path.
 func TestSourcesKeepFileName(t *testing.T) {
@@ -187,22 +162,5 @@ func TestThemeOption(t *testing.T) {
 	}})
 	if m.c.Styles.Dark {
 		t.Error("COLORFGBG=0;15 (light background) gave dark styles")
-	}
-}
-
-func TestShorten(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		w    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"Answers that cite their sources", 20, "Answers that cite…"},
-		{"Supercalifragilistic", 8, "Superca…"},
-		{"a b", 2, "a…"},
-	} {
-		if got := shorten(c.in, c.w); got != c.want || ansi.StringWidth(got) > c.w {
-			t.Errorf("shorten(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
-		}
 	}
 }

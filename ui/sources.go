@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // sourcesPane lists the sources of the turn in view, one entry per display
@@ -17,7 +19,7 @@ import (
 // Invariant: entryAt has one element per line of the last View: the index
 // in the list of the entry drawn there, or -1 (the title, blank lines).
 type sourcesPane struct {
-	c             *Common
+	c             *common
 	width, height int
 	focused       bool
 	cursor        int  // entry under the cursor while focused
@@ -31,7 +33,7 @@ type sourcesPane struct {
 	list func() ([]rag.Source, int)
 }
 
-func newSourcesPane(c *Common, list func() ([]rag.Source, int)) *sourcesPane {
+func newSourcesPane(c *common, list func() ([]rag.Source, int)) *sourcesPane {
 	return &sourcesPane{c: c, list: list}
 }
 
@@ -51,7 +53,7 @@ func (p *sourcesPane) FullHelp() [][]key.Binding {
 
 // Update moves the cursor, enter opens the entry; the mouse selects,
 // opens and scrolls.
-func (p *sourcesPane) Update(msg tea.Msg) (Pane, tea.Cmd) {
+func (p *sourcesPane) Update(msg tea.Msg) (pane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.MouseClickMsg:
 		return p, p.click(msg.Mouse())
@@ -96,8 +98,8 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 	if s.Inferred {
 		ns = st.ChipInferred
 	}
-	title := firstNonEmpty(s.Title, s.Path, s.URL, s.SegmentID)
-	head := ns.Render(num) + " " + st.SourceTitle.Render(shorten(title, max(w-len(num)-1, 4)))
+	title := cmp.Or(s.Title, s.Path, s.URL, s.SegmentID)
+	head := ns.Render(num) + " " + st.SourceTitle.Render(render.Shorten(title, max(w-len(num)-1, 4)))
 	var meta []string
 	if pg := rag.Pages(s.PageStart, s.PageEnd); pg != "" {
 		meta = append(meta, pg)
@@ -110,10 +112,10 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 	}
 	lines := []string{head}
 	if len(meta) > 0 {
-		lines = append(lines, "    "+st.Dim.Render(shorten(strings.Join(meta, " · "), w-4)))
+		lines = append(lines, "    "+st.Dim.Render(render.Shorten(strings.Join(meta, " · "), w-4)))
 	}
-	if loc := firstNonEmpty(s.URL, s.Path); loc != "" {
-		short := middleEllipsis(loc, w-4)
+	if loc := cmp.Or(s.URL, s.Path); loc != "" {
+		short := render.MiddleEllipsis(loc, w-4)
 		if s.URL != "" {
 			lines = append(lines, "    "+ansi.SetHyperlink(s.URL)+st.Dim.Render(short)+ansi.ResetHyperlink())
 		} else {
@@ -121,7 +123,7 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 		}
 	}
 	if s.Snippet != "" {
-		lines = append(lines, "    "+shorten(strings.Join(strings.Fields(s.Snippet), " "), w-4))
+		lines = append(lines, "    "+render.Shorten(strings.Join(strings.Fields(s.Snippet), " "), w-4))
 	}
 	if selected {
 		for i, l := range lines {
@@ -177,26 +179,4 @@ func (p *sourcesPane) View() string {
 		vis, p.entryAt = append(vis, ""), append(p.entryAt, -1)
 	}
 	return strings.Join(vis, "\n")
-}
-
-// middleEllipsis shortens s to width cells by cutting from its middle, so
-// a path keeps its beginning and its file name: "/home/me/…/paper.pdf".
-// When even the file name does not fit, its end is kept.
-func middleEllipsis(s string, width int) string {
-	if ansi.StringWidth(s) <= width {
-		return s
-	}
-	if width <= 1 {
-		return ansi.Truncate(s, max(width, 0), "")
-	}
-	name := s
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		name = s[i:]
-	}
-	nw := ansi.StringWidth(name)
-	if nw+1 >= width { // only the end of the name fits
-		return "…" + ansi.TruncateLeft(s, ansi.StringWidth(s)-(width-1), "")
-	}
-	head := ansi.Truncate(s, width-nw-1, "")
-	return head + "…" + name
 }

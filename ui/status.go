@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // statusMsg sets the status line: text, or an error in plain words.
@@ -184,7 +185,7 @@ func (m *Model) statusLines() []string {
 	lines := strings.Split(ansi.Wrap(msg, w, " "), "\n")
 	if len(lines) > maxMessageLines {
 		lines = lines[:maxMessageLines]
-		lines[maxMessageLines-1] = shorten(lines[maxMessageLines-1]+" …", w)
+		lines[maxMessageLines-1] = render.Shorten(lines[maxMessageLines-1]+" …", w)
 	}
 	for i, l := range lines {
 		lines[i] = style.Render(l)

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // events returns the fake backend's events for answer.
@@ -39,7 +40,7 @@ func TestNodesAppearInStep(t *testing.T) {
 				}
 				tu := m.tr.turns[0]
 				for _, nd := range tu.doc.nodes {
-					if nd.kind == nodeUnknown {
+					if nd.kind == render.Unknown {
 						continue
 					}
 					if nd.num > maxSeen+1 {
@@ -114,7 +115,7 @@ func TestDigitsAndBrackets(t *testing.T) {
 	if !strings.Contains(raw, sel) {
 		t.Errorf("selected chip not drawn highlighted")
 	}
-	if strings.Count(raw, d.m.c.Styles.Chip.Render("[1]")) != 1 {
+	if strings.Count(raw, d.m.c.Styles.ChipCited.Render("[1]")) != 1 {
 		t.Errorf("want the other [1] drawn as a plain chip once")
 	}
 }

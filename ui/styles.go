@@ -4,15 +4,18 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/lipgloss/v2"
+
+	"github.com/ibid-dev/ibid/ui/render"
+	"github.com/ibid-dev/ibid/ui/viewer"
 )
 
-// Styles holds every style of the chat, built from one Theme by NewStyles
+// styles holds every style of the chat, built from one theme by newStyles
 // (light or dark). Panes never build styles of their own.
-type Styles struct {
-	Theme Theme
+type styles struct {
+	Theme theme
 	Dark  bool
 
-	Chip         lipgloss.Style // a cited reference node [n]
+	ChipCited    lipgloss.Style // a cited reference node [n]
 	ChipSelected lipgloss.Style // the selected node
 	ChipInferred lipgloss.Style // a reference attributed by overlap, not cited by the model
 	ChipUnknown  lipgloss.Style // an id the model made up: [?]
@@ -32,14 +35,12 @@ type Styles struct {
 	SourceTitle    lipgloss.Style
 	SourceSelected lipgloss.Style // background of the selected entry
 
-	Status      lipgloss.Style
-	StatusKey   lipgloss.Style
-	ViewerHead  lipgloss.Style
-	ViewerCited lipgloss.Style // the cited segment in the viewer
-	ViewerFocus lipgloss.Style // the lines of the cited segment that matched best (rag.Source's focus)
-	ViewerOther lipgloss.Style // its neighbours
-	Tooltip     lipgloss.Style // the cited snippet beside a selected chip
-	TooltipDim  lipgloss.Style // its title and page line
+	Status     lipgloss.Style
+	StatusKey  lipgloss.Style
+	Tooltip    lipgloss.Style // the cited snippet beside a selected chip
+	TooltipDim lipgloss.Style // its title and page line
+
+	Viewer viewer.Styles // the passage viewer's
 
 	Help  help.Styles     // the help bar and the ? screen
 	Input textarea.Styles // the question box
@@ -48,14 +49,14 @@ type Styles struct {
 }
 
 type chipKey struct {
-	kind     nodeKind
+	kind     render.NodeKind
 	num      int
 	selected bool
 }
 
-// chip returns the drawn chip of a node; drawing a chip with lipgloss costs
-// more than the rest of a frame, so each is drawn once.
-func (s *Styles) chip(k nodeKind, n int, selected bool) string {
+// Chip returns the drawn chip of a node (render.Chips); drawing a chip
+// with lipgloss costs more than the rest of a frame, so each is drawn once.
+func (s *styles) Chip(k render.NodeKind, n int, selected bool) string {
 	key := chipKey{k, n, selected}
 	if c, ok := s.chips[key]; ok {
 		return c
@@ -63,21 +64,21 @@ func (s *Styles) chip(k nodeKind, n int, selected bool) string {
 	if s.chips == nil {
 		s.chips = map[chipKey]string{}
 	}
-	c := chipStyle(s, k, selected).Render(chipText(k, n))
+	c := chipStyle(s, k, selected).Render(render.ChipText(k, n))
 	s.chips[key] = c
 	return c
 }
 
-// NewStyles returns the styles for a dark or light background.
-func NewStyles(dark bool) *Styles { return stylesFor(themeFor(dark)) }
+// newStyles returns the styles for a dark or light background.
+func newStyles(dark bool) *styles { return stylesFor(themeFor(dark)) }
 
 // stylesFor builds every style from a theme's palette.
-func stylesFor(th Theme) *Styles {
+func stylesFor(th theme) *styles {
 	ns := lipgloss.NewStyle
-	st := &Styles{
+	st := &styles{
 		Theme:            th,
 		Dark:             th.Dark,
-		Chip:             ns().Foreground(th.Accent).Background(th.AccentBg).Bold(true),
+		ChipCited:        ns().Foreground(th.Accent).Background(th.AccentBg).Bold(true),
 		ChipSelected:     ns().Foreground(th.SelFg).Background(th.SelBg).Bold(true),
 		ChipInferred:     ns().Foreground(th.Inferred).Italic(true).Underline(true),
 		ChipUnknown:      ns().Foreground(th.Unknown).Strikethrough(true),
@@ -95,12 +96,19 @@ func stylesFor(th Theme) *Styles {
 		SourceSelected:   ns().Background(th.AccentBg),
 		Status:           ns().Foreground(th.Dim),
 		StatusKey:        ns().Foreground(th.Accent).Bold(true),
-		ViewerHead:       ns().Foreground(th.Accent).Bold(true),
-		ViewerCited:      ns().Foreground(th.Text).Background(th.AccentBg),
-		ViewerFocus:      ns().Foreground(th.Text).Background(th.FocusBg).Bold(true),
-		ViewerOther:      ns().Foreground(th.Dim),
 		Tooltip:          ns().Foreground(th.Text).Background(th.AccentBg),
 		TooltipDim:       ns().Foreground(th.Dim).Background(th.AccentBg),
+	}
+	st.Viewer = viewer.Styles{
+		Head:     ns().Foreground(th.Accent).Bold(true),
+		Cited:    ns().Foreground(th.Text).Background(th.AccentBg),
+		Focus:    ns().Foreground(th.Text).Background(th.FocusBg).Bold(true),
+		Other:    ns().Foreground(th.Dim),
+		On:       st.SourceTitle,
+		Border:   st.Border,
+		Dim:      st.Dim,
+		HelpKey:  ns().Foreground(th.Accent).Bold(true),
+		HelpDesc: ns().Foreground(th.Dim),
 	}
 	st.Help = help.Styles{
 		ShortKey:       ns().Foreground(th.Accent).Bold(true),
@@ -129,3 +137,18 @@ func stylesFor(th Theme) *Styles {
 	st.Input = in
 	return st
 }
+
+func chipStyle(st *styles, k render.NodeKind, selected bool) (s styleRenderer) {
+	switch {
+	case selected:
+		return st.ChipSelected
+	case k == render.Inferred:
+		return st.ChipInferred
+	case k == render.Unknown:
+		return st.ChipUnknown
+	}
+	return st.ChipCited
+}
+
+// styleRenderer is the one method of lipgloss.Style the chips use.
+type styleRenderer interface{ Render(...string) string }

@@ -8,13 +8,15 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
-// Theme is the palette of one background. Every text colour is chosen to
+// theme is the palette of one background. Every text colour is chosen to
 // read at WCAG AA (a contrast ratio of at least 4.5:1) against each of
 // Backgrounds and, where it is drawn on one, against AccentBg or SelBg;
 // TestThemeContrast checks every style built from it.
-type Theme struct {
+type theme struct {
 	Name string // "dark" or "light"
 	Dark bool
 	// Backgrounds are the terminal backgrounds the palette must read on:
@@ -34,9 +36,9 @@ type Theme struct {
 	CodeBg   color.Color // behind code spans and blocks in answers
 }
 
-// DarkTheme and LightTheme are the two palettes.
+// darkTheme and lightTheme are the two palettes.
 var (
-	DarkTheme = Theme{
+	darkTheme = theme{
 		Name: "dark", Dark: true,
 		Backgrounds: []color.Color{hex("#000000"), hex("#2A2A2A")},
 		Text:        hex("#E6E6E6"),
@@ -51,7 +53,7 @@ var (
 		Border:      hex("#4A4A4A"),
 		CodeBg:      hex("#333333"),
 	}
-	LightTheme = Theme{
+	lightTheme = theme{
 		Name: "light", Dark: false,
 		Backgrounds: []color.Color{hex("#FFFFFF"), hex("#EBEBEB")},
 		Text:        hex("#1A1A1A"),
@@ -69,11 +71,11 @@ var (
 )
 
 // themeFor returns the palette for a dark or light background.
-func themeFor(dark bool) Theme {
+func themeFor(dark bool) theme {
 	if dark {
-		return DarkTheme
+		return darkTheme
 	}
-	return LightTheme
+	return lightTheme
 }
 
 func hex(s string) color.Color { return lipgloss.Color(s) }
@@ -134,4 +136,9 @@ func luminance(c color.Color) float64 {
 		return math.Pow((s+0.055)/1.055, 2.4)
 	}
 	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+}
+
+// palette is the colours answers are drawn in (render.Style).
+func (th theme) palette() render.Palette {
+	return render.Palette{Dark: th.Dark, Text: th.Text, Dim: th.Dim, Accent: th.Accent, SelFg: th.SelFg, SelBg: th.SelBg, CodeBg: th.CodeBg}
 }

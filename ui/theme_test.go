@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // TestBackgroundPicksStyles: the terminal's answer to the background query
@@ -22,18 +23,18 @@ func TestBackgroundPicksStyles(t *testing.T) {
 	d.typeText("q")
 	d.send(press("enter"))
 	light := m.render()
-	if m.tr.r == nil || m.tr.r.dark {
+	if m.tr.r == nil || m.tr.rDark {
 		t.Error("glamour renderer is not the light one")
 	}
-	if !strings.Contains(light, m.c.Styles.chip(nodeCited, 1, false)) {
+	if !strings.Contains(light, m.c.Styles.Chip(render.Cited, 1, false)) {
 		t.Error("light chip not drawn")
 	}
 	m.Update(tea.BackgroundColorMsg{Color: color.Black})
 	dark := m.render()
-	if !m.c.Styles.Dark || !m.tr.r.dark || dark == light {
+	if !m.c.Styles.Dark || !m.tr.rDark || dark == light {
 		t.Error("black background did not switch to dark styles")
 	}
-	if !strings.Contains(dark, m.c.Styles.chip(nodeCited, 1, false)) {
+	if !strings.Contains(dark, m.c.Styles.Chip(render.Cited, 1, false)) {
 		t.Error("dark chip not drawn")
 	}
 }

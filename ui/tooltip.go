@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // tooltipWidth is the widest the tooltip grows.
@@ -29,16 +31,16 @@ func (t *transcript) chipCell(i int) (line, x int, ok bool) {
 // then the cited snippet, at most width cells wide.
 func (m *Model) tooltip(width int) []string {
 	tu, nd, ok := m.tr.selected()
-	if !ok || nd.kind == nodeUnknown {
+	if !ok || nd.kind == render.Unknown {
 		return nil
 	}
-	src, ok := tu.source(nd.num, nd.kind == nodeInferred)
+	src, ok := tu.source(nd.num, nd.kind == render.Inferred)
 	if !ok {
 		return nil
 	}
 	st := m.c.Styles
 	inner := width - 2
-	head := chipText(nd.kind, nd.num) + " " + firstNonEmpty(src.Title, src.Path, src.URL, src.SegmentID)
+	head := render.ChipText(nd.kind, nd.num) + " " + cmp.Or(src.Title, src.Path, src.URL, src.SegmentID)
 	if pg := rag.Pages(src.PageStart, src.PageEnd); pg != "" {
 		head += " · " + pg
 	}
@@ -46,7 +48,7 @@ func (m *Model) tooltip(width int) []string {
 	pad := func(s string, style styleRenderer) string {
 		return style.Render(" " + s + strings.Repeat(" ", max(inner-ansi.StringWidth(s), 0)) + " ")
 	}
-	lines = append(lines, pad(shorten(head, inner), st.Tooltip))
+	lines = append(lines, pad(render.Shorten(head, inner), st.Tooltip))
 	snip := strings.Join(strings.Fields(src.Snippet), " ")
 	if snip == "" {
 		return lines
@@ -54,7 +56,7 @@ func (m *Model) tooltip(width int) []string {
 	wrapped := strings.Split(ansi.Wrap(snip, inner, " "), "\n")
 	if len(wrapped) > 3 {
 		wrapped = wrapped[:3]
-		wrapped[2] = shorten(wrapped[2]+" …", inner)
+		wrapped[2] = render.Shorten(wrapped[2]+" …", inner)
 	}
 	for _, l := range wrapped {
 		lines = append(lines, pad(l, st.TooltipDim))

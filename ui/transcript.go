@@ -5,6 +5,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // nodeRef names a node: turn index and node index within the turn.
@@ -23,12 +25,13 @@ type nodeRef struct{ turn, node int }
 // conversation (a frame's cost must not grow with the conversation:
 // BenchmarkLongConversation).
 type transcript struct {
-	c             *Common
+	c             *common
 	turns         []*turn
 	width, height int
 	focused       bool
 
-	r        *mdRenderer
+	r        *render.Renderer
+	rDark    bool // r is coloured for a dark background
 	stable   []string
 	nodes    []placed // nodes in stable, in reading order
 	turnLine []int    // first line (the question) of each turn in stable
@@ -50,7 +53,7 @@ type placed struct {
 	line int
 }
 
-func newTranscript(c *Common) *transcript {
+func newTranscript(c *common) *transcript {
 	return &transcript{c: c, sel: -1, selTurn: -1, follow: true}
 }
 
@@ -83,9 +86,9 @@ func (t *transcript) Blur()          { t.focused = false }
 // restyle drops the caches after the background changed.
 func (t *transcript) restyle() { t.r = nil; t.redraw(0) }
 
-func (t *transcript) renderer() *mdRenderer {
-	if t.r == nil || t.r.width != t.textWidth() || t.r.dark != t.c.Styles.Dark {
-		t.r = newMDRenderer(t.textWidth(), t.c.Styles.Dark)
+func (t *transcript) renderer() *render.Renderer {
+	if t.r == nil || t.r.Width() != t.textWidth() || t.rDark != t.c.Styles.Dark {
+		t.r, t.rDark = render.NewRenderer(t.textWidth(), t.c.Styles.Theme.palette()), t.c.Styles.Dark
 		for _, tu := range t.turns {
 			for i := range tu.doc.blocks {
 				tu.doc.blocks[i].width = 0
@@ -134,7 +137,7 @@ func (t *transcript) selInTurn(ti int) int {
 // (all of them after a resize or a restyle), then the newly finished
 // blocks of the last turn are appended.
 func (t *transcript) sync() {
-	if t.r == nil || t.r.width != t.textWidth() || t.r.dark != t.c.Styles.Dark {
+	if t.r == nil || t.r.Width() != t.textWidth() || t.rDark != t.c.Styles.Dark {
 		t.redraw(0)
 	}
 	if t.redrawFrom < len(t.turns) || t.redrawFrom == 0 {

@@ -22,7 +22,7 @@ type turn struct {
 	// qLines is the question drawn for width qWidth with styles qStyles.
 	qLines  []string
 	qWidth  int
-	qStyles *Styles
+	qStyles *styles
 }
 
 // source returns the turn's source numbered n.

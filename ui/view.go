@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
 // The screen, top to bottom: the body (transcript and sources, or the
@@ -64,7 +65,7 @@ func (m *Model) render() string {
 	switch {
 	case m.showHelp:
 		body = m.fullHelp()
-	case m.vw.open:
+	case m.vw.IsOpen():
 		body = m.vw.View()
 	case m.tr.empty() && !m.sourcesShowing():
 		body = m.welcome()
@@ -80,12 +81,12 @@ func (m *Model) render() string {
 	if m.focus == focusInput {
 		ruleStyle = st.BorderFocused
 	}
-	title := shorten(m.paneTitle(), max(m.width-4, 1))
+	title := render.Shorten(m.paneTitle(), max(m.width-4, 1))
 	rule := ruleStyle.Render("── ") + st.PaneTitle.Render(title) + " " + ruleStyle.Render(strings.Repeat("─", max(m.width-ansi.StringWidth(title)-4, 0)))
 	var bar string
 	if m.showHelp {
 		bar = shortHelpView(st.Help, helpScreenKeys{m.c.Keys}.ShortHelp(), m.width)
-	} else if m.vw.open {
+	} else if m.vw.IsOpen() {
 		bar = shortHelpView(st.Help, m.vw.ShortHelp(), m.width)
 	} else {
 		bar = shortHelpView(st.Help, m.panes[m.focus].ShortHelp(), m.width)
@@ -99,7 +100,7 @@ func (m *Model) paneTitle() string {
 	switch {
 	case m.showHelp:
 		return "help · ↑/↓ scroll · any other key closes it"
-	case m.vw.open:
+	case m.vw.IsOpen():
 		return "source viewer"
 	case m.focus == focusTranscript:
 		return fmt.Sprintf("transcript · %d references", m.tr.totalNodes())
@@ -130,13 +131,13 @@ func (m *Model) mouse(msg tea.Msg, mo tea.Mouse) tea.Cmd {
 		}
 		return nil
 	case mo.Y > body && mo.Y <= body+inputHeight:
-		if click && !m.vw.open {
+		if click && !m.vw.IsOpen() {
 			return m.setFocus(focusInput)
 		}
 		return nil
 	case mo.Y >= body:
 		return nil
-	case m.vw.open:
+	case m.vw.IsOpen():
 		_, cmd := m.vw.Update(msg)
 		return cmd
 	}

@@ -2,13 +2,15 @@ package ui
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/store"
 )
+
+// focusMark is the gutter mark of the lines of the cited segment's focus.
+const focusMark = "█ "
 
 // focusLineText is the text of the cited parent's lines that its best
 // child covers, told apart from the rest so tests can find them.
@@ -88,8 +90,8 @@ func TestViewerFocus(t *testing.T) {
 	child := hierFixture(b)
 	d := newDrive(t, b, 80, 24)
 	d.openFirstSource()
-	if !d.m.vw.open || d.m.vw.src.SegmentID != "doc2:3" {
-		t.Fatalf("the viewer is not open on doc2:3: %+v", d.m.vw.src)
+	if !d.m.vw.IsOpen() || d.m.vw.Source().SegmentID != "doc2:3" {
+		t.Fatalf("the viewer is not open on doc2:3: %+v", d.m.vw.Source())
 	}
 	scr := d.screen()
 	golden(t, "focus_80x24", scr)
@@ -99,14 +101,14 @@ func TestViewerFocus(t *testing.T) {
 
 	// The marked lines of the layout hold the child's text and at most a
 	// line's worth of the parent on each side.
-	lines := laidOut(d.m.vw)
+	lines := d.m.vw.Lines()
 	var marked []string
 	for _, l := range lines {
-		plain := ansi.Strip(l.drawn)
-		if l.focus != strings.HasPrefix(plain, focusMark) {
-			t.Errorf("line %q: focus %v but mark %q", plain, l.focus, plain[:3])
+		plain := ansi.Strip(l.Drawn)
+		if l.Focus != strings.HasPrefix(plain, focusMark) {
+			t.Errorf("line %q: focus %v but mark %q", plain, l.Focus, plain[:3])
 		}
-		if l.focus {
+		if l.Focus {
 			marked = append(marked, strings.TrimPrefix(plain, focusMark))
 		} else if strings.Contains(plain, focusLineText[:20]) {
 			t.Errorf("a line of the child is not marked: %q", plain)
@@ -194,66 +196,5 @@ func TestViewerStaleFocus(t *testing.T) {
 	d.openFirstSource()
 	if scr := d.screen(); strings.Contains(scr, focusMark) || !strings.Contains(scr, "Passage 3 line 0:") {
 		t.Errorf("a stale focus is drawn, or the view did not open on the segment's start:\n%s", scr)
-	}
-}
-
-// TestLineSpans: each reflowed line is found in the source text, words in
-// order, whatever reflow joined, wrapped, hyphen-broke or cut.
-func TestLineSpans(t *testing.T) {
-	text := "  Retrieval-augmented models cite\nthe passages they\nused, well-known\r\nfacts.\n\n\n" +
-		"Anextraordinarilylongwordthatmustbecut here.\n\n```go\nx :=  1\n\ny := 2\n```\n- one\n- two\ncontinued\n\n    indented\n    code"
-	for _, w := range []int{8, 12, 20, 80} {
-		lines := reflow(text, w)
-		spans := lineSpans(text, lines)
-		prev := 0
-		for i, l := range lines {
-			sp := spans[i]
-			if strings.TrimSpace(l) == "" {
-				if sp != [2]int{-1, -1} {
-					t.Errorf("width %d: blank line %d placed at %v", w, i, sp)
-				}
-				continue
-			}
-			if sp[0] < prev || sp[1] <= sp[0] {
-				t.Errorf("width %d: line %d %q at %v, after %d", w, i, l, sp, prev)
-				continue
-			}
-			if got := strings.Fields(text[sp[0]:sp[1]]); !reflect.DeepEqual(got, strings.Fields(l)) {
-				t.Errorf("width %d: line %d %q placed on %q", w, i, l, text[sp[0]:sp[1]])
-			}
-			prev = sp[1]
-		}
-	}
-}
-
-// TestFocusLines: the lines showing a byte of the focus are marked, a
-// blank line inside it too, and nothing else.
-func TestFocusLines(t *testing.T) {
-	text := "one two three four five six\n\nseven eight nine ten eleven twelve"
-	lines := reflow(text, 12) // "one two", "three four", "five six", "", "seven eight", "nine ten", "eleven", "twelve"
-	at := func(w string) int { return strings.Index(text, w) }
-	for _, c := range []struct {
-		a, b int
-		want []bool
-	}{
-		{at("four"), at("four") + 4, []bool{false, true, false, false, false, false, false, false}},
-		{at("ree"), at("five") + 1, []bool{false, true, true, false, false, false, false, false}},
-		{at("six"), at("eight"), []bool{false, false, true, true, true, false, false, false}},
-		{at("six") + 3, at("seven"), []bool{false, false, false, false, false, false, false, false}},
-		{0, len(text), []bool{true, true, true, true, true, true, true, true}},
-	} {
-		if got := focusLines(text, lines, c.a, c.b); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("focus %q on %q: %v, want %v", text[c.a:c.b], lines, got, c.want)
-		}
-	}
-}
-
-// TestFocusRow: the focus begins a third down the view, higher when it
-// would not fit below, never on the first row of a view of some height.
-func TestFocusRow(t *testing.T) {
-	for _, c := range []struct{ n, h, want int }{{3, 18, 6}, {12, 18, 6}, {14, 18, 4}, {40, 18, 1}, {1, 2, 0}} {
-		if got := focusRow(c.n, c.h); got != c.want {
-			t.Errorf("focusRow(%d, %d) = %d, want %d", c.n, c.h, got, c.want)
-		}
 	}
 }

@@ -8,69 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/rag"
-	"github.com/ibid-dev/ibid/store"
 )
-
-// TestReflow: a source's hard line breaks inside a paragraph go, the
-// paragraph is wrapped at the width, blank lines between paragraphs and
-// code stay as they are, list items keep their own lines.
-func TestReflow(t *testing.T) {
-	text := "Retrieval-augmented models cite\nthe passages they\nused.\n\n\n\nA second\nparagraph.\n\n```go\nx :=  1\n\ny := 2\n```\n- one\n- two\ncontinued\n\n    indented\n    code"
-	got := reflow(text, 20)
-	want := []string{
-		"Retrieval-augmented",
-		"models cite the",
-		"passages they used.",
-		"",
-		"A second paragraph.",
-		"",
-		"```go",
-		"x :=  1",
-		"",
-		"y := 2",
-		"```",
-		"",
-		"- one",
-		"- two continued",
-		"",
-		"    indented",
-		"    code",
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("reflow:\n%q\nwant\n%q", got, want)
-	}
-	for _, w := range []int{10, 33, 80} {
-		for _, l := range reflow(strings.Repeat("word ", 50)+"\nnext line", w) {
-			if ansi.StringWidth(l) > w {
-				t.Errorf("at %d: %q is wider", w, l)
-			}
-		}
-	}
-}
-
-// TestPageMarker: a marker where a page begins at a segment, one naming
-// the pages a spanning passage runs into, none inside a page.
-func TestPageMarker(t *testing.T) {
-	seg := func(s, e int) store.Segment { return store.Segment{PageStart: s, PageEnd: e} }
-	p := func(s store.Segment) *store.Segment { return &s }
-	for _, c := range []struct {
-		s    store.Segment
-		prev *store.Segment
-		want string
-	}{
-		{seg(1, 1), nil, "p. 1"},
-		{seg(3, 3), p(seg(2, 2)), "p. 3"},
-		{seg(3, 4), p(seg(2, 2)), "pp. 3–4"},
-		{seg(3, 4), p(seg(2, 3)), "into p. 4"},
-		{seg(3, 3), p(seg(2, 3)), ""},
-		{seg(3, 3), p(seg(3, 3)), ""},
-		{seg(0, 0), nil, ""},
-	} {
-		if got := pageMarker(c.s, c.prev); got != c.want {
-			t.Errorf("%v after %v: %q, want %q", c.s, c.prev, got, c.want)
-		}
-	}
-}
 
 // fixturePages are the pages of pdfFixture's segments.
 var fixturePages = [][2]int{{9, 9}, {9, 9}, {10, 10}, {10, 11}, {11, 11}, {12, 12}}
@@ -115,9 +53,9 @@ func TestViewerPages(t *testing.T) {
 			t.Errorf("%dx%d: header does not give the passage's pages:\n%s", w, h, headerOf(scr))
 		}
 		var markers []string
-		lines := laidOut(d.m.vw)
+		lines := d.m.vw.Lines()
 		for _, l := range lines {
-			if t := strings.TrimSpace(ansi.Strip(l.drawn)); strings.HasPrefix(t, "── ") {
+			if t := strings.TrimSpace(ansi.Strip(l.Drawn)); strings.HasPrefix(t, "── ") {
 				markers = append(markers, strings.Trim(t, "─ "))
 			}
 		}

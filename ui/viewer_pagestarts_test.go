@@ -7,41 +7,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/ibid-dev/ibid/store"
 )
-
-// TestPageBreaks: a page that begins inside a passage breaks it at the
-// word where the page's text begins, or at the next word when it begins
-// inside one; pages without text that begin at the same place are named
-// together; a CJK character is a word of its own; a page beginning in the
-// last word, or outside the passage, is no break.
-func TestPageBreaks(t *testing.T) {
-	seg := func(text string, start, ps, pe int) store.Segment {
-		return store.Segment{Text: text, Start: start, End: start + len(text), PageStart: ps, PageEnd: pe}
-	}
-	starts := func(s ...int) []int { return append(make([]int, 3), s...) } // pages 1–3 begin at 0
-	for _, c := range []struct {
-		name   string
-		s      store.Segment
-		starts []int
-		want   []pageBreak
-	}{
-		{"at a word", seg("alpha beta gamma", 100, 4, 5), starts(100, 106), []pageBreak{{6, 5, 5}}},
-		{"after white space", seg("alpha\n\nbeta gamma", 100, 4, 5), starts(100, 105), []pageBreak{{7, 5, 5}}},
-		{"inside a word", seg("alpha beta gamma", 100, 4, 5), starts(100, 108), []pageBreak{{11, 5, 5}}},
-		{"two pages", seg("alpha beta gamma delta", 100, 4, 6), starts(100, 106, 111), []pageBreak{{6, 5, 5}, {11, 6, 6}}},
-		{"an empty page", seg("alpha beta gamma", 100, 4, 6), starts(100, 106, 106), []pageBreak{{6, 5, 6}}},
-		{"in the last word", seg("alpha beta gamma", 100, 4, 5), starts(100, 113), nil},
-		{"CJK", seg("写作而设计的工具", 100, 4, 5), starts(100, 106), []pageBreak{{6, 5, 5}}},
-		{"one page", seg("alpha beta", 100, 4, 4), starts(100), nil},
-		{"no starts", seg("alpha beta", 100, 4, 5), nil, nil},
-		{"too few starts", seg("alpha beta", 100, 4, 5), starts(100), nil},
-	} {
-		if got := pageBreaks(c.s, c.starts); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: %v, want %v", c.name, got, c.want)
-		}
-	}
-}
 
 // pageFinderBackend is the fake backend with a document's page starts.
 type pageFinderBackend struct {
@@ -85,11 +51,11 @@ func TestViewerPageStarts(t *testing.T) {
 			t.Errorf("%dx%d: the view opens on the cited passage's first line, on p. 10:\n%s", w, h, headerOf(scr))
 		}
 
-		lines := laidOut(d.m.vw)
+		lines := d.m.vw.Lines()
 		var markers []string
 		at11 := -1
 		for i, l := range lines {
-			if t := strings.TrimLeft(ansi.Strip(l.drawn), "▌ "); strings.HasPrefix(t, "── ") {
+			if t := strings.TrimLeft(ansi.Strip(l.Drawn), "▌ "); strings.HasPrefix(t, "── ") {
 				markers = append(markers, strings.Trim(t, "─ "))
 				if strings.HasPrefix(t, "── p. 11 ") {
 					at11 = i
@@ -99,16 +65,16 @@ func TestViewerPageStarts(t *testing.T) {
 		if want := []string{"p. 9", "p. 10", "p. 11", "p. 12"}; !reflect.DeepEqual(markers, want) {
 			t.Fatalf("%dx%d: page markers %q, want %q", w, h, markers, want)
 		}
-		before := strings.TrimSpace(ansi.Strip(lines[at11-1].drawn))
-		after := strings.TrimLeft(ansi.Strip(lines[at11+1].drawn), "▌ ")
+		before := strings.TrimSpace(ansi.Strip(lines[at11-1].Drawn))
+		after := strings.TrimLeft(ansi.Strip(lines[at11+1].Drawn), "▌ ")
 		if !strings.HasSuffix(before, " Passage") || !strings.HasPrefix(after, "3 line 15: ") {
 			t.Errorf("%dx%d: p. 11 is marked between %q and %q, want between \"…Passage\" and \"3 line 15: …\"", w, h, before, after)
 		}
-		if p := lines[at11-1]; p.pStart != 10 || p.pEnd != 10 {
-			t.Errorf("%dx%d: the line before p. 11's marker is on pp. %d–%d, want p. 10", w, h, p.pStart, p.pEnd)
+		if p := lines[at11-1]; p.PageStart != 10 || p.PageEnd != 10 {
+			t.Errorf("%dx%d: the line before p. 11's marker is on pp. %d–%d, want p. 10", w, h, p.PageStart, p.PageEnd)
 		}
-		if p := lines[at11+1]; p.pStart != 11 || p.pEnd != 11 {
-			t.Errorf("%dx%d: the line after p. 11's marker is on pp. %d–%d, want p. 11", w, h, p.pStart, p.pEnd)
+		if p := lines[at11+1]; p.PageStart != 11 || p.PageEnd != 11 {
+			t.Errorf("%dx%d: the line after p. 11's marker is on pp. %d–%d, want p. 11", w, h, p.PageStart, p.PageEnd)
 		}
 
 		// scroll until the marker is the top line: the header turns to p. 11

@@ -9,32 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/ibid-dev/ibid/internal/argstub"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/ui/viewer"
 )
-
-// laidLine is a line of the viewer's document as laid out and drawn.
-type laidLine struct {
-	seg int
-	vline
-	drawn string // styled
-}
-
-// laidOut is every line of the viewer's document, laid out at its width
-// and drawn, from the first passage to the last.
-func laidOut(v *viewer) []laidLine {
-	var out []laidLine
-	for i := range v.segs {
-		for _, l := range v.block(i) {
-			out = append(out, laidLine{i, l, v.draw(i, l)})
-		}
-	}
-	return out
-}
 
 // scrollPassages are the lines of scrollFixture's passages.
 var scrollPassages = []int{6, 9, 5, 12, 7, 4, 10, 13, 6, 8}
@@ -145,7 +127,7 @@ func wantPage(rows []string, starts []int, text string) string {
 // bodyHeight is the number of the viewer's body rows on scr.
 func bodyHeight(d *drive) int {
 	scr := d.screen()
-	return d.m.vw.height - len(strings.Split(headerOf(scr), "\n"))
+	return d.m.bodyHeight() - len(strings.Split(headerOf(scr), "\n"))
 }
 
 // openScrollFixture opens the scroll fixture's cited passage in a w×h
@@ -292,11 +274,11 @@ func TestViewerScrollsWholeDocument(t *testing.T) {
 // Options.Open at the header's page, p. 3, through the real program loop
 // (tea.ExecProcess).
 func TestViewerOpenPageInView(t *testing.T) {
-	_, script, record := stubViewer(t, "viewer")
+	_, script, record := argstub.Script(t, "viewer")
 	fb := newFakeBackend(sampleAnswer)
 	starts, _ := scrollFixture(fb)
 	opt := darkOpt()
-	opt.Open = OpenSettings{PDFViewer: script + " --page={page} {file}"}
+	opt.Open = viewer.OpenSettings{PDFViewer: script + " --page={page} {file}"}
 	opt.LibraryPoll = -1
 	tm := newTMOpt(t, pageFinderBackend{fb, map[string][]int{"doc2": starts}}, opt, 80, 24)
 	askAndOpenFirst(t, tm)
@@ -309,8 +291,8 @@ func TestViewerOpenPageInView(t *testing.T) {
 		t.Fatalf("scrolling never reached p. 3:\n%s", scr)
 	}
 	tm.Send(press("o"))
-	waitFile(t, record)
-	if got, want := recorded(t, record), []string{"--page=3", "/papers/paper2.pdf"}; !reflect.DeepEqual(got, want) {
+	argstub.Wait(t, record)
+	if got, want := argstub.Args(t, record), []string{"--page=3", "/papers/paper2.pdf"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("o at p. 3 ran the viewer with %q, want %q", got, want)
 	}
 	tm.Send(press("esc"))
@@ -333,7 +315,7 @@ func askAndOpenFirst(t *testing.T, tm *teatest.TestModel) {
 // after scrolling into the passage after the cited one runs the editor at
 // +N, N the file's line that holds the first word on top of the view.
 func TestViewerOpenLineInView(t *testing.T) {
-	_, script, record := stubViewer(t, "editor")
+	_, script, record := argstub.Script(t, "editor")
 	segs, text := scrollDoc("doc2")
 	front := "---\ntitle: Ten passages\nauthors: [A, B]\n---\n"
 	path := filepath.Join(t.TempDir(), "notes.md")
@@ -345,7 +327,7 @@ func TestViewerOpenLineInView(t *testing.T) {
 	doc.Path, doc.Format, doc.Segments = path, "markdown", len(segs)
 	fb.docs["doc2"], fb.segs["doc2"] = doc, segs
 	opt := darkOpt()
-	opt.Open = OpenSettings{Editor: script, PDFViewer: "false {file}"}
+	opt.Open = viewer.OpenSettings{Editor: script, PDFViewer: "false {file}"}
 	opt.LibraryPoll = -1
 	tm := newTMOpt(t, fb, opt, 80, 24)
 	askAndOpenFirst(t, tm)
@@ -368,26 +350,14 @@ func TestViewerOpenLineInView(t *testing.T) {
 		t.Errorf("passage 4's line on top, the header does not name it:\n%s", headerOf(scr))
 	}
 	tm.Send(press("o"))
-	waitFile(t, record)
+	argstub.Wait(t, record)
 	data, _ := os.ReadFile(path)
 	want := strings.Count(string(data[:strings.Index(string(data), top+" ")]), "\n") + 1
-	if got := recorded(t, record); !reflect.DeepEqual(got, []string{"+" + strconv.Itoa(want), path}) {
+	if got := argstub.Args(t, record); !reflect.DeepEqual(got, []string{"+" + strconv.Itoa(want), path}) {
 		t.Errorf("o with %s on top ran the editor with %q, want +%d", top, got, want)
 	}
 	tm.Send(press("esc"))
 	tm.Send(press("ctrl+c"))
-}
-
-// waitFile waits until the file at path exists and is not empty.
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	for range 500 {
-		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("%s was never written", path)
 }
 
 // TestViewerJumpNearTheEnd: n reaches the last passage at 160×48 though

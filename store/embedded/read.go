@@ -116,6 +116,16 @@ func (s *Store) Vectors(ctx context.Context, docID string) ([][]float32, error) 
 	return out, nil
 }
 
+// DocumentCount is the number of documents in the library
+// (store.DocumentCounter): the size of the index it keeps, nothing read.
+func (s *Store) DocumentCount(ctx context.Context) (int, error) {
+	if err := s.rlock(ctx); err != nil {
+		return 0, err
+	}
+	defer s.mu.RUnlock()
+	return len(s.docs), nil
+}
+
 // Len is the number of segments in the library.
 func (s *Store) Len(ctx context.Context) (int, error) {
 	if err := s.rlock(ctx); err != nil {

@@ -322,4 +322,7 @@ func mismatch(dir string, have, want store.Info) error {
 		have.Embedder, want.Embedder)
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store           = (*Store)(nil)
+	_ store.DocumentCounter = (*Store)(nil)
+)

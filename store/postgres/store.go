@@ -40,7 +40,10 @@ type Store struct {
 	closed   atomic.Bool
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store           = (*Store)(nil)
+	_ store.DocumentCounter = (*Store)(nil)
+)
 
 // Open opens (and with opt.Create, creates) the library opt names in the
 // database at location, migrating the schema first if it is older than
@@ -341,6 +344,17 @@ func (s *Store) Vectors(ctx context.Context, docID string) ([][]float32, error) 
 		return err
 	})
 	return vecs, err
+}
+
+// DocumentCount implements store.DocumentCounter: a count of the
+// library's rows in rag_documents (its primary key's index), no document
+// read.
+func (s *Store) DocumentCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.read(ctx, "count documents", func(ctx context.Context) error {
+		return s.pool.QueryRow(ctx, `SELECT count(*) FROM rag_documents WHERE collection_id = $1`, s.coll).Scan(&n)
+	})
+	return n, err
 }
 
 // Len implements store.Store.

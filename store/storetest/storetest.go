@@ -74,6 +74,7 @@ func Run(t *testing.T, h Harness) {
 		{"BadBoxes", testBadBoxes},
 		{"Closed", testClosed},
 		{"ReadOnly", testReadOnly},
+		{"DocumentCount", testDocumentCount},
 		{"Libraries", testLibraries},
 		{"Drop", testDrop},
 		{"DropSeenByReaders", testDropSeenByReaders},

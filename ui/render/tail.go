@@ -1,4 +1,4 @@
-package ui
+package render
 
 import (
 	"bytes"
@@ -31,11 +31,27 @@ type tailMD struct {
 	nodes int
 	lastW int
 
-	// drawn caches raw with chips, for selection sel and styles st.
+	// drawn caches raw with chips, for selection sel and chips.
 	drawn    []string
 	nodeLine []int
 	sel      int
-	st       *Styles
+	chips    Chips
+}
+
+// Tail draws the open block of a streaming answer (the Markdown after its
+// last finished block) cheaply, frame after frame: a Markdown prefix
+// rendered now and then (tailMD), continued by the rest wrapped
+// incrementally as plain text (tailWrap). The block only ever grows until
+// Reset, which the owner calls when the block closes.
+type Tail struct {
+	md tailMD
+	tw tailWrap
+}
+
+// Reset forgets the block: the next Draw starts a new one.
+func (t *Tail) Reset() {
+	t.tw.reset(t.tw.width)
+	t.md = tailMD{}
 }
 
 // renderStep is the least growth of the open block between renders.
@@ -85,44 +101,46 @@ func cutPoint(b []byte) int {
 	return 0
 }
 
-// drawTail draws the open block: its rendered Markdown prefix, then the
-// rest as wrapped plain text with chips, each line after indent and padded
-// with spaces to width (plus the indent). Complete plain lines are drawn
-// once; a frame between renders draws the last line or two, so its cost
-// follows the bytes that arrived since the last frame.
-func (d *answerDoc) drawTail(width int, indent string, st *Styles, sel int, r *mdRenderer) (lines []string, nodeLine []int) {
+// Draw draws the open block, open (the answer's Markdown source after its
+// last finished block, which only grew since the last call): its rendered
+// Markdown prefix, then the rest as wrapped plain text with chips, each
+// line after indent and padded with spaces to width (plus the indent).
+// first is the index of the block's first node among the answer's, sel the
+// selected node's (-1: none); r renders the prefix (nil: the block is
+// drawn as plain text). Complete plain lines are drawn once; a frame
+// between renders draws the last line or two, so its cost follows the
+// bytes that arrived since the last frame. nodeLine is each node's line.
+func (t *Tail) Draw(open []byte, first, width int, indent string, chips Chips, sel int, r *Renderer) (lines []string, nodeLine []int) {
 	width = max(width, 10)
-	open := d.src[d.closed:]
-	if d.tw.width != width || d.md.width != width && d.md.upto > 0 {
-		d.md = tailMD{}
-		d.tw.reset(width)
+	if t.tw.width != width || t.md.width != width && t.md.upto > 0 {
+		t.md = tailMD{}
+		t.tw.reset(width)
 	}
-	if r != nil && r.width == width && d.md.due(open) {
-		if cut := cutPoint(open); cut > d.md.upto {
-			d.md = tailMD{upto: cut, width: width, raw: r.render(string(open[:cut]))}
-			d.md.nodes = countPlaceholders(string(open[:cut]))
-			if n := len(d.md.raw); n > 0 {
-				d.md.lastW = ansi.StringWidth(d.md.raw[n-1])
+	if r != nil && r.width == width && t.md.due(open) {
+		if cut := cutPoint(open); cut > t.md.upto {
+			t.md = tailMD{upto: cut, width: width, raw: r.Render(string(open[:cut]))}
+			t.md.nodes = CountPlaceholders(string(open[:cut]))
+			if n := len(t.md.raw); n > 0 {
+				t.md.lastW = ansi.StringWidth(t.md.raw[n-1])
 			}
-			d.tw.reset(width)
-			d.tw.startAt(d.md.lastW)
+			t.tw.reset(width)
+			t.tw.startAt(t.md.lastW)
 		}
 	}
-	first, _ := d.tailNodes()
-	md := &d.md
-	if md.st != st || md.sel != sel || md.drawn == nil && len(md.raw) > 0 {
-		md.drawn, md.nodeLine = drawChips(md.raw, d.nodes, first, sel, st)
-		md.st, md.sel = st, sel
+	md := &t.md
+	if md.chips != chips || md.sel != sel || md.drawn == nil && len(md.raw) > 0 {
+		md.drawn, md.nodeLine = DrawChips(md.raw, first, sel, chips)
+		md.chips, md.sel = chips, sel
 		// pad every line but the last (which the plain text continues)
 		for i := 0; i < len(md.drawn)-1; i++ {
 			md.drawn[i] += strings.Repeat(" ", max(width-ansi.StringWidth(md.raw[i]), 0))
 		}
 	}
-	d.tw.feed(open[md.upto+d.tw.consumed:])
-	raw, widths := d.tw.view()
-	tw := &d.tw
-	if tw.drawnSel != sel || tw.drawnSt != st || tw.drawnIndent != indent {
-		tw.drawn, tw.drawnNodes, tw.drawnSel, tw.drawnSt, tw.drawnIndent = tw.drawn[:0], tw.drawnNodes[:0], sel, st, indent
+	t.tw.feed(open[md.upto+t.tw.consumed:])
+	raw, widths := t.tw.view()
+	tw := &t.tw
+	if tw.drawnSel != sel || tw.drawnChips != chips || tw.drawnIndent != indent {
+		tw.drawn, tw.drawnNodes, tw.drawnSel, tw.drawnChips, tw.drawnIndent = tw.drawn[:0], tw.drawnNodes[:0], sel, chips, indent
 	}
 	// the rendered lines, the last of which the plain text continues
 	for i, l := range md.drawn {
@@ -146,8 +164,8 @@ func (d *answerDoc) drawTail(width int, indent string, st *Styles, sel int, r *m
 			idx += tw.drawnNodes[li]
 		} else {
 			n := 0
-			drawn = swapChips(l, func(k nodeKind, num int) string {
-				c := st.chip(k, num, idx == sel)
+			drawn = SwapChips(l, func(k NodeKind, num int) string {
+				c := chips.Chip(k, num, idx == sel)
 				idx++
 				n++
 				nodeLine = append(nodeLine, base+li)

@@ -1,4 +1,4 @@
-package ui
+package viewer
 
 // viewPlace is where the view is: its first line, and the passage the
 // view is on (on). The header names the line's page and the passage's
@@ -19,7 +19,7 @@ type shown struct {
 // where settles the view at the viewer's size and says where it is, with
 // the header drawn for it and the lines below it: the one place where the
 // view's position is decided, for View and for o alike.
-func (v *viewer) where() (viewPlace, []string, []shown) {
+func (v *Viewer) where() (viewPlace, []string, []shown) {
 	hh := 4 // the header's height: title, path, meta, rule; then as drawn
 	var p viewPlace
 	var head []string
@@ -53,7 +53,7 @@ func (v *viewer) where() (viewPlace, []string, []shown) {
 // below the text while the document has text to fill them. Only the
 // blocks between the old and the new position, and those in view, are
 // laid out.
-func (v *viewer) settle(h int) {
+func (v *Viewer) settle(h int) {
 	if len(v.segs) == 0 {
 		return
 	}
@@ -87,7 +87,7 @@ func (v *viewer) settle(h int) {
 
 // normalize carries an offset outside at's block into the passages before
 // or after it, and stops at the document's first and last lines.
-func (v *viewer) normalize() {
+func (v *Viewer) normalize() {
 	for v.offset < 0 && v.at > 0 {
 		v.at--
 		v.offset += len(v.block(v.at))
@@ -102,7 +102,7 @@ func (v *viewer) normalize() {
 
 // visible are the h lines from the view's first on (fewer at the
 // document's end), laying out only the passages they are in.
-func (v *viewer) visible(h int) []shown {
+func (v *Viewer) visible(h int) []shown {
 	var out []shown
 	for i, o := v.at, v.offset; i < len(v.segs) && len(out) < h; i++ {
 		for _, l := range v.block(i)[o:] {
@@ -120,7 +120,7 @@ func (v *viewer) visible(h int) []shown {
 // cited one when the viewer opens, n, p) until they scroll, else the one
 // the view's first line belongs to. They differ only when the view could
 // not bring the passage jumped to to the top, the document ending first.
-func (v *viewer) on() int {
+func (v *Viewer) on() int {
 	if v.pick >= 0 {
 		return v.pick
 	}

@@ -1,4 +1,4 @@
-package ui
+package viewer
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ import (
 )
 
 // OpenSettings say which programs o (open the viewer's document at the
-// passage) runs. The chat does not read the environment for them: the
-// command line's Config does, once ($IBID_PDF_VIEWER and $EDITOR), and
-// passes them in Options.
+// passage) runs. Neither the chat nor the viewer reads the environment
+// for them: the command line's Config does, once ($IBID_PDF_VIEWER and
+// $EDITOR), and passes them in the chat's Options.
 type OpenSettings struct {
 	// PDFViewer is a command template for PDFs, with {file} and {page}
 	// ($IBID_PDF_VIEWER); "": the first of pdfViewers on PATH.
@@ -189,17 +189,17 @@ func abs(n int) int {
 
 // openCmd opens the viewer's document at at with the programs s names,
 // through tea.ExecProcess: the chat suspends while the program runs and
-// comes back when it exits (editorDoneMsg).
+// comes back when it exits (ErrorMsg).
 func openCmd(doc store.Document, at openPlace, s OpenSettings) tea.Cmd {
 	argv, err := openArgv(doc, at, osOpenEnv(s))
 	if err != nil {
-		return func() tea.Msg { return statusMsg{err: err} }
+		return func() tea.Msg { return ErrorMsg{err} }
 	}
 	c := exec.Command(argv[0], argv[1:]...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
 		if err != nil {
-			err = fmt.Errorf("%s: %w", argv[0], err)
+			err = fmt.Errorf("couldn't open the document: %s: %w (set IBID_PDF_VIEWER for PDFs, $EDITOR for text)", argv[0], err)
 		}
-		return editorDoneMsg{err}
+		return ErrorMsg{err}
 	})
 }

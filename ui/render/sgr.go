@@ -1,8 +1,8 @@
-package ui
+package render
 
 import "strings"
 
-// compactSGR drops the SGR sequences (ESC [ … m) that a reset makes dead
+// CompactSGR drops the SGR sequences (ESC [ … m) that a reset makes dead
 // before any cell is printed: in each run of consecutive SGR sequences,
 // whatever precedes the run's last reset (ESC [ m or ESC [ 0 m).
 //
@@ -16,7 +16,7 @@ import "strings"
 //
 // Any other byte, other escape sequences included, ends a run, so they are
 // kept in place.
-func compactSGR(l string) string {
+func CompactSGR(l string) string {
 	if !strings.Contains(l, "m\x1b[m") && !strings.Contains(l, "m\x1b[0m") {
 		return l // no SGR sequence directly followed by a reset
 	}
@@ -60,4 +60,28 @@ func sgrLen(s string) int {
 		}
 	}
 	return 0
+}
+
+// PackLines returns lines compacted (CompactSGR) and copied, slice and
+// text, into allocations of their own: glamour's output, padded to the
+// wrap width, is several times the size of the lines cut from it, and a
+// cached line that shares it keeps all of it alive (so would the lines
+// Render dropped, left in the slice's array beyond its ends).
+func PackLines(lines []string) []string {
+	out := make([]string, len(lines))
+	n := 0
+	for i, l := range lines {
+		out[i] = CompactSGR(l)
+		n += len(out[i])
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range out {
+		b.WriteString(l)
+	}
+	all := b.String()
+	for i, l := range out {
+		out[i], all = all[:len(l)], all[len(l):]
+	}
+	return out
 }

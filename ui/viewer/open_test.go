@@ -1,4 +1,4 @@
-package ui
+package viewer
 
 import (
 	"errors"
@@ -10,33 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
+	"github.com/ibid-dev/ibid/internal/argstub"
 	"github.com/ibid-dev/ibid/store"
 )
-
-// stubViewer writes an executable script named name into a new folder
-// that records its arguments, one a line, to the returned file.
-func stubViewer(t *testing.T, name string) (dir, script, record string) {
-	t.Helper()
-	dir = t.TempDir()
-	record = filepath.Join(dir, "args.txt")
-	script = filepath.Join(dir, name)
-	body := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + record + "'; done\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir, script, record
-}
-
-func recorded(t *testing.T, record string) []string {
-	t.Helper()
-	b, err := os.ReadFile(record)
-	if err != nil {
-		t.Fatalf("the stub viewer was not run: %v", err)
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-}
 
 // hostilePDF is a PDF whose path has spaces and a shell command after a
 // ";": it must reach the viewer as one argument and run nothing.
@@ -67,7 +43,7 @@ func runArgv(t *testing.T, argv []string, canary string) {
 // TestOpenPDFTemplate: the PDF viewer template's {file} and {page} are
 // replaced inside words, the path stays one argument and runs nothing.
 func TestOpenPDFTemplate(t *testing.T) {
-	_, script, record := stubViewer(t, "viewer")
+	_, script, record := argstub.Script(t, "viewer")
 	path, canary := hostilePDF(t)
 	argv, err := openArgv(store.Document{Path: path, Format: "pdf"}, openPlace{seg: store.Segment{PageStart: 10, PageEnd: 11}},
 		osOpenEnv(OpenSettings{PDFViewer: script + " --page={page} {file}"}))
@@ -75,7 +51,7 @@ func TestOpenPDFTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	runArgv(t, argv, canary)
-	if got, want := recorded(t, record), []string{"--page=10", path}; !reflect.DeepEqual(got, want) {
+	if got, want := argstub.Args(t, record), []string{"--page=10", path}; !reflect.DeepEqual(got, want) {
 		t.Errorf("viewer got %q, want %q", got, want)
 	}
 	if _, err := os.Stat(canary); err == nil {
@@ -93,7 +69,7 @@ func TestOpenPDFTemplate(t *testing.T) {
 // PATH is used with its own page flag; without any, the system opener,
 // without a page; with neither, an error that says what to set.
 func TestOpenPDFOnPath(t *testing.T) {
-	dir, _, record := stubViewer(t, "okular")
+	dir, _, record := argstub.Script(t, "okular")
 	path, canary := hostilePDF(t)
 	t.Setenv("IBID_PDF_VIEWER", "zathura {file}") // read by cli's Config, never here
 	t.Setenv("PATH", dir)
@@ -103,7 +79,7 @@ func TestOpenPDFOnPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	runArgv(t, argv, canary)
-	if got, want := recorded(t, record), []string{"-p", "7", path}; !reflect.DeepEqual(got, want) {
+	if got, want := argstub.Args(t, record), []string{"-p", "7", path}; !reflect.DeepEqual(got, want) {
 		t.Errorf("okular got %q, want %q", got, want)
 	}
 	if _, err := os.Stat(canary); err == nil {
@@ -144,7 +120,7 @@ func TestOpenPDFOnPath(t *testing.T) {
 // TestOpenMarkdownInEditor: Markdown goes to the editor +N, N the passage's
 // line in the file (front matter included), never to a PDF viewer.
 func TestOpenMarkdownInEditor(t *testing.T) {
-	_, script, record := stubViewer(t, "editor")
+	_, script, record := argstub.Script(t, "editor")
 	dir := filepath.Join(t.TempDir(), "notes; rm -rf x")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -164,7 +140,7 @@ func TestOpenMarkdownInEditor(t *testing.T) {
 	}
 	runArgv(t, argv, path)
 	// "The effect holds" is the file's 10th line: 3 of front matter, 7 of text
-	if got, want := recorded(t, record), []string{"+10", path}; !reflect.DeepEqual(got, want) {
+	if got, want := argstub.Args(t, record), []string{"+10", path}; !reflect.DeepEqual(got, want) {
 		t.Errorf("editor got %q, want %q", got, want)
 	}
 
@@ -231,51 +207,42 @@ func TestOpenRefusesBinary(t *testing.T) {
 }
 
 // TestViewerOpenKey: o in the viewer produces the exec message of
-// tea.ExecProcess for the passage it is on, with the programs the chat's
-// Options name: the command runs the stub viewer of Options.Open at the
-// passage's page, never the one $IBID_PDF_VIEWER names (the environment is
-// cli's to read).
+// tea.ExecProcess for the passage it is on, with the programs the viewer
+// was given: the command runs the stub viewer of its OpenSettings at the
+// passage's page, never the one $IBID_PDF_VIEWER names (the environment
+// is cli's to read).
 func TestViewerOpenKey(t *testing.T) {
-	_, script, record := stubViewer(t, "viewer")
-	_, envScript, envRecord := stubViewer(t, "envviewer")
+	_, script, record := argstub.Script(t, "viewer")
+	_, envScript, envRecord := argstub.Script(t, "envviewer")
 	t.Setenv("IBID_PDF_VIEWER", envScript+" {file} {page}")
 	t.Setenv("EDITOR", envScript)
-	b := newFakeBackend(sampleAnswer)
 	path, canary := hostilePDF(t)
-	doc := b.docs["doc2"]
-	doc.Path, doc.Format = path, "pdf"
-	b.docs["doc2"] = doc
-	opt := darkOpt()
-	opt.Open = OpenSettings{PDFViewer: script + " {file} {page}"}
-	opt.LibraryPoll = -1 // run waits for every command: a poll would wait too
-	d := &drive{t: t, m: New(b, opt)}
-	d.m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	for _, m := range run(d.m.Init()) {
-		d.send(m)
+	v := New(testKeys(), testStyles(), OpenSettings{PDFViewer: script + " {file} {page}"})
+	v.SetSize(80, 24)
+	v.Load(paperContent(store.Document{ID: "doc2", Path: path, Format: "pdf", Title: "Paper 2"}, "doc2:3"))
+	if !v.IsOpen() {
+		t.Fatal("viewer not open")
 	}
-	d.openFirstSource()
-	if !d.m.vw.open {
-		t.Fatalf("viewer not open:\n%s", d.screen())
-	}
-	cmd := d.m.vw.key(press("o"))
+	v.View()
+	cmd := v.key(press("o"))
 	if cmd == nil {
 		t.Fatal("o gave no command")
 	}
-	if msg := cmd(); !strings.Contains(typeName(msg), "exec") {
-		t.Errorf("o gave %s, want tea.ExecProcess's message", typeName(msg))
+	if msg := cmd(); !strings.Contains(reflect.TypeOf(msg).String(), "exec") {
+		t.Errorf("o gave %T, want tea.ExecProcess's message", msg)
 	}
 	// the command o execs is openCmd's: openArgv with the viewer's
 	// programs, at the page where the view is
-	p, _, _ := d.m.vw.where()
-	argv, err := openArgv(d.m.vw.doc, openPlace{seg: d.m.vw.segs[p.top], page: p.pStart, off: p.off}, osOpenEnv(d.m.vw.programs))
+	p, _, _ := v.where()
+	argv, err := openArgv(v.doc, openPlace{seg: v.segs[p.top], page: p.pStart, off: p.off}, osOpenEnv(v.programs))
 	if err != nil {
 		t.Fatal(err)
 	}
 	runArgv(t, argv, canary)
-	if got, want := recorded(t, record), []string{path, strconv.Itoa(p.pStart)}; !reflect.DeepEqual(got, want) {
-		t.Errorf("the viewer of Options.Open got %q, want %q", got, want)
+	if got, want := argstub.Args(t, record), []string{path, strconv.Itoa(p.pStart)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the viewer of OpenSettings got %q, want %q", got, want)
 	}
 	if _, err := os.Stat(envRecord); err == nil {
-		t.Errorf("o ran $IBID_PDF_VIEWER's program: the ui read the environment")
+		t.Errorf("o ran $IBID_PDF_VIEWER's program: the viewer read the environment")
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package viewer
 
 import "github.com/ibid-dev/ibid/store"
 
@@ -44,12 +44,12 @@ type blockCache struct {
 
 // textWidth is the width passages are reflowed to: the viewer's less the
 // two-column gutter.
-func (v *viewer) textWidth() int { return max(v.width-2, 10) }
+func (v *Viewer) textWidth() int { return max(v.width-2, 10) }
 
 // block is segment i laid out at the viewer's width (layoutBlock), from
 // the cache when it was laid out at this width before: drawing a view lays
 // out only the passages in it, each once per width.
-func (v *viewer) block(i int) []vline {
+func (v *Viewer) block(i int) []vline {
 	w := v.textWidth()
 	if v.cache.width != w || len(v.cache.blocks) != len(v.segs) {
 		v.cache = blockCache{width: w, blocks: make([][]vline, len(v.segs))}
@@ -70,14 +70,14 @@ func startLine(i int) int { return min(i, 1) }
 // layoutBlock lays segment i out at width w: a blank line above it (but for
 // the document's first), a page marker where a page begins at it, and its
 // text reflowed at w with a marker line where a page begins inside it, when
-// the viewer has the document's page starts (PageFinder; otherwise a
+// the viewer has the document's page starts (Content.PageStarts; otherwise a
 // passage that spans pages gets one marker above, naming them). The lines
 // of the cited segment's focus (the part that matched best,
-// viewer_focus.go) are marked.
+// focus.go) are marked.
 //
 // Invariant: the block has at least one line; its lines' offsets never
 // decrease.
-func (v *viewer) layoutBlock(i, w int) []vline {
+func (v *Viewer) layoutBlock(i, w int) []vline {
 	s := v.segs[i]
 	var prev *store.Segment
 	if i > 0 {
@@ -126,16 +126,16 @@ func (v *viewer) layoutBlock(i, w int) []vline {
 // draw styles line l of segment i's block: the cited segment highlighted,
 // the lines of its focus more strongly and marked █, ▌ marking the passage
 // the view is on (on), the others dim.
-func (v *viewer) draw(i int, l vline) string {
-	st := v.c.Styles
-	mark, style := "  ", st.ViewerOther
+func (v *Viewer) draw(i int, l vline) string {
+	st := v.st
+	mark, style := "  ", st.Other
 	if i == v.cited {
-		style = st.ViewerCited
+		style = st.Cited
 	}
 	if i == v.on() {
-		mark = st.ViewerHead.Render("▌ ")
+		mark = st.Head.Render("▌ ")
 		if i != v.cited {
-			style = st.SourceTitle
+			style = st.On
 		}
 	}
 	switch {
@@ -146,7 +146,30 @@ func (v *viewer) draw(i int, l vline) string {
 	case l.kind == lineMarker:
 		return mark + st.Border.Render(l.text)
 	case l.focus:
-		return st.ViewerHead.Render(focusMark) + st.ViewerFocus.Render(l.text)
+		return st.Head.Render(focusMark) + st.Focus.Render(l.text)
 	}
 	return mark + style.Render(l.text)
+}
+
+// Line is a line of the open document as the viewer lays it out and
+// draws it at its width.
+type Line struct {
+	Passage            int    // the passage it belongs to: its index in Content.Segs
+	Drawn              string // styled, gutter included
+	Focus              bool   // a line of the cited passage's focus
+	PageStart, PageEnd int    // its pages (vline's pStart, pEnd)
+}
+
+// Lines are every line of the open document, from its first passage's to
+// its last's, as the view would show them scrolled over the whole of it:
+// for tests, and for whatever needs the document as the reader sees it.
+// It lays out every passage, so it is not for a frame's drawing.
+func (v *Viewer) Lines() []Line {
+	var out []Line
+	for i := range v.segs {
+		for _, l := range v.block(i) {
+			out = append(out, Line{Passage: i, Drawn: v.draw(i, l), Focus: l.focus, PageStart: l.pStart, PageEnd: l.pEnd})
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package ui
+package render
 
 import (
 	"strings"
@@ -26,12 +26,12 @@ type tailWrap struct {
 	word     strings.Builder
 
 	// drawn caches the chip-swapped form of lines (complete lines never
-	// change), for selection drawnSel and styles drawnSt; drawnNodes[i]
+	// change), for selection drawnSel and chips drawnChips; drawnNodes[i]
 	// counts the nodes on line i.
 	drawn       []string
 	drawnNodes  []int
 	drawnSel    int
-	drawnSt     *Styles
+	drawnChips  Chips
 	drawnIndent string
 }
 

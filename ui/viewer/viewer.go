@@ -1,77 +1,71 @@
-package ui
+package viewer
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/ui/render"
 )
 
-// openSourceMsg asks the root to open the viewer on a source.
-type openSourceMsg struct{ src rag.Source }
-
-// viewerLoadedMsg carries what the viewer shows, looked up in a command.
-type viewerLoadedMsg struct {
-	src  rag.Source
-	doc  store.Document
-	segs []store.Segment
-	// pageStarts are where the document's pages begin in its text (a
-	// PageFinder's), nil when not known.
-	pageStarts []int
-	err        error
+// Content is what the viewer shows: a source, its document and the
+// document's passages, looked up by the chat in a command.
+type Content struct {
+	Source rag.Source
+	Doc    store.Document
+	// Segs are the document's passages (store.Passages: not its index
+	// rows), in order; the cited one among them.
+	Segs []store.Segment
+	// PageStarts are where the document's pages begin in its text (a
+	// PageFinder's in the chat), nil when not known.
+	PageStarts []int
 }
 
-// editorDoneMsg says the program o started (an editor, a PDF viewer)
-// returned.
-type editorDoneMsg struct{ err error }
-
-func openSourceCmd(tu *turn, nd node) tea.Cmd {
-	src, ok := tu.source(nd.num, nd.kind == nodeInferred)
-	if !ok || nd.kind == nodeUnknown {
-		return func() tea.Msg {
-			return statusMsg{err: fmt.Errorf("reference [%d] has no source to open (the model cited an id it was not offered)", nd.num)}
-		}
-	}
-	return func() tea.Msg { return openSourceMsg{src} }
+// Keys are the viewer's key bindings, taken from the chat's one keymap.
+type Keys struct {
+	Back, NextSeg, PrevSeg, Edit     key.Binding
+	Up, Down, PageUp, PageDown, Help key.Binding
 }
 
-// loadSourceCmd looks up the segment, its document's passages (not its
-// index rows) and, from a PageFinder, where the document's pages begin.
-func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
-	return func() tea.Msg {
-		seg, doc, ok := b.Segment(src.SegmentID)
-		if !ok {
-			return viewerLoadedMsg{src: src, err: fmt.Errorf("segment %s is no longer in the library; add the document again to view it", src.SegmentID)}
-		}
-		segs := store.Passages(b.Segments(doc.ID)) // the viewer reads passages; index rows follow them
-		if len(segs) == 0 {
-			segs = []store.Segment{seg}
-		}
-		var pages []int
-		if pf, ok := b.(PageFinder); ok && doc.Pages > 0 {
-			pages = pf.DocumentPages(doc.ID)
-		}
-		return viewerLoadedMsg{src: src, doc: doc, segs: segs, pageStarts: pages}
-	}
+// Styles are the viewer's styles, built by the chat from its theme.
+type Styles struct {
+	Head   lipgloss.Style // the title, ▌ and █ marks
+	Cited  lipgloss.Style // the cited passage
+	Focus  lipgloss.Style // the lines of the cited passage that matched best (rag.Source's focus)
+	Other  lipgloss.Style // its neighbours
+	On     lipgloss.Style // the passage the view is on, when not the cited one
+	Border lipgloss.Style // rules and page markers
+	Dim    lipgloss.Style // the header's line of pages, section and number
+
+	HelpKey, HelpDesc lipgloss.Style // "esc back" in the header's corner
 }
 
-// viewer shows a cited passage in its document: a header (title, path,
+// ErrorMsg is an error for the chat's status line (o could not open the
+// document); Err is nil when the program o ran returned without one.
+type ErrorMsg struct{ Err error }
+
+// Viewer shows a cited passage in its document: a header (title, path,
 // the page of the first line in view, the section and number of the
 // passage it belongs to), then the document from that line on, as many
 // passages as fill the view, each reflowed to the width with a marker line
 // where a page begins, inside a passage too when the document's page
-// starts are known (viewer_blocks.go, viewer_pages.go,
-// viewer_pagestarts.go). The cited passage is highlighted; the reader
+// starts are known (blocks.go, pages.go,
+// pagestarts.go). The cited passage is highlighted; the reader
 // scrolls through the whole document, from its first line to its last;
-// o opens the document where the view is (open.go).
+// o opens the document where the view is (open.go). It is a pane of the
+// chat (Update, View, SetSize, Focus, Blur, help.KeyMap) that the chat
+// opens with Load; Back closes it.
 //
 // The view's position is (at, offset): at is the passage its first line
 // belongs to, offset that line in at's block. Keys and the wheel move
-// offset freely; where (viewer_place.go) settles it before anything reads
+// offset freely; where (place.go) settles it before anything reads
 // it. The passage the view is on (on: ▌ marks it, the header names it) is
 // at, or the one the reader jumped to (pick) until they scroll.
 //
@@ -80,15 +74,16 @@ func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 // once settled, 0 <= offset < len(block(at)), the view runs to the
 // document's end only when the rest of the document does not fill it, and
 // pick is -1 or a passage with a line in view.
-type viewer struct {
-	c             *Common
+type Viewer struct {
+	keys          Keys
+	st            Styles
 	width, height int
 	open          bool
 	src           rag.Source
 	doc           store.Document
 	segs          []store.Segment
 	pageStarts    []int        // where the document's pages begin in its text; nil: not known
-	programs      OpenSettings // what o runs (Options.Open)
+	programs      OpenSettings // what o runs
 	at, cited     int
 	pick          int        // the passage jumped to (opened on, n, p) while the reader has not scrolled since; -1: none
 	offset        int        // the view's first line in at's block; unsettled, it may run outside it (negative: above)
@@ -98,17 +93,33 @@ type viewer struct {
 	seekFocus bool
 }
 
-func (v *viewer) SetSize(w, h int) { v.width, v.height = w, h }
-func (v *viewer) Focus() tea.Cmd   { return nil }
-func (v *viewer) Blur()            {}
+// New returns a closed viewer with the chat's keys and styles; o runs
+// the programs of open.
+func New(keys Keys, st Styles, open OpenSettings) *Viewer {
+	return &Viewer{keys: keys, st: st, programs: open, cited: -1, pick: -1}
+}
 
-func (v *viewer) ShortHelp() []key.Binding {
-	k := v.c.Keys
+// SetStyles follows the chat's theme.
+func (v *Viewer) SetStyles(st Styles) { v.st = st }
+
+// IsOpen reports whether the viewer shows a source (Load opened it, Back
+// has not closed it since).
+func (v *Viewer) IsOpen() bool { return v.open }
+
+// Source is the source the viewer was opened on.
+func (v *Viewer) Source() rag.Source { return v.src }
+
+func (v *Viewer) SetSize(w, h int) { v.width, v.height = w, h }
+func (v *Viewer) Focus() tea.Cmd   { return nil }
+func (v *Viewer) Blur()            {}
+
+func (v *Viewer) ShortHelp() []key.Binding {
+	k := v.keys
 	return []key.Binding{k.Back, k.NextSeg, k.PrevSeg, k.Edit, k.Up, k.Down, k.Help}
 }
 
-func (v *viewer) FullHelp() [][]key.Binding {
-	k := v.c.Keys
+func (v *Viewer) FullHelp() [][]key.Binding {
+	k := v.keys
 	pair := func(a, b key.Binding) key.Binding {
 		return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...),
 			key.WithHelp(a.Help().Key+" "+b.Help().Key, "scroll"))
@@ -116,20 +127,34 @@ func (v *viewer) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{pair(k.Up, k.Down), pair(k.PageUp, k.PageDown), k.NextSeg, k.PrevSeg, k.Edit, k.Back}}
 }
 
-func (v *viewer) load(m viewerLoadedMsg) {
-	v.open, v.src, v.doc, v.segs, v.offset = true, m.src, m.doc, m.segs, 0
-	v.pageStarts, v.cache = m.pageStarts, blockCache{}
+// Load opens the viewer on c: at the cited passage, scrolled to its focus
+// when it has one. c.Segs must not be empty.
+func (v *Viewer) Load(c Content) {
+	v.open, v.src, v.doc, v.segs, v.offset = true, c.Source, c.Doc, c.Segs, 0
+	v.pageStarts, v.cache = c.PageStarts, blockCache{}
 	v.cited, v.at, v.pick, v.seekFocus = -1, 0, -1, false
-	for i, s := range m.segs {
-		if s.ID == m.src.SegmentID {
+	for i, s := range c.Segs {
+		if s.ID == c.Source.SegmentID {
 			v.cited, v.at, v.pick, v.offset = i, i, i, startLine(i)
-			_, _, v.seekFocus = focusIn(m.src, s.Text)
+			_, _, v.seekFocus = focusIn(c.Source, s.Text)
 		}
 	}
 }
 
+// wheelLines is how far one wheel notch scrolls, as in the chat's panes.
+const wheelLines = 3
+
+func (v *Viewer) wheel(m tea.Mouse) {
+	switch m.Button {
+	case tea.MouseWheelUp:
+		v.offset -= wheelLines
+	case tea.MouseWheelDown:
+		v.offset += wheelLines
+	}
+}
+
 // Update handles the viewer's keys and the wheel.
-func (v *viewer) Update(msg tea.Msg) (Pane, tea.Cmd) {
+func (v *Viewer) Update(msg tea.Msg) (*Viewer, tea.Cmd) {
 	if w, ok := msg.(tea.MouseWheelMsg); ok {
 		v.seekFocus, v.pick = false, -1 // the reader scrolls from where the view is
 		v.wheel(w.Mouse())
@@ -144,8 +169,8 @@ func (v *viewer) Update(msg tea.Msg) (Pane, tea.Cmd) {
 
 // key handles a key; n and p move to the start of the passage after or
 // before the one the view is on, o opens the document where the view is.
-func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
-	k := v.c.Keys
+func (v *Viewer) key(km tea.KeyPressMsg) tea.Cmd {
+	k := v.keys
 	p, _, _ := v.where() // from where the view is now
 	v.seekFocus = false  // the reader moves from where the view is
 	switch {
@@ -174,19 +199,19 @@ func (v *viewer) key(km tea.KeyPressMsg) tea.Cmd {
 // header is the viewer's top lines for a view at p: the page (or pages)
 // of its first line, the section and number of the passage that line
 // belongs to, and a note when the cited passage is out of view.
-func (v *viewer) header(p viewPlace, citedInView bool) []string {
-	st := v.c.Styles
+func (v *Viewer) header(p viewPlace, citedInView bool) []string {
+	st := v.st
 	title := v.src.Title
 	if title == "" {
 		title = v.doc.Title
 	}
 	// "esc back" stays in the corner whatever the width: the title gives way
-	back := v.c.Keys.Back.Help()
-	hint := st.Help.ShortKey.Render(back.Key) + " " + st.Help.ShortDesc.Render(back.Desc)
+	back := v.keys.Back.Help()
+	hint := st.HelpKey.Render(back.Key) + " " + st.HelpDesc.Render(back.Desc)
 	hw := ansi.StringWidth(back.Key + " " + back.Desc)
-	head := shorten(fmt.Sprintf("[%d] %s", v.src.Number, title), max(v.width-hw-2, 1))
-	out := []string{st.ViewerHead.Render(head) + strings.Repeat(" ", max(v.width-ansi.StringWidth(head)-hw, 1)) + hint}
-	if loc := hyperlink(firstNonEmpty(v.src.Path, v.doc.Path), v.src.URL, v.width); loc != "" {
+	head := render.Shorten(fmt.Sprintf("[%d] %s", v.src.Number, title), max(v.width-hw-2, 1))
+	out := []string{st.Head.Render(head) + strings.Repeat(" ", max(v.width-ansi.StringWidth(head)-hw, 1)) + hint}
+	if loc := hyperlink(cmp.Or(v.src.Path, v.doc.Path), v.src.URL, v.width); loc != "" {
 		out = append(out, loc)
 	}
 	var meta []string
@@ -212,7 +237,7 @@ func (v *viewer) header(p viewPlace, citedInView bool) []string {
 // View draws the viewer over the whole body area: the header, then the
 // lines from the view's first on (where settles them), filling the view
 // while the document has text.
-func (v *viewer) View() string {
+func (v *Viewer) View() string {
 	var lines []string
 	if len(v.segs) > 0 {
 		_, head, vis := v.where()
@@ -240,18 +265,9 @@ func (v *viewer) View() string {
 func hyperlink(path, url string, width int) string {
 	switch {
 	case url != "":
-		return ansi.SetHyperlink(url) + middleEllipsis(url, width) + ansi.ResetHyperlink()
+		return ansi.SetHyperlink(url) + render.MiddleEllipsis(url, width) + ansi.ResetHyperlink()
 	case path != "":
-		return ansi.SetHyperlink("file://"+path) + middleEllipsis(path, width) + ansi.ResetHyperlink()
-	}
-	return ""
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
+		return ansi.SetHyperlink("file://"+path) + render.MiddleEllipsis(path, width) + ansi.ResetHyperlink()
 	}
 	return ""
 }

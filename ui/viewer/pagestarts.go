@@ -1,7 +1,6 @@
-package ui
+package viewer
 
 import (
-	"context"
 	"unicode"
 	"unicode/utf8"
 
@@ -9,39 +8,12 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// PageFinder is a Backend that can say where the pages of a document
-// begin in its text, so that the viewer draws a page's marker at the line
-// where it begins inside a passage that spans pages. It is optional:
-// without it (or when it does not know) the viewer marks such a passage
-// as a whole.
-type PageFinder interface {
-	// DocumentPages returns the byte offsets in the document's text (in
-	// which its segments' Start and End are offsets) where each page
-	// begins: page i+1 at starts[i], never decreasing. nil: the document
-	// has no pages, or its file is gone or changed since it was added, so
-	// where its pages begin is not known. It is called from a command,
-	// never from Update or View.
-	DocumentPages(docID string) []int
-}
-
-// DocumentPages asks the library, which loads the document's file again
-// (library.DocumentPages): nil when the file is gone or changed.
-func (b *RAGBackend) DocumentPages(docID string) []int {
-	lib, _, _ := b.current()
-	starts, exact, err := lib.DocumentPages(context.Background(), docID)
-	if err != nil || !exact {
-		return nil
-	}
-	return starts
-}
-
 // pageBreak is where a page begins inside a passage: at, a byte offset
 // into the segment's Text at the start of a word, and the pages first to
 // last that begin there (more than one when a page holds no text).
 type pageBreak struct{ at, first, last int }
 
-// pageBreaks are the pages that begin inside s, in order, from starts (a
-// PageFinder's; nil gives nil). A page that begins inside a word (a word
+// pageBreaks are the pages that begin inside s, in order, from starts (Content.PageStarts; nil gives nil). A page that begins inside a word (a word
 // hyphenated across the page turn, joined by the loader) begins, for the
 // viewer, at the next word, so no word is cut; a page whose text begins
 // inside the passage's last word is left out.

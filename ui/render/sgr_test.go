@@ -1,4 +1,4 @@
-package ui
+package render
 
 import (
 	"slices"
@@ -72,55 +72,51 @@ func TestCompactSGRCases(t *testing.T) {
 		// a broken sequence is text
 		{"\x1b[31" + reset + "a", "\x1b[31" + reset + "a"},
 	} {
-		got := compactSGR(c.in)
+		got := CompactSGR(c.in)
 		if got != c.want {
-			t.Errorf("compactSGR(%q) = %q, want %q", c.in, got, c.want)
+			t.Errorf("CompactSGR(%q) = %q, want %q", c.in, got, c.want)
 		}
 		sameDrawing(t, c.in, got)
-		if again := compactSGR(got); again != got {
-			t.Errorf("compactSGR is not idempotent on %q: %q", got, again)
+		if again := CompactSGR(got); again != got {
+			t.Errorf("CompactSGR is not idempotent on %q: %q", got, again)
 		}
 	}
 }
 
 // TestCompactSGRRenderedAnswer compacts every line glamour and the chips
-// draw for a long answer: each draws the same cells, and the whole is much
-// shorter (glamour's trimmed padding leaves runs of dead pairs).
+// draw for a long answer (headings, lists and paragraphs with nodes): each
+// draws the same cells, and the whole is much shorter (glamour's trimmed
+// padding leaves runs of dead pairs).
 func TestCompactSGRRenderedAnswer(t *testing.T) {
-	var d answerDoc
-	for _, e := range benchAnswer(600) {
-		d.applyEvent(e)
-	}
-	d.finish()
-	st := NewStyles(true)
+	blocks := strings.Split(answerSource(600), "\n\n")
 	for _, width := range []int{40, 98} {
-		r := newMDRenderer(width, true)
+		r := NewRenderer(width, testPalette)
 		var before, after int
-		for _, b := range d.blocks {
-			for _, raw := range r.render(string(d.src[b.start:b.end])) {
-				idx := b.firstNode
-				l := swapChips(raw, func(k nodeKind, n int) string {
-					s := st.chip(k, n, idx == b.firstNode)
+		first := 0
+		for _, b := range blocks {
+			for _, raw := range r.Render(b) {
+				idx := first
+				l := SwapChips(raw, func(k NodeKind, n int) string {
+					s := testChips{}.Chip(k, n, idx == first)
 					idx++
 					return s
 				})
-				c := compactSGR(l)
+				c := CompactSGR(l)
 				sameDrawing(t, l, c)
 				before, after = before+len(l), after+len(c)
 			}
+			first += CountPlaceholders(b)
 		}
 		if after*2 > before {
 			t.Errorf("width %d: compacted lines are %d bytes of %d: expected less than half", width, after, before)
 		}
-		// the blocks the transcript caches are drawn compacted
-		for i := range d.blocks {
-			for _, l := range d.drawBlock(i, r, st, -1).lines {
-				if compactSGR(l) != l {
-					t.Fatalf("width %d: block %d draws an uncompacted line %q", width, i, l)
-				}
+		lines, _ := DrawChips(r.Render(blocks[1]), 0, -1, testChips{})
+		for _, l := range lines {
+			if CompactSGR(l) != l {
+				t.Fatalf("width %d: DrawChips drew an uncompacted line %q", width, l)
 			}
 		}
-		if !strings.Contains(strings.Join(d.drawBlock(0, r, st, -1).lines, ""), "\x1b[") {
+		if !strings.Contains(strings.Join(lines, ""), "\x1b[") {
 			t.Errorf("width %d: the drawn block has no style left", width)
 		}
 	}
@@ -133,12 +129,12 @@ func TestPackLines(t *testing.T) {
 	out := "\x1b[31m\x1b[m\x1b[0m\n\x1b[1mtitle\x1b[m\x1b[1m\x1b[m   \nbody\n\x1b[0m"
 	in := strings.Split(out, "\n")
 	in = in[1:3] // as render drops blank lines at either end
-	got := packLines(in)
+	got := PackLines(in)
 	if len(got) != 2 || cap(got) != 2 {
-		t.Fatalf("packLines gave %d lines, capacity %d; want 2, 2", len(got), cap(got))
+		t.Fatalf("PackLines gave %d lines, capacity %d; want 2, 2", len(got), cap(got))
 	}
 	if want := []string{"\x1b[1mtitle\x1b[m   ", "body"}; !slices.Equal(got, want) {
-		t.Fatalf("packLines = %q, want %q", got, want)
+		t.Fatalf("PackLines = %q, want %q", got, want)
 	}
 	if unsafe.StringData(got[1]) != (*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(got[0])), len(got[0]))) {
 		t.Error("the lines are not one allocation")

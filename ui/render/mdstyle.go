@@ -1,4 +1,4 @@
-package ui
+package render
 
 import (
 	"fmt"
@@ -8,13 +8,24 @@ import (
 	"charm.land/glamour/v2/styles"
 )
 
-// mdStyle is glamour's style for answers, coloured from the theme so that
-// Markdown text meets the same contrast as the rest of the chat (glamour's
-// own palettes put light links, quotes and code on white): glamour's light
-// or dark layout, with every colour taken from th. Code blocks are drawn
+// Palette is the colours answers are drawn in: the chat's theme's, so
+// that Markdown text meets the same contrast as the rest of the chat.
+type Palette struct {
+	Dark   bool        // glamour's dark layout (else its light one)
+	Text   color.Color // body text
+	Dim    color.Color // quotes, rules, the smallest headings, HTML
+	Accent color.Color // headings and links
+	SelFg  color.Color // a first-level heading, on SelBg
+	SelBg  color.Color
+	CodeBg color.Color // behind code spans
+}
+
+// Style is glamour's style for answers, coloured from p (glamour's own
+// palettes put light links, quotes and code on white): glamour's light or
+// dark layout, with every colour taken from p. Code blocks are drawn
 // without syntax colouring, which no palette can keep readable on every
 // background.
-func mdStyle(th Theme) ansi.StyleConfig {
+func Style(th Palette) ansi.StyleConfig {
 	cfg := styles.LightStyleConfig
 	if th.Dark {
 		cfg = styles.DarkStyleConfig

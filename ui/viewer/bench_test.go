@@ -1,4 +1,4 @@
-package ui
+package viewer
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 
 // benchViewer is a viewer at w×h open on the middle passage of a PDF of n
 // passages of about 120 words, hard-wrapped, three to a page.
-func benchViewer(n, w, h int) *viewer {
+func benchViewer(n, w, h int) *Viewer {
 	var segs []store.Segment
 	off := 0
 	for i, t := range synthtext.Segments(n, 120) {
@@ -26,9 +26,9 @@ func benchViewer(n, w, h int) *viewer {
 			PageStart: i/3 + 1, PageEnd: i/3 + 1, Section: []string{"Results"}})
 		off += len(t) + 2
 	}
-	v := &viewer{c: &Common{Styles: NewStyles(true), Keys: DefaultKeyMap()}}
+	v := New(testKeys(), testStyles(), OpenSettings{})
 	v.SetSize(w, h)
-	v.load(viewerLoadedMsg{src: rag.Source{Number: 1, SegmentID: segs[n/2].ID}, doc: store.Document{Title: "Bench", Format: "pdf", Pages: n/3 + 1}, segs: segs})
+	v.Load(Content{Source: rag.Source{Number: 1, SegmentID: segs[n/2].ID}, Doc: store.Document{Title: "Bench", Format: "pdf", Pages: n/3 + 1}, Segs: segs})
 	return v
 }
 
@@ -63,9 +63,9 @@ func BenchmarkViewerOpen(b *testing.B) {
 	for _, n := range []int{100, 3000} {
 		b.Run(fmt.Sprintf("passages=%d", n), func(b *testing.B) {
 			v := benchViewer(n, 160, 48)
-			msg := viewerLoadedMsg{src: v.src, doc: v.doc, segs: v.segs}
+			c := Content{Source: v.src, Doc: v.doc, Segs: v.segs}
 			for b.Loop() {
-				v.load(msg)
+				v.Load(c)
 				v.View()
 			}
 		})

@@ -1,0 +1,80 @@
+package render
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Renderer renders Markdown for one width and palette. It wraps a
+// glamour renderer, which is not safe across goroutines: a Renderer
+// belongs to the goroutine that draws (the program's), and tests and
+// benchmarks make their own.
+type Renderer struct {
+	r     *glamour.TermRenderer
+	width int
+	// Bytes and Spent count the Markdown bytes handed to glamour and the
+	// time spent in it, for the stream-render benchmark.
+	Bytes int64
+	Spent time.Duration
+}
+
+// NewRenderer returns a renderer wrapping at width, coloured from p.
+func NewRenderer(width int, p Palette) *Renderer {
+	r, err := glamour.NewTermRenderer(glamour.WithStyles(Style(p)), glamour.WithWordWrap(max(width, 10)))
+	if err != nil {
+		r = nil // styles are built in; cannot fail in practice
+	}
+	return &Renderer{r: r, width: width}
+}
+
+// Width is the width the renderer wraps at.
+func (m *Renderer) Width() int { return m.width }
+
+// Render returns src as styled lines: glamour's padding to the wrap width
+// stripped, leading and trailing blank lines dropped.
+func (m *Renderer) Render(src string) []string {
+	start := time.Now()
+	m.Bytes += int64(len(src))
+	out := src
+	if m.r != nil {
+		if s, err := m.r.Render(src); err == nil {
+			out = s
+		}
+	}
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		l = trimRightANSI(l)
+		if ansi.StringWidth(l) <= m.width {
+			lines = append(lines, l)
+			continue
+		}
+		// glamour overflows its wrap width now and then (a list item's
+		// bullet is not always counted): wrap again rather than cut a word
+		lines = append(lines, strings.Split(ansi.Wrap(l, max(m.width, 10), " "), "\n")...)
+	}
+	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && ansi.Strip(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	m.Spent += time.Since(start)
+	return lines
+}
+
+// trimRightANSI drops trailing spaces from a styled line, keeping its
+// escape codes balanced with a reset.
+func trimRightANSI(l string) string {
+	plain := ansi.Strip(l)
+	trimmed := strings.TrimRight(plain, " ")
+	if len(trimmed) == len(plain) {
+		return l
+	}
+	if trimmed == "" {
+		return ""
+	}
+	return ansi.Truncate(l, ansi.StringWidth(trimmed), "") + "\x1b[0m"
+}
