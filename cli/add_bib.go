@@ -20,6 +20,17 @@ type bibArg struct {
 	collection string // zotero:collection/NAME
 }
 
+// name is how reports call the bibliography.
+func (b bibArg) name() string {
+	switch {
+	case b.zotero && b.collection != "":
+		return fmt.Sprintf("Zotero collection %q", b.collection)
+	case b.zotero:
+		return "Zotero library"
+	}
+	return displayPath(b.arg)
+}
+
 // splitBibArgs takes the bibliographies out of add's arguments: .bib,
 // .bibtex, .biblatex and .json files, and zotero: sources.
 func splitBibArgs(args []string) (files []string, bibs []bibArg, err error) {
@@ -87,7 +98,7 @@ func addBibliographies(ctx context.Context, cfg *Config, lib *library, bibs []bi
 		rep, err := lib.AddBibliography(ctx, bb, opt, pr.progress)
 		pr.clear()
 		if rep != nil {
-			printBibReport(w, b.arg, len(bb.Entries), rep, problems)
+			printBibReport(w, b.name(), len(bb.Entries), rep, problems)
 			printAddReport(w, lib, rep.AddReport)
 			found = found || len(rep.Added)+len(rep.Unchanged)+len(rep.Updated)+len(rep.Replaced)+len(rep.Moved)+len(rep.Reindexed) > 0
 		}
@@ -115,7 +126,7 @@ func attachBibliographies(ctx context.Context, cfg *Config, lib *library, args [
 		}
 		rep, err := lib.AttachBibliography(ctx, bb)
 		if rep != nil {
-			printBibReport(w, a, len(bb.Entries), rep, problems)
+			printBibReport(w, bibs[0].name(), len(bb.Entries), rep, problems)
 		}
 		if err != nil {
 			return err
@@ -133,7 +144,7 @@ func printBibReport(w io.Writer, name string, entries int, rep *libpkg.BibReport
 		noun = "entry"
 	}
 	fmt.Fprintf(w, "%s: %d %s, %d with a document (%d added, %d updated, %d unchanged), %d without\n",
-		clean(displayPath(name)), entries, noun, len(rep.Files),
+		clean(name), entries, noun, len(rep.Files),
 		len(rep.Added)+len(rep.Replaced)+len(rep.Moved), len(rep.Updated), len(rep.Unchanged), len(rep.Missing))
 	for _, m := range rep.Missing {
 		fmt.Fprintf(w, "  no file  %s%s: %s\n", clean(m.Key), titleHint(m.Title), clean(m.Text))

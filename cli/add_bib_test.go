@@ -84,7 +84,7 @@ func TestAddZotero(t *testing.T) {
 	})
 	t.Setenv("IBID_ZOTERO_URL", srv.APIURL())
 	code, out, errOut := runCmd(t, "add", "zotero:collection/Thesis")
-	if code != 0 || !strings.Contains(out, "zotero:collection/Thesis: 1 entry, 1 with a document (1 added") {
+	if code != 0 || !strings.Contains(out, `Zotero collection "Thesis": 1 entry, 1 with a document (1 added`) {
 		t.Fatalf("add zotero:collection/Thesis: exit %d\n%s\n%s", code, out, errOut)
 	}
 	srv.SetEnabled(false)
