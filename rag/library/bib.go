@@ -278,6 +278,14 @@ func (l *Library) AttachBibliography(ctx context.Context, b Bibliography) (*BibR
 	}
 	m := newMatcher(b.Entries)
 	taken := map[int]string{} // entry → the document path that took it
+	lost := map[string]bool{} // documents whose vectors a repair lost
+	if u, ok := l.st.(store.Unembedded); ok {
+		if ids, err := u.Unembedded(ctx); err == nil {
+			for _, id := range ids {
+				lost[id] = true
+			}
+		}
+	}
 	var puts []store.Put
 	for _, doc := range docs {
 		if err := ctx.Err(); err != nil {
@@ -300,6 +308,10 @@ func (l *Library) AttachBibliography(ctx context.Context, b Bibliography) (*BibR
 		next, changed := withEntry(doc, e.Meta(b.Source))
 		if !changed {
 			rep.Unchanged = append(rep.Unchanged, doc)
+			continue
+		}
+		if lost[doc.ID] {
+			rep.EntryNotes = append(rep.EntryNotes, EntryNote{Key: e.Key, Title: e.Title, Text: doc.Path + " waits to be embedded again (ibid doctor --repair); its metadata is left as it is"})
 			continue
 		}
 		put, err := l.reput(ctx, next)
