@@ -16,8 +16,8 @@ import (
 // addCommand is ibid add: files, folders and globs into a library.
 func addCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "add [PATH...]",
-		Short: "Add files, folders or globs to a library",
+		Use:   "add [PATH | REFS.bib | REFS.json | zotero: ...]",
+		Short: "Add files, folders, globs or a bibliography to a library",
 		Long: prose(`Adds files, folders (recursively) and globs to a library: PDF, Markdown,
 text and HTML. A file already in the library is left alone when unchanged
 and replaced when its content changed; files that cannot be read are
@@ -37,7 +37,20 @@ short context situating each chunk in its document), window-summary (a
 running summary) and questions (questions each chunk answers). What the
 model writes only steers search; answers always quote and cite the
 document's own text. The model's work is cached, so an interrupted add
-never pays for it twice, and its cost is reported at the end.`),
+never pays for it twice, and its cost is reported at the end.
+
+A bibliography brings your reference manager's library in: a BibTeX or
+BibLaTeX file (.bib, as Zotero, Better BibTeX, JabRef, Mendeley and BibDesk
+export it) or CSL JSON (.json) adds each entry's attached file with the
+entry's citekey, title, authors, year, venue, DOI and URL; relative paths
+are relative to the .bib file's folder. An entry without a readable file is
+listed with the reason. zotero: reads the running Zotero 7 app through its
+local API (switch it on in Zotero: Settings → Advanced → "Allow other
+applications on this computer to communicate with Zotero"), and
+zotero:collection/NAME one collection with its subcollections. --bib gives
+the documents already in the library their entries' metadata, matched by
+DOI or by title and first author, without adding files. Adding a
+bibliography again after the manager changed it updates what changed.`),
 		Example: `# A folder, recursively:
 ibid add ~/papers
 
@@ -51,7 +64,20 @@ ibid add --library thesis --strategy hierarchical ~/papers
 ibid add --library thesis --strategy contextual --model llama3.2 --reindex
 
 # Embed with an OpenAI-compatible endpoint:
-ibid add --embed-model nomic-embed-text --base-url http://localhost:11434/v1 paper.pdf`,
+ibid add --embed-model nomic-embed-text --base-url http://localhost:11434/v1 paper.pdf
+
+# A Zotero or Better BibTeX export, with its PDFs:
+ibid add ~/thesis/refs.bib
+
+# The running Zotero's library, or one collection of it:
+ibid add zotero:
+ibid add zotero:collection/Thesis
+
+# CSL JSON whose files are in a folder, matched by DOI or title:
+ibid add --attachments ~/papers refs.json
+
+# Give a library built from a folder its bibliography:
+ibid add --bib refs.bib`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			return runAdd(cmd, cfg, paths)
 		},
@@ -64,6 +90,9 @@ ibid add --embed-model nomic-embed-text --base-url http://localhost:11434/v1 pap
 	fs.StringVar(&cfg.Strategy, "strategy", "",
 		"how to index: "+strategyNames()+"; empty keeps the library's (recursive for a new library); see docs/indexing.md")
 	fs.BoolVar(&cfg.Reindex, "reindex", false, "index the library's documents again with --strategy when it was indexed with another")
+	fs.StringArrayVar(&cfg.Bib, "bib", nil, "give the documents already in the library the metadata of this bibliography's entries (.bib, CSL .json or zotero:), matched by DOI or title and first author; adds no file")
+	fs.StringVar(&cfg.Attachments, "attachments", "", "folder where a bibliography's entries without a file of their own are looked for (by DOI, citekey or title), and Zotero's linked attachment base folder")
+	fs.StringVar(&cfg.ZoteroURL, "zotero-url", cfg.ZoteroURL, "Zotero's local API (env IBID_ZOTERO_URL; default http://127.0.0.1:23119/api/)")
 	fs.StringVar(&cfg.EnrichModel, "enrich-model", cfg.EnrichModel,
 		"chat model that writes what contextual, window-summary and questions index (env IBID_ENRICH_MODEL); empty uses --model")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "chat model name (env IBID_MODEL), for the strategies that need one")
@@ -72,9 +101,16 @@ ibid add --embed-model nomic-embed-text --base-url http://localhost:11434/v1 pap
 	return c
 }
 
-func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
-	if len(paths) == 0 && !cfg.Reindex {
-		return errors.New("add: give the files or folders to add, e.g. ibid add ~/papers")
+func runAdd(cmd *cobra.Command, cfg *Config, args []string) error {
+	if len(args) == 0 && !cfg.Reindex && len(cfg.Bib) == 0 {
+		return errors.New("add: give the files or folders to add, e.g. ibid add ~/papers, or a bibliography: ibid add refs.bib")
+	}
+	paths, bibs, err := splitBibArgs(args)
+	if err != nil {
+		return err
+	}
+	if cfg.Attachments != "" && len(bibs) == 0 && len(cfg.Bib) == 0 {
+		return errors.New("add: --attachments is where a bibliography's files are; give the bibliography too, e.g. ibid add --attachments ~/papers refs.json")
 	}
 	ctx := cmd.Context()
 	want, err := parseStrategy(cfg)
@@ -101,6 +137,23 @@ func runAdd(cmd *cobra.Command, cfg *Config, paths []string) error {
 	stderr := cmd.ErrOrStderr()
 	tty, width := isTerminal(stderr)
 	pr := &addPrinter{w: stderr, tty: tty, width: width, lib: lib.Name()}
+	if len(cfg.Bib) > 0 {
+		if err := attachBibliographies(ctx, cfg, lib, cfg.Bib, cmd.OutOrStdout()); err != nil {
+			return err
+		}
+	}
+	if len(bibs) > 0 {
+		found, err := addBibliographies(ctx, cfg, lib, bibs, as.opt, pr, cmd.OutOrStdout())
+		if err != nil {
+			return addError(err, cfg, lib.Name())
+		}
+		if !found && len(paths) == 0 {
+			return errNothingFromBib
+		}
+	}
+	if len(paths) == 0 && (len(bibs) > 0 || len(cfg.Bib) > 0) && !cfg.Reindex {
+		return nil
+	}
 	rep, err := addFiles(ctx, lib, paths, as.opt, pr.progress)
 	pr.clear()
 	if refused(err) {
@@ -161,6 +214,17 @@ func (p *addPrinter) progress(ap addProgress) {
 	p.drawn = true
 }
 
+// note shows a line about what add is doing before its files' progress.
+func (p *addPrinter) note(msg string) {
+	if p.tty {
+		p.clear()
+		fmt.Fprint(p.w, "\r\x1b[K"+fit(msg, p.width-1))
+		p.drawn = true
+		return
+	}
+	fmt.Fprintln(p.w, msg)
+}
+
 // clear removes the progress line.
 func (p *addPrinter) clear() {
 	if p.drawn {
@@ -210,6 +274,9 @@ func printAddReport(w io.Writer, lib *library, rep *addReport) {
 	}
 	if len(rep.Reindexed) > 0 {
 		parts = append(parts, fmt.Sprintf("%d re-indexed", len(rep.Reindexed)))
+	}
+	if len(rep.Updated) > 0 {
+		parts = append(parts, fmt.Sprintf("%d with new metadata", len(rep.Updated)))
 	}
 	parts = append(parts, fmt.Sprintf("%d skipped", len(rep.Skipped)))
 	segs := 0

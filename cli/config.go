@@ -39,6 +39,16 @@ type Config struct {
 	// Reindex lets add index a library again with another strategy
 	// (--reindex).
 	Reindex bool
+	// Bib are bibliographies whose metadata add attaches to documents
+	// already in the library, adding no file (--bib).
+	Bib []string
+	// Attachments is a folder where add looks for the files of a
+	// bibliography's entries that name none (CSL JSON), and Zotero's
+	// linked attachment base folder (--attachments).
+	Attachments string
+	// ZoteroURL is Zotero's local API (--zotero-url, IBID_ZOTERO_URL;
+	// "" for http://127.0.0.1:23119/api/).
+	ZoteroURL string
 	// EnrichModel is the chat model the strategies that need one use; ""
 	// uses Model (--enrich-model, IBID_ENRICH_MODEL).
 	EnrichModel string
@@ -114,6 +124,7 @@ func loadConfig(getenv func(string) string) *Config {
 		Library:          or("IBID_LIBRARY", "default"),
 		EmbedModel:       getenv("IBID_EMBED_MODEL"),
 		EnrichModel:      getenv("IBID_ENRICH_MODEL"),
+		ZoteroURL:        getenv("IBID_ZOTERO_URL"),
 		Rerank:           getenv("IBID_RERANK_MODEL"),
 		BaseURL:          getenv("OPENAI_BASE_URL"),
 		APIKey:           getenv("OPENAI_API_KEY"),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/ibid-dev/ibid/rag/bib"
 	"github.com/spf13/cobra"
 )
 
@@ -13,8 +14,8 @@ func lsCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ls",
 		Short: "List a library's documents",
-		Long: prose(`Lists a library's documents: short id (give it to ibid rm), title, format,
-pages, segments and path, sorted by path. With --libraries, lists the
+		Long: prose(`Lists a library's documents: short id (give it to ibid rm), citekey (when a
+bibliography gave one), title, format, pages, segments and path, sorted by path. With --libraries, lists the
 libraries in the store instead.`),
 		Example: `ibid ls --library thesis
 ibid ls --libraries --store postgres://lab-db/ibid`,
@@ -65,14 +66,25 @@ func runLs(cmd *cobra.Command, cfg *Config, rest []string) error {
 		}
 		titleW = min(max(16, width-(12+1+1+8+1+5+1+5+2)-min(longest, 40)), 60)
 	}
-	fmt.Fprintf(out, "%-12s %s %-8s %5s %5s  %s\n", "ID", pad("TITLE", titleW), "FORMAT", "PAGES", "SEGS", "PATH")
+	// A citekey column when a bibliography gave documents theirs.
+	keyW := 0
+	for _, d := range docs {
+		keyW = max(keyW, min(len(d.Meta[bib.MetaCitekey]), 24))
+	}
+	key := func(s string) string { return "" }
+	if keyW > 0 {
+		keyW = max(keyW, len("CITEKEY"))
+		titleW = max(16, titleW-keyW-1)
+		key = func(s string) string { return pad(s, keyW) + " " }
+	}
+	fmt.Fprintf(out, "%-12s %s%s %-8s %5s %5s  %s\n", "ID", key("CITEKEY"), pad("TITLE", titleW), "FORMAT", "PAGES", "SEGS", "PATH")
 	for _, d := range docs {
 		pages := ""
 		if d.Pages > 0 {
 			pages = strconv.Itoa(d.Pages)
 		}
-		fmt.Fprintf(out, "%-12s %s %-8s %5s %5d  %s\n",
-			shortID(d.ID), pad(docTitle(d), titleW), d.Format, pages, d.Segments, clean(displayPath(d.Path)))
+		fmt.Fprintf(out, "%-12s %s%s %-8s %5s %5d  %s\n",
+			shortID(d.ID), key(clean(d.Meta[bib.MetaCitekey])), pad(docTitle(d), titleW), d.Format, pages, d.Segments, clean(displayPath(d.Path)))
 	}
 	return nil
 }

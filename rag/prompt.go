@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag/bib"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
@@ -49,12 +50,24 @@ type offered struct {
 }
 
 // header is the context block's first line after the alias:
-// "Title — Authors — p. 3 — §2.1". Every field is metadata a document
-// controls, so each passes through promptField: the header stays one line
-// and cannot forge an id.
+// "Title — Authors (Year) — p. 3 — §2.1", the authors and year from the
+// document's bibliography entry when it has one (bib.MetaAuthors,
+// bib.MetaYear), else its own author. Every field is metadata a document
+// or a bibliography controls, so each passes through promptField: the
+// header stays one line and cannot forge an id.
 func (o *offered) header() string {
 	parts := []string{promptField(DocTitle(o.doc))}
-	if a := promptField(o.doc.Author); a != "" {
+	who := o.doc.Author
+	if names := bib.MetaAuthorList(o.doc.Meta[bib.MetaAuthors]); len(names) > 0 {
+		if len(names) > 3 {
+			names = append(names[:3:3], "et al.")
+		}
+		who = strings.Join(names, "; ")
+	}
+	if y := promptField(o.doc.Meta[bib.MetaYear]); y != "" {
+		who = strings.TrimSpace(who + " (" + y + ")")
+	}
+	if a := promptField(who); a != "" {
 		parts = append(parts, a)
 	}
 	if p := Pages(o.pageStart, o.pageEnd); p != "" {

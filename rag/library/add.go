@@ -43,7 +43,11 @@ type AddReport struct {
 	// Reindexed are documents indexed again, same content at the same
 	// path, with another strategy (AddOptions.Reindex).
 	Reindexed []store.Document
-	Skipped   []*ingest.SkipError
+	// Updated are documents whose content is unchanged and whose
+	// metadata changed: their bibliography entry did (AddBibliography,
+	// AttachBibliography).
+	Updated []store.Document
+	Skipped []*ingest.SkipError
 	// Notes say what loading changed or left out of files that were added
 	// (base64 blobs dropped, deep nesting flattened, front matter not read).
 	Notes []Note
@@ -71,6 +75,8 @@ type queued struct {
 	segs []store.Segment
 	old  string // id of the document this one replaces ("" if none)
 	move bool   // same id as a document at a path that is gone
+	// update: the same document, at the same path, with new metadata.
+	update bool
 }
 
 // adder is the state of one Add run.
@@ -131,6 +137,10 @@ type AddOptions struct {
 	// Enrich writes what the strategies that need a model index; without
 	// it they are refused with ErrNeedsModel before anything is written.
 	Enrich Enricher
+
+	// bib, set by AddBibliography, gives documents their entries'
+	// metadata.
+	bib *bibAdd
 }
 
 // AddWith is Add with options.
@@ -289,6 +299,9 @@ func (a *adder) file(r fileRead) error {
 	}
 	doc, segs := r.ld.Document, r.ld.Segments
 	doc.Path = r.abs
+	if m, ok := a.opt.bib.metaFor(r.abs); ok {
+		doc, _ = withEntry(doc, m)
+	}
 	doc.Segments = len(segs)
 	if doc.Added == 0 {
 		doc.Added = time.Now().Unix()
@@ -346,6 +359,11 @@ func (a *adder) known(path, abs, id string) bool {
 	case doc.Path == abs && reindex:
 		return false // indexed with another strategy, or its vectors lost: load it again
 	case doc.Path == abs:
+		if m, ok := a.opt.bib.metaFor(abs); ok {
+			if next, changed := withEntry(doc, m); changed {
+				return a.updateMeta(path, next)
+			}
+		}
 		a.rep.Unchanged = append(a.rep.Unchanged, doc)
 		a.p.FilesDone++
 		a.p.Status, a.p.FileSegments = "unchanged", doc.Segments
@@ -372,10 +390,29 @@ func (a *adder) known(path, abs, id string) bool {
 	}
 	from := doc.Path
 	doc.Path = abs
+	if m, ok := a.opt.bib.metaFor(abs); ok {
+		doc, _ = withEntry(doc, m)
+	}
 	a.pending = append(a.pending, queued{doc: doc, segs: segs, old: a.oldAt(abs, id), move: true})
 	a.pendSegs += len(segs)
 	a.p.FilesDone++
 	a.p.Status, a.p.FileSegments = "moved from "+from, len(segs)
+	a.report("file", path)
+	return true
+}
+
+// updateMeta queues doc, unchanged but for its metadata, to be stored
+// again with its segments and vectors; false when they cannot be read
+// (the file is then loaded again).
+func (a *adder) updateMeta(path string, doc store.Document) bool {
+	put, err := a.l.reput(a.ctx, doc)
+	if err != nil {
+		return false
+	}
+	a.pending = append(a.pending, queued{doc: doc, segs: put.Segments, update: true})
+	a.pendSegs += len(put.Segments)
+	a.p.FilesDone++
+	a.p.Status, a.p.FileSegments = "metadata updated", doc.Segments
 	a.report("file", path)
 	return true
 }

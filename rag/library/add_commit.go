@@ -99,6 +99,8 @@ func (a *adder) flush() error {
 		again := a.byPath[p.doc.Path] == p.doc.ID
 		a.byPath[p.doc.Path] = p.doc.ID
 		switch {
+		case p.update:
+			a.rep.Updated = append(a.rep.Updated, p.doc)
 		case again:
 			a.rep.Reindexed = append(a.rep.Reindexed, p.doc)
 		case p.move:
@@ -141,6 +143,13 @@ func (a *adder) resettle() {
 	keep := a.pending[:0]
 	a.pendSegs = 0
 	for _, p := range a.pending {
+		if p.update {
+			if doc, err := a.l.st.Document(a.ctx, p.doc.ID); err == nil && doc.Path == p.doc.Path {
+				keep = append(keep, p) // still there: store its new metadata
+				a.pendSegs += len(p.segs)
+			}
+			continue
+		}
 		if doc, err := a.l.st.Document(a.ctx, p.doc.ID); err == nil && !(p.move && doc.Path != p.doc.Path && !exists(doc.Path)) {
 			if doc.Path == p.doc.Path {
 				a.rep.Unchanged = append(a.rep.Unchanged, doc)

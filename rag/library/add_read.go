@@ -88,7 +88,11 @@ func (a *adder) limits() ingest.Limits {
 // strategy's (the embedder semantic chunking asks failed), which would
 // fail every file and so stops the run.
 func (a *adder) load(ctx context.Context, f *ingest.File) (*ingest.Loaded, string, error) {
-	ld, err := a.loader.LoadFile(ctx, f)
+	ld := a.opt.bib.preloaded(f.Path, f.Hash)
+	var err error
+	if ld == nil {
+		ld, err = a.loader.LoadFile(ctx, f)
+	}
 	if err == nil && len(ld.Segments) > 0 {
 		if err := a.apply(ctx, ld); err != nil {
 			if ce := ctx.Err(); ce != nil {

@@ -1,0 +1,118 @@
+package bib
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// bibtexTypes maps BibTeX and BibLaTeX entry types to CSL types.
+var bibtexTypes = map[string]string{
+	"article": "article-journal", "inproceedings": "paper-conference", "conference": "paper-conference",
+	"proceedings": "book", "book": "book", "mvbook": "book", "inbook": "chapter", "incollection": "chapter",
+	"bookinbook": "chapter", "collection": "book", "phdthesis": "thesis", "mastersthesis": "thesis",
+	"thesis": "thesis", "techreport": "report", "report": "report", "manual": "report",
+	"online": "webpage", "electronic": "webpage", "www": "webpage", "misc": "document",
+	"unpublished": "manuscript", "booklet": "pamphlet", "patent": "patent", "dataset": "dataset",
+	"software": "software", "preprint": "article",
+}
+
+// zoteroTypes maps Zotero item types to CSL types.
+var zoteroTypes = map[string]string{
+	"journalArticle": "article-journal", "conferencePaper": "paper-conference", "book": "book",
+	"bookSection": "chapter", "thesis": "thesis", "report": "report", "preprint": "article",
+	"magazineArticle": "article-magazine", "newspaperArticle": "article-newspaper",
+	"webpage": "webpage", "blogPost": "post-weblog", "computerProgram": "software",
+	"presentation": "speech", "document": "document", "manuscript": "manuscript", "dataset": "dataset",
+	"patent": "patent", "encyclopediaArticle": "entry-encyclopedia", "dictionaryEntry": "entry-dictionary",
+	"attachment": "document",
+}
+
+// cslType maps a source's type name to a CSL type through table:
+// "document" when unknown, "" for "".
+func cslType(table map[string]string, t string) string {
+	if t == "" {
+		return ""
+	}
+	if c, ok := table[t]; ok {
+		return c
+	}
+	if c, ok := table[strings.ToLower(t)]; ok {
+		return c
+	}
+	return "document"
+}
+
+// publisherTypes are the CSL types whose venue is a publisher or an
+// institution rather than a container.
+var publisherTypes = map[string]bool{"book": true, "thesis": true, "report": true, "pamphlet": true, "software": true, "dataset": true}
+
+// CSLItem is e as a CSL JSON item, for a citation processor (pandoc
+// --citeproc): id, type, title, author, issued, container-title or
+// publisher, DOI, URL.
+func CSLItem(e Entry) map[string]any {
+	typ := e.Type
+	if typ == "" {
+		typ = "document"
+		if e.Venue != "" {
+			typ = "article-journal"
+		}
+	}
+	it := map[string]any{"id": e.Key, "type": typ}
+	if e.Title != "" {
+		it["title"] = e.Title
+	}
+	if len(e.Authors) > 0 {
+		names := make([]map[string]string, 0, len(e.Authors))
+		for _, a := range e.Authors {
+			n := map[string]string{}
+			switch {
+			case a.Given == "" && a.Particle == "" && a.Suffix == "":
+				n["literal"] = a.Family
+			default:
+				n["family"] = a.Family
+				if a.Given != "" {
+					n["given"] = a.Given
+				}
+				if a.Particle != "" {
+					n["non-dropping-particle"] = a.Particle
+				}
+				if a.Suffix != "" {
+					n["suffix"] = a.Suffix
+				}
+			}
+			names = append(names, n)
+		}
+		it["author"] = names
+	}
+	if y, err := strconv.Atoi(e.Year); err == nil {
+		it["issued"] = map[string]any{"date-parts": [][]int{{y}}}
+	}
+	if e.Venue != "" {
+		if publisherTypes[typ] {
+			it["publisher"] = e.Venue
+		} else {
+			it["container-title"] = e.Venue
+		}
+	}
+	if e.DOI != "" {
+		it["DOI"] = e.DOI
+	}
+	if e.URL != "" {
+		it["URL"] = e.URL
+	}
+	return it
+}
+
+// WriteCSL is entries as a CSL JSON array, indented, in the order given.
+func WriteCSL(entries []Entry) ([]byte, error) {
+	items := make([]map[string]any, len(entries))
+	for i, e := range entries {
+		items[i] = CSLItem(e)
+	}
+	b, err := json.MarshalIndent(items, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
