@@ -37,8 +37,9 @@ var abstractHeadings = map[string]bool{"abstract": true, "摘要": true, "摘 �
 // assemblePDF writes a document's blocks as text, one blank line apart,
 // and finds the sections: each heading starts one (its path from the
 // heading levels); the title, authors and abstract share the first
-// section (path "Abstract" when there is one); each footnote is a section
-// of its own under the current path, so it is a segment of its own. It
+// section (path "Abstract" when there is one); each footnote and each
+// turned block (sideways text) is a section of its own under the current
+// path, so it is a segment of its own. It
 // records where each page starts and where each line is drawn.
 func assemblePDF(doc *pdf.Document) *parsed {
 	var b strings.Builder
@@ -87,6 +88,10 @@ func assemblePDF(doc *pdf.Document) *parsed {
 			headings++
 		case pdf.Footnote:
 			newSection(off, path)
+		default:
+			if blk.Turned {
+				newSection(off, path)
+			}
 		}
 		b.WriteString(blk.Text)
 		p.lines = blockLines(p.lines, blk, off)
@@ -95,7 +100,7 @@ func assemblePDF(doc *pdf.Document) *parsed {
 				startPage(pg, off+blk.Lines[k].Start)
 			}
 		}
-		if blk.Kind == pdf.Footnote {
+		if blk.Kind == pdf.Footnote || blk.Turned {
 			newSection(b.Len(), path)
 		}
 	}

@@ -21,7 +21,7 @@ func randomDocument(r *rand.Rand) *pdf.Document {
 	}
 	page := 0
 	for range r.IntN(30) {
-		b := pdf.Block{Kind: pdf.Kind(r.IntN(6))}
+		b := pdf.Block{Kind: pdf.Kind(r.IntN(6)), Turned: r.IntN(6) == 0}
 		if b.Kind == pdf.Heading {
 			b.Level = r.IntN(4)
 		}

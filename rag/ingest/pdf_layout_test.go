@@ -58,8 +58,12 @@ func TestPaperLayout(t *testing.T) {
 		if strings.Contains(ld.Text, "Fixture Journal") {
 			t.Error("the running header is in the text")
 		}
-		if strings.Contains(ld.Text, "arXiv") {
-			t.Error("the arXiv stamp in the margin is in the text")
+		// The arXiv stamp in the margin, turned a quarter, is read in its
+		// own frame: a paragraph of its own after page 1's text.
+		stamp := "arXiv:2305.14627v1 [cs.CL] 24 May 2023"
+		at := strings.Index(ld.Text, "\n\n"+stamp+"\n\n")
+		if at < 0 || at < strings.Index(ld.Text, "who looked at them.") || at > strings.Index(ld.Text, "2 Method") {
+			t.Errorf("the arXiv stamp is not a paragraph after page 1's text:\n%s", ld.Text)
 		}
 		for _, s := range ld.Segments {
 			if s.Text == "1" || s.Text == "2" || strings.HasSuffix(s.Text, "\n\n1") || strings.HasSuffix(s.Text, "\n\n2") {
@@ -183,5 +187,23 @@ func TestPDFTaggedHeadings(t *testing.T) {
 	want := [][]string{{"Overview"}, {"Overview", "Details"}}
 	if got := sections(tagged); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("tagged: sections %q, want %q", got, want)
+	}
+}
+
+// A PDF whose text is all sideways (a landscape page set on a portrait
+// one) is read, not skipped as having no text, and its passages have
+// boxes on the page.
+func TestSidewaysPDFLoads(t *testing.T) {
+	var page []pdftest.Item
+	for i, l := range []string{
+		"Every line of this page is drawn turned a quarter, as a",
+		"landscape table is, so that it reads from the bottom up.",
+	} {
+		page = append(page, pdftest.Item{X: 100 + 14*float64(i), Y: 72, Size: 10, Turn: 1, Text: l})
+	}
+	ld := loadBytes(t, "sideways.pdf", pdftest.Paper([][]pdftest.Item{page}))
+	s := segmentOf(t, ld, "as a landscape table is, so that it reads from the bottom up.")
+	if s.From != 1 || s.To != 1 || len(ld.Segments[0].Boxes) == 0 {
+		t.Errorf("segment on pages %d-%d with boxes %v", s.From, s.To, ld.Segments[0].Boxes)
 	}
 }

@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"unicode"
@@ -213,33 +214,43 @@ func (v vocabulary) add(line string, afterBreak bool) {
 // "state-of-the-" + "art" and "natural-" + "language" keep their hyphen.
 // CJK text joins without a space; other lines join with one.
 func joinLines(text, next string, vocab vocabulary) string {
-	if text == "" {
-		return next
+	return string(joinTo([]byte(text), next, vocab))
+}
+
+// joinTo is joinLines appending to a buffer, so a paragraph of many lines
+// is written in time linear in its length: it reads only text's last
+// word.
+func joinTo(text []byte, next string, vocab vocabulary) []byte {
+	if len(text) == 0 {
+		return append(text, next...)
 	}
 	if next == "" {
 		return text
 	}
-	last, _ := utf8.DecodeLastRuneInString(text)
+	last, _ := utf8.DecodeLastRune(text)
 	first, _ := utf8.DecodeRuneInString(next)
 	if isCJK(last) || isCJK(first) {
 		if isCJK(last) && isCJK(first) || isCJK(last) && !unicode.IsLetter(first) && !unicode.IsDigit(first) || isCJK(first) && !unicode.IsLetter(last) && !unicode.IsDigit(last) {
-			return text + next
+			return append(text, next...)
 		}
 	}
-	if lastTok := text[strings.LastIndexByte(text, ' ')+1:]; strings.Contains(lastTok, "://") || strings.HasPrefix(lastTok, "www.") {
+	lastTok := string(text[bytes.LastIndexByte(text, ' ')+1:])
+	if strings.Contains(lastTok, "://") || strings.HasPrefix(lastTok, "www.") {
 		if strings.ContainsRune("./-_", last) {
-			return text + next // a URL broken at the line end
+			return append(text, next...) // a URL broken at the line end
 		}
 	}
 	if last == '-' && len(text) > 1 {
-		if keep, ok := hyphenBreak(text, next, vocab); ok {
+		// The word before the hyphen lies within the last word (lines
+		// are cleaned: their only white space is single spaces).
+		if keep, ok := hyphenBreak(lastTok, next, vocab); ok {
 			if keep {
-				return text + next
+				return append(text, next...)
 			}
-			return text[:len(text)-1] + next
+			return append(text[:len(text)-1], next...)
 		}
 	}
-	return text + " " + next
+	return append(append(text, ' '), next...)
 }
 
 // hyphenBreak decides a hyphen at a line end; ok is false when it is not

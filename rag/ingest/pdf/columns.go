@@ -2,7 +2,9 @@ package pdf
 
 import (
 	"cmp"
+	"container/heap"
 	"slices"
+	"sort"
 )
 
 // gapScan is how the live lines of a page lie around an x position: how
@@ -12,24 +14,51 @@ type gapScan struct {
 	cross, l, r int
 }
 
-// scanGaps scans the middle 70% of a page one point at a time. The grid
-// holds the points width*0.3 + k, so gutter sees the positions it always
-// saw.
+// maxScan bounds the positions scanGaps looks at: one a point on any
+// real page (A0 is 2,384 points wide), evenly spread on a larger one, so
+// that a page's size costs no more than its text.
+const maxScan = 4096
+
+// scanGaps scans the middle 70% of a page one point at a time (see
+// maxScan). The grid holds the points width*0.3 + k, so gutter sees the
+// positions it always saw. It sorts the lines' edges once and walks them
+// with the scan, so its work is O(n log n) in the lines plus the
+// positions.
 func scanGaps(live []*textLine, width float32) []gapScan {
-	var cs []gapScan
-	for x := width*0.3 - float32(int(width*0.15)); x <= width*0.85; x += 1 {
-		c := gapScan{x: x}
-		for _, l := range live {
-			switch {
-			case l.x1 <= x:
-				c.l++
-			case l.x0 >= x:
-				c.r++
-			default:
-				c.cross++
-			}
+	// A line is left of x when x1 <= x, else right when x0 >= x, else it
+	// crosses x. A line of no width (x0 == x1) is left from x0 on and
+	// right before it.
+	var ends, starts, points []float32
+	for _, l := range live {
+		ends = append(ends, l.x1)
+		if l.x0 < l.x1 {
+			starts = append(starts, l.x0)
+		} else {
+			points = append(points, l.x0)
 		}
-		cs = append(cs, c)
+	}
+	slices.Sort(ends)
+	slices.Sort(starts)
+	slices.Sort(points)
+	from, to := width*0.3-float32(int(width*0.15)), width*0.85
+	step := float32(1)
+	if n := to - from; n > maxScan {
+		step = n / maxScan
+	}
+	var cs []gapScan
+	left, startsBefore, pointsAtOrBefore := 0, 0, 0
+	for x := from; x <= to; x += step {
+		for left < len(ends) && ends[left] <= x {
+			left++
+		}
+		for startsBefore < len(starts) && starts[startsBefore] < x {
+			startsBefore++
+		}
+		for pointsAtOrBefore < len(points) && points[pointsAtOrBefore] <= x {
+			pointsAtOrBefore++
+		}
+		right := len(starts) - startsBefore + len(points) - pointsAtOrBefore
+		cs = append(cs, gapScan{x: x, l: left, r: right, cross: len(live) - left - right})
 	}
 	return cs
 }
@@ -135,31 +164,46 @@ func gutters(lines []*textLine, width float32) []float32 {
 // evenColumns reports whether the gutters gs cut the lines into columns
 // of three lines or more each, about equally wide.
 func evenColumns(live []*textLine, gs []float32) bool {
-	var lo, hi float32 = 1e9, 0
-	for k := 0; k <= len(gs); k++ {
-		var x0, x1 float32 = 1e9, -1e9
-		n := 0
-		for _, l := range live {
-			if columnOf(l, gs) == k+1 {
-				x0, x1 = min(x0, l.x0), max(x1, l.x1)
-				n++
-			}
+	type extent struct {
+		x0, x1 float32
+		n      int
+	}
+	cols := make([]extent, len(gs)+1)
+	for i := range cols {
+		cols[i] = extent{x0: 1e9, x1: -1e9}
+	}
+	for _, l := range live {
+		if k := columnOf(l, gs); k > 0 {
+			c := &cols[k-1]
+			c.x0, c.x1 = min(c.x0, l.x0), max(c.x1, l.x1)
+			c.n++
 		}
-		if n < 3 {
+	}
+	var lo, hi float32 = 1e9, 0
+	for _, c := range cols {
+		if c.n < 3 {
 			return false
 		}
-		lo, hi = min(lo, x1-x0), max(hi, x1-x0)
+		lo, hi = min(lo, c.x1-c.x0), max(hi, c.x1-c.x0)
 	}
 	return lo >= 0.7*hi
 }
 
 // columnOf is the column a line lies in wholly (1 is the leftmost), or 0
-// for a line that crosses a gutter.
+// for a line that crosses a gutter. gs is in increasing order; the search
+// is binary.
 func columnOf(l *textLine, gs []float32) int {
-	for k := 0; k <= len(gs); k++ {
-		if (k == 0 || l.x0 >= gs[k-1]) && (k == len(gs) || l.x1 <= gs[k]) {
-			return k + 1
+	// The leftmost column k+1 with gs[k-1] <= x0 and x1 <= gs[k]: only
+	// the column that holds x0 can, unless the line has no width and lies
+	// on a gutter (then the column left of the first such gutter).
+	k := sort.Search(len(gs), func(i int) bool { return gs[i] > l.x0 })
+	if l.x1 <= l.x0 {
+		if i := sort.Search(len(gs), func(i int) bool { return gs[i] >= l.x0 }); i < k && l.x1 <= gs[i] {
+			return i + 1
 		}
+	}
+	if k == len(gs) || l.x1 <= gs[k] {
+		return k + 1
 	}
 	return 0
 }
@@ -193,11 +237,13 @@ func readingOrder(lines []*textLine, width float32) []*textLine {
 	}
 	// A column line on the row of a line across the page (author names
 	// side by side under the title) is part of the page-wide text.
+	rows := newRowIndex(spans)
 	for k, col := range cols {
 		var kept []*textLine
 		for _, l := range col {
-			if slices.ContainsFunc(spans, func(s *textLine) bool { return sameRow(s.y0, s.y1, l.y0, l.y1) }) {
+			if rows.any(l, func(*textLine) bool { return true }) {
 				spans = append(spans, l)
+				rows.add(l)
 				continue
 			}
 			kept = append(kept, l)
@@ -211,13 +257,34 @@ func readingOrder(lines []*textLine, width float32) []*textLine {
 	setColumn(spans, 0)
 	slices.SortStableFunc(spans, top)
 	out := make([]*textLine, 0, len(lines))
+	// take writes, column by column from the left, the lines at the top
+	// of each column down to above. The columns wait in a heap by the
+	// top of their next line, so a take looks only at the columns it
+	// takes from.
+	heads := &columnHeap{cols: cols}
+	for k, col := range cols {
+		if len(col) > 0 {
+			heads.ks = append(heads.ks, k)
+		}
+	}
+	heap.Init(heads)
+	var ks []int
 	take := func(above float32) {
-		for k, col := range cols {
+		ks = ks[:0]
+		for heads.Len() > 0 && cols[heads.ks[0]][0].y0 >= above {
+			ks = append(ks, heap.Pop(heads).(int))
+		}
+		slices.Sort(ks)
+		for _, k := range ks {
+			col := cols[k]
 			for len(col) > 0 && col[0].y0 >= above {
 				out = append(out, col[0])
 				col = col[1:]
 			}
 			cols[k] = col
+			if len(col) > 0 {
+				heap.Push(heads, k)
+			}
 		}
 	}
 	for _, s := range spans {
@@ -242,4 +309,24 @@ func setColumn(lines []*textLine, flow int) {
 	for _, l := range lines {
 		l.flow, l.colX0, l.colX1 = flow, x0, x1
 	}
+}
+
+// columnHeap holds column indexes, the column whose next line is highest
+// on the page first (the leftmost of equals).
+type columnHeap struct {
+	cols [][]*textLine
+	ks   []int
+}
+
+func (h *columnHeap) Len() int { return len(h.ks) }
+func (h *columnHeap) Less(i, j int) bool {
+	a, b := h.cols[h.ks[i]][0].y0, h.cols[h.ks[j]][0].y0
+	return a > b || a == b && h.ks[i] < h.ks[j]
+}
+func (h *columnHeap) Swap(i, j int) { h.ks[i], h.ks[j] = h.ks[j], h.ks[i] }
+func (h *columnHeap) Push(x any)    { h.ks = append(h.ks, x.(int)) }
+func (h *columnHeap) Pop() any {
+	k := h.ks[len(h.ks)-1]
+	h.ks = h.ks[:len(h.ks)-1]
+	return k
 }

@@ -77,6 +77,11 @@ type Block struct {
 	// digits.
 	Text  string
 	Lines []Line
+	// Turned is text drawn turned a quarter from its page's text (the
+	// arXiv stamp in the margin, a table or caption set sideways): read
+	// after the page's text, in its own turn's reading order, and never
+	// part of the page's paragraphs, so a loader keeps it apart.
+	Turned bool
 }
 
 // Line is one visual line of a block.
@@ -96,13 +101,13 @@ func (l Line) Page() int { return l.Box.Page - 1 }
 func document(out *extracted, lay *layout) *Document {
 	d := &Document{RunningHeads: lay.heads}
 	for _, p := range lay.pages {
-		d.Pages = append(d.Pages, Page{Width: p.width, Height: p.height, Label: p.label})
+		d.Pages = append(d.Pages, Page{Width: p.pageW, Height: p.pageH, Label: p.label})
 	}
 	for _, para := range lay.paras {
 		if len(para.lines) == 0 || len(para.lineOffs) != len(para.lines) {
 			continue // paraText did not write it
 		}
-		b := Block{Kind: para.kind, Text: para.text}
+		b := Block{Kind: para.kind, Text: para.text, Turned: para.sideways}
 		if para.kind == Heading {
 			b.Level = para.level
 			if isNamedHeading(para.text) {
@@ -111,9 +116,10 @@ func document(out *extracted, lay *layout) *Document {
 		}
 		for k, l := range para.lines {
 			pg := lay.pages[l.page]
+			x0, y0, x1, y1 := fromFrame(l.turn, pg.pageW, pg.pageH, l.x0, l.y0, l.x1, l.y1)
 			b.Lines = append(b.Lines, Line{
 				Start: para.lineOffs[k],
-				Box:   box(l.page, pg.width, pg.height, l.x0, l.y0, l.x1, l.y1),
+				Box:   box(l.page, pg.pageW, pg.pageH, x0, y0, x1, y1),
 				Flow:  l.flow, Size: l.size,
 			})
 		}

@@ -30,6 +30,8 @@ type Engine struct {
 	// zero means the defaults. Both are set before the first PDF.
 	deadline time.Duration
 	memPages uint32
+	// chars bounds the characters of one PDF (0: maxChars).
+	chars int
 
 	once   sync.Once
 	mu     sync.Mutex // guards pool, cache, closed
@@ -38,6 +40,11 @@ type Engine struct {
 	err    error
 	closed bool
 }
+
+// maxChars bounds the characters of one PDF, so the memory its layout
+// takes is bounded too (a character and what is built from it take about
+// a hundred bytes): a 1,000-page book has about 3 million.
+const maxChars = 8_000_000
 
 // Defaults for a PDF's time and an instance's memory. Real papers take
 // well under a second and a few dozen MiB; a decompression bomb takes
@@ -52,6 +59,13 @@ func (e *Engine) timeout() time.Duration {
 		return e.deadline
 	}
 	return defaultPDFDeadline
+}
+
+func (e *Engine) charLimit() int {
+	if e.chars > 0 {
+		return e.chars
+	}
+	return maxChars
 }
 
 func (e *Engine) memoryPages() uint32 {
@@ -208,44 +222,56 @@ type hostileError struct{ reason string }
 func (e *hostileError) Error() string { return "corrupt or hostile PDF (" + e.reason + ")" }
 
 // extract reads the pages, outline and Info dictionary of a PDF held in
-// data, within the engine's deadline and memory limit. The engine is
-// protected against panics; an instance that failed is killed, not
-// reused.
-//
-// At the deadline extract returns at once; pdfium may still be inside one
-// call (inflating a bomb), so the reading goroutine finishes that call in
-// the background, within the memory limit, notices the deadline and
-// gives the instance back. Close waits a little for such stragglers.
+// data, within the engine's deadline and memory limit (see guard).
 func (e *Engine) extract(ctx context.Context, data []byte) (*extracted, error) {
+	return guard(e, ctx, func(dctx context.Context, inst pdfium.Pdfium) (*extracted, error) {
+		return e.read(ctx, dctx, inst, data)
+	})
+}
+
+// guard runs work on a pdfium instance within the engine's deadline and
+// memory limit: every stage of reading a PDF (its streams checked, its
+// pages read by pdfium, their layout) runs inside work, so one deadline
+// bounds them all. work owns inst and gives it back (read does). The
+// engine is protected against panics; an instance that failed is killed,
+// not reused.
+//
+// At the deadline guard returns at once; pdfium may still be inside one
+// call, so the working goroutine finishes that call in the background,
+// within the memory limit, notices the deadline and gives the instance
+// back (the layout notices it at its next page). Close waits a little
+// for such stragglers.
+func guard[T any](e *Engine, ctx context.Context, work func(dctx context.Context, inst pdfium.Pdfium) (T, error)) (T, error) {
+	var zero T
 	inst, err := e.instance(ctx)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	e.mu.Lock()
 	if e.closed { // Close raced with instance: give the instance back
 		e.mu.Unlock()
 		inst.Close()
-		return nil, fmt.Errorf("%w: loader is closed", ErrUnavailable)
+		return zero, fmt.Errorf("%w: loader is closed", ErrUnavailable)
 	}
 	e.work.Add(1) // under mu, so never after Close's Wait began
 	e.mu.Unlock()
 	dctx, cancel := context.WithTimeout(ctx, e.timeout())
 	type result struct {
-		out *extracted
+		out T
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
 		defer e.work.Done()
 		defer cancel()
-		out, err := e.read(ctx, dctx, inst, data)
+		out, err := work(dctx, inst)
 		done <- result{out, err}
 	}()
 	var r result
 	select {
 	case r = <-done:
 	case <-dctx.Done():
-		// The reading goroutine cancels dctx itself once it has sent
+		// The working goroutine cancels dctx itself once it has sent
 		// its result: take the result when there is one.
 		select {
 		case r = <-done:
@@ -288,6 +314,9 @@ func (e *Engine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte
 		}
 	}()
 
+	if err := checkStreams(dctx, data); err != nil {
+		return nil, err
+	}
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
 		if !isDocumentError(err) {
@@ -321,14 +350,19 @@ func (e *Engine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte
 		return nil, fmt.Errorf("couldn't count pages: %w", err)
 	}
 	objs := map[uint32]bool{} // text object: has a mapped character
+	chars := 0
 	for i := 0; i < n; i++ {
 		if err := dctx.Err(); err != nil {
 			return nil, err
 		}
-		pg, err := wd.readPage(i)
+		pg, err := wd.readPage(i, e.charLimit()-chars)
 		if err != nil {
+			if errors.Is(err, errTooManyChars) {
+				return nil, &hostileError{fmt.Sprintf("more than %d characters of text", e.charLimit())}
+			}
 			return nil, fmt.Errorf("couldn't read page %d: %w", i+1, err)
 		}
+		chars += len(pg.chars)
 		for _, c := range pg.chars {
 			if c.obj != 0 {
 				objs[c.obj] = objs[c.obj] || !c.unmapped
@@ -420,37 +454,56 @@ const ReasonNoText = "no extractable text in this PDF (scanned pages or text dra
 // document; a bug in the layout on a strange file is an *Error too, so it
 // costs that file, not the run.
 func (e *Engine) Read(ctx context.Context, data []byte) (*Document, error) {
-	out, err := e.extract(ctx, data)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
-		}
-		if errors.Is(err, ErrUnavailable) {
+	d, err := guard(e, ctx, func(dctx context.Context, inst pdfium.Pdfium) (*Document, error) {
+		out, err := e.read(ctx, dctx, inst, data)
+		if err != nil {
 			return nil, err
 		}
-		return nil, &Error{Reason: pdfReason(err), Err: err}
+		if len(out.Pages) == 0 {
+			return nil, &Error{Reason: "PDF has no pages"}
+		}
+		// Most text runs unmapped: what little comes out is fragments
+		// out of order, worse than nothing for retrieval.
+		if out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
+			return nil, &Error{Reason: fmt.Sprintf("no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)}
+		}
+		return readPaper(dctx, out)
+	})
+	if err == nil {
+		return d, nil
 	}
-	if len(out.Pages) == 0 {
-		return nil, &Error{Reason: "PDF has no pages"}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return nil, ctxErr
 	}
-	// Most text runs unmapped: what little comes out is fragments out of
-	// order, worse than nothing for retrieval.
-	if out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
-		return nil, &Error{Reason: fmt.Sprintf("no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)}
+	var de *Error
+	if errors.Is(err, ErrUnavailable) || errors.As(err, &de) {
+		return nil, err
 	}
-	d, err := readPaper(out)
-	if err != nil {
-		return nil, &Error{Reason: "unreadable PDF: " + err.Error(), Err: err}
-	}
-	return d, nil
+	return nil, &Error{Reason: pdfReason(err), Err: err}
 }
 
-// readPaper lays the pages out; a panic in the layout becomes an error.
-func readPaper(out *extracted) (d *Document, err error) {
+// readPaper lays the pages out; a panic in the layout becomes an *Error,
+// and the layout stops with ctx's error when ctx is done.
+func readPaper(ctx context.Context, out *extracted) (d *Document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("layout failed: %v", r)
+			if s, ok := r.(stopped); ok {
+				d, err = nil, s.err
+				return
+			}
+			d, err = nil, &Error{Reason: fmt.Sprintf("unreadable PDF: layout failed: %v", r)}
 		}
 	}()
-	return document(out, layOut(out.Pages, out.Outline)), nil
+	return document(out, layOut(ctx, out.Pages, out.Outline)), nil
+}
+
+// stopped is the panic with which the layout stops when its context is
+// done (see checkCtx); readPaper recovers it.
+type stopped struct{ err error }
+
+// checkCtx stops the layout when ctx is done.
+func checkCtx(ctx context.Context) {
+	if err := ctx.Err(); err != nil {
+		panic(stopped{err})
+	}
 }

@@ -3,10 +3,12 @@ package pdf
 import (
 	"bytes"
 	"compress/flate"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +100,59 @@ func TestPDFMemoryLimit(t *testing.T) {
 	var se *Error
 	if !errors.As(err, &se) || se.Reason != "corrupt or hostile PDF (needed more than the 64 MiB memory limit)" {
 		t.Fatalf("Read = %v; want a skip for the memory limit", err)
+	}
+}
+
+// A PDF with more characters than the engine's bound is refused before
+// its characters are read, with a reason that says so.
+func TestPDFCharacterLimit(t *testing.T) {
+	e := NewEngine(testCacheDir())
+	defer e.Close()
+	e.chars = 200
+	line := strings.Repeat("word ", 12)
+	page := pdftest.TextContent(line, line)
+	if _, err := e.Read(context.Background(), pdftest.Pages("", []string{page}, "", nil)); err != nil {
+		t.Fatalf("a page of %d characters: %v", 2*len(line), err)
+	}
+	_, err := e.Read(context.Background(), pdftest.Pages("", []string{page, page}, "", nil))
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Reason != "corrupt or hostile PDF (more than 200 characters of text)" {
+		t.Fatalf("Read = %v; want the character limit", err)
+	}
+}
+
+// The layout runs under the same deadline as pdfium: a layout whose
+// context ends stops at its next page with the context's error.
+func TestLayoutStopsAtDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	<-ctx.Done()
+	_, err := readPaper(ctx, &extracted{Pages: []*rawPage{densePage(50, 40), densePage(50, 40)}})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("readPaper = %v; want the deadline", err)
+	}
+}
+
+// Compressed streams are checked before pdfium sees them: a content
+// stream that inflates past maxInflate is refused at once; a compressed
+// content stream of a few lines is read as usual.
+func TestCompressedStreams(t *testing.T) {
+	var z bytes.Buffer
+	w := zlib.NewWriter(&z)
+	io.WriteString(w, pdftest.TextContent("Compressed text reads as any other."))
+	w.Close()
+	objs := []pdftest.Object{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.Bytes()),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	}
+	d, err := testEngine(t).Read(context.Background(), pdftest.Build(objs, ""))
+	if err != nil || !strings.Contains(d.text(), "Compressed text reads as any other.") {
+		t.Fatalf("compressed page: %v", err)
+	}
+	if err := checkStreams(context.Background(), bombPDF(1)); err == nil || !strings.Contains(err.Error(), "inflates past 256 MiB") {
+		t.Fatalf("checkStreams(bomb) = %v", err)
 	}
 }

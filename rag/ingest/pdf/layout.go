@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"context"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -25,18 +26,28 @@ type layout struct {
 }
 
 // layOut reads the pages' characters into paragraphs.
-func layOut(raw []*rawPage, outline []outlineItem) *layout {
+func layOut(ctx context.Context, raw []*rawPage, outline []outlineItem) *layout {
 	lay := &layout{}
 	sizes := map[float32]int{}
 	for i, rp := range raw {
-		frags := fragmentsOf(rp)
-		markFigures(frags, rp)
-		for _, f := range frags {
-			if !f.inFigure {
-				sizes[roundSize(f.size)] += f.chars
+		checkCtx(ctx)
+		var pg *layoutPage
+		for _, f := range frames(rp) {
+			frags := fragmentsOf(f.raw)
+			markFigures(frags, f.raw)
+			for _, fr := range frags {
+				if !fr.inFigure {
+					sizes[roundSize(fr.size)] += fr.chars
+				}
+			}
+			p := &layoutPage{index: i, width: f.raw.width, height: f.raw.height, pageW: rp.width, pageH: rp.height, lines: buildLines(frags, i, f.turn)}
+			if pg == nil {
+				pg = p
+			} else {
+				pg.sideways = append(pg.sideways, p)
 			}
 		}
-		lay.pages = append(lay.pages, &layoutPage{index: i, width: rp.width, height: rp.height, lines: buildLines(frags, i)})
+		lay.pages = append(lay.pages, pg)
 	}
 	best := 0
 	for s, n := range sizes {
@@ -48,29 +59,46 @@ func layOut(raw []*rawPage, outline []outlineItem) *layout {
 		lay.body = 10
 	}
 	for _, p := range lay.pages {
-		markSmallText(p.lines, lay.body)
+		checkCtx(ctx)
+		for _, q := range withSideways(p) {
+			markSmallText(q.lines, lay.body)
+		}
 	}
 	lay.heads = dropMargins(lay.pages)
 	for _, p := range lay.pages {
-		markTicks(p.lines, lay.body)
+		checkCtx(ctx)
+		for _, q := range withSideways(p) {
+			markTicks(q.lines, lay.body)
+		}
 	}
 	vocab := vocabulary{}
 	for _, p := range lay.pages {
-		p.lines = readingOrder(p.lines, p.width)
-		broken := false
-		for _, l := range p.lines {
-			l.text = cleanLine(l.text)
-			vocab.add(l.text, broken) // figure and table words count too
-			broken = strings.HasSuffix(l.text, "-")
+		checkCtx(ctx)
+		for _, q := range withSideways(p) {
+			q.lines = readingOrder(q.lines, q.width)
+			broken := false
+			for _, l := range q.lines {
+				l.text = cleanLine(l.text)
+				vocab.add(l.text, broken) // figure and table words count too
+				broken = strings.HasSuffix(l.text, "-")
+			}
 		}
 		lay.labels = append(lay.labels, p.label)
 	}
 	// Paragraphs of each page, footnotes apart.
-	type pageParas struct{ body, notes []*paragraph }
+	type pageParas struct{ body, notes, sideways []*paragraph }
 	all := make([]pageParas, len(lay.pages))
 	for i, p := range lay.pages {
+		checkCtx(ctx)
 		rest, notes := splitFootnotes(p, lay.body)
-		all[i] = pageParas{paragraphsOf(p, rest), notes}
+		all[i] = pageParas{body: paragraphsOf(p, rest), notes: notes}
+		for _, q := range p.sideways {
+			for _, para := range paragraphsOf(q, q.lines) {
+				para.sideways = true
+				classify(para, lay.body)
+				all[i].sideways = append(all[i].sideways, para)
+			}
+		}
 	}
 	var bodies []*paragraph
 	for i := range all {
@@ -80,6 +108,9 @@ func layOut(raw []*rawPage, outline []outlineItem) *layout {
 		}
 	}
 	markHeadings(bodies, lay, outline)
+	for i := range all {
+		all[i].body = append(all[i].body, all[i].sideways...)
+	}
 	// Join paragraphs broken by a column or page break, then place each
 	// page's footnotes before a paragraph that runs onto the next page.
 	// A float (a figure, table or caption across the page) between the
@@ -118,9 +149,18 @@ func layOut(raw []*rawPage, outline []outlineItem) *layout {
 		lay.paras = append(lay.paras, body[at:]...)
 	}
 	for _, para := range lay.paras {
+		checkCtx(ctx)
 		paraText(para, vocab)
 	}
 	return lay
+}
+
+// withSideways is p and the pages of its sideways text.
+func withSideways(p *layoutPage) []*layoutPage {
+	if len(p.sideways) == 0 {
+		return []*layoutPage{p}
+	}
+	return append([]*layoutPage{p}, p.sideways...)
 }
 
 // markFigures flags fragments drawn inside a figure region that is not
@@ -152,7 +192,7 @@ func classify(p *paragraph, body float32) {
 // page break: both body text of one size, prev does not end a sentence or
 // next starts in lower case, and next's first line is not indented.
 func runsOn(prev, next *paragraph) bool {
-	if prev.kind != Body || next.kind != Body {
+	if prev.kind != Body || next.kind != Body || prev.sideways || next.sideways {
 		return false
 	}
 	a, b := prev.last(), next.first()
@@ -180,7 +220,7 @@ func runsOn(prev, next *paragraph) bool {
 // across the page while open is in a column, or text smaller than the
 // body's size while open is not.
 func isFloat(para, open *paragraph, body float32) bool {
-	return para.kind == Caption || para.first().flow == 0 && open.last().flow != 0 ||
+	return para.kind == Caption || para.sideways || para.first().flow == 0 && open.last().flow != 0 ||
 		para.first().size < body-0.8 && open.last().size >= body-0.8
 }
 
@@ -189,7 +229,6 @@ func isFloat(para, open *paragraph, body float32) bool {
 // where in the text each line begins (lineOffs) and each later page (a
 // paragraph run onto the next page).
 func paraText(p *paragraph, vocab vocabulary) {
-	text := ""
 	p.pageOffs = p.pageOffs[:0]
 	p.lineOffs = p.lineOffs[:0]
 	// Cells of a table (two rows or more with several cells) are kept
@@ -205,15 +244,16 @@ func paraText(p *paragraph, vocab vocabulary) {
 	if rows >= 2 && p.kind != Heading {
 		sep = " | "
 	}
+	var text []byte
 	for i, l := range p.lines {
 		t := l.text
 		if p.kind == Footnote && i == 0 {
 			t = cleanLine(footnoteText(l))
 		}
 		if i > 0 && sameRow(p.lines[i-1].y0, p.lines[i-1].y1, l.y0, l.y1) && p.lines[i-1].page == l.page {
-			text += sep + t
+			text = append(append(text, sep...), t...)
 		} else {
-			text = joinLines(text, t, vocab)
+			text = joinTo(text, t, vocab)
 		}
 		at := len(text) - len(t) // where the line's text begins
 		p.lineOffs = append(p.lineOffs, at)
@@ -221,5 +261,5 @@ func paraText(p *paragraph, vocab vocabulary) {
 			p.pageOffs = append(p.pageOffs, pageOff{l.page, at})
 		}
 	}
-	p.text = text
+	p.text = string(text)
 }

@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestLayoutRandomPages(t *testing.T) {
 		if r.IntN(2) == 0 {
 			outline = []outlineItem{{title: "abc", page: 0, level: 1}, {title: "1 Abc", page: -1, level: 2}}
 		}
-		d, err := readPaper(&extracted{Pages: pages, Outline: outline})
+		d, err := readPaper(context.Background(), &extracted{Pages: pages, Outline: outline})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

@@ -37,6 +37,7 @@ type textLine struct {
 	flow           int  // 0 spans the page, 1.. the columns from the left
 	colX0, colX1   float32
 	drop           bool // header, footer, page number, figure text, tiny text
+	turn           int8 // the frame its coordinates are in (see frame)
 }
 
 func (l *textLine) height() float32 { return l.y1 - l.y0 }
@@ -67,7 +68,7 @@ func fragmentsOf(p *rawPage) []*fragment {
 	}
 	for i := range p.chars {
 		c := &p.chars[i]
-		if c.rotated || c.unmapped {
+		if c.skew || c.unmapped || !finite(c.x0, c.y0, c.x1, c.y1, c.size) {
 			continue
 		}
 		if c.r == '\r' || c.r == '\n' {
@@ -121,7 +122,7 @@ func fragmentsOf(p *rawPage) []*fragment {
 
 // buildLines merges fragments on one baseline that are close together
 // (closer than the font size) into lines.
-func buildLines(frags []*fragment, page int) []*textLine {
+func buildLines(frags []*fragment, page int, turn int8) []*textLine {
 	var lines []*textLine
 	for _, f := range frags {
 		var into *textLine
@@ -137,7 +138,7 @@ func buildLines(frags []*fragment, page int) []*textLine {
 			}
 		}
 		if into == nil {
-			into = &textLine{x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, page: page}
+			into = &textLine{x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1, page: page, turn: turn}
 			lines = append(lines, into)
 		}
 		into.frags = append(into.frags, f)
@@ -195,4 +196,15 @@ func finishLine(l *textLine) {
 // roundSize rounds a font size to half points, so 10.9 and 10.95 agree.
 func roundSize(s float32) float32 {
 	return float32(int(s*2+0.5)) / 2
+}
+
+// finite reports whether every v is a number (not NaN or infinite): a
+// character pdfium gives no sane box is left out.
+func finite(vs ...float32) bool {
+	for _, v := range vs {
+		if v-v != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -17,7 +17,7 @@ func layoutOf(t *testing.T, data []byte) *layout {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return layOut(out.Pages, out.Outline)
+	return layOut(context.Background(), out.Pages, out.Outline)
 }
 
 // readDoc reads a fixture PDF with the shared engine.

@@ -9,11 +9,18 @@ import (
 
 // layoutPage is one page's lines in reading order, with what was learnt
 // about it.
+//
+// Invariant: width, height and the lines' coordinates are in the page's
+// frame (see frame: the page turned so its main text is upright);
+// pageW and pageH are the page's own size. sideways holds the page's text
+// turned another way, a page of its frame each (same index, no label).
 type layoutPage struct {
 	index         int // 0-based
 	width, height float32
+	pageW, pageH  float32
 	lines         []*textLine
 	label         string // the page number printed on it, if found
+	sideways      []*layoutPage
 }
 
 // paragraph is a paragraph: lines of one flow that belong together.
@@ -32,6 +39,12 @@ type paragraph struct {
 	// lineOffs holds where each line's text begins in text (one per
 	// line, nondecreasing; set by paraText).
 	lineOffs []int
+	// right is the right edge of the lines while paragraphsOf groups
+	// them (the widest line's x1).
+	right float32
+	// sideways is text turned away from its page's text: read after the
+	// page's text, as a float, never joined to other paragraphs.
+	sideways bool
 }
 
 // pageOff is a byte offset in a paragraph's text where a page begins.
@@ -72,19 +85,25 @@ func markSmallText(lines []*textLine, body float32) {
 // markTicks drops tick labels: a row of bare numbers in small type, with
 // no words beside them (a table row has its label).
 func markTicks(lines []*textLine, body float32) {
+	var rows *rowIndex // built at the first candidate: most pages have none
 	for _, l := range lines {
 		if l.drop || l.size >= body-0.5 || !bareNumbers(l.text) {
 			continue
 		}
-		alone := true
-		n := 0
-		for _, o := range lines {
-			if sameRow(o.y0, o.y1, l.y0, l.y1) && !o.drop {
-				n += len(strings.Fields(o.text))
-				alone = alone && bareNumbers(o.text)
-			}
+		if rows == nil {
+			rows = newRowIndex(lines)
 		}
-		if alone && n <= 8 {
+		// The row's live lines: more than 8 numbers, or a word, and
+		// it is no row of ticks.
+		n := 0
+		words := rows.any(l, func(o *textLine) bool {
+			if o.drop {
+				return false
+			}
+			n += len(strings.Fields(o.text))
+			return n > 8 || !bareNumbers(o.text)
+		})
+		if !words {
 			l.drop = true
 		}
 	}
@@ -223,10 +242,11 @@ func paragraphsOf(p *layoutPage, lines []*textLine) []*paragraph {
 			continue
 		}
 		if cur == nil || breaksBefore(cur, l) {
-			cur = &paragraph{page: p.index}
+			cur = &paragraph{page: p.index, right: l.x1}
 			out = append(out, cur)
 		}
 		cur.lines = append(cur.lines, l)
+		cur.right = max(cur.right, l.x1)
 	}
 	return out
 }
@@ -236,10 +256,7 @@ func paragraphsOf(p *layoutPage, lines []*textLine) []*paragraph {
 // paragraph's right edge (the widest of its lines and l).
 func breaksBefore(cur *paragraph, l *textLine) bool {
 	prev := cur.last()
-	right := l.x1
-	for _, c := range cur.lines {
-		right = max(right, c.x1)
-	}
+	right := max(cur.right, l.x1)
 	sz := max(prev.size, l.size)
 	r, _ := utf8.DecodeRuneInString(l.text)
 	switch {

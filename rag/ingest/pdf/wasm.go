@@ -148,9 +148,10 @@ type char struct {
 	x0, y0, x1, y1 float32
 	size           float32
 	bold           bool
-	generated      bool // a space or line break pdfium inserted
-	unmapped       bool // a glyph without a Unicode value
-	rotated        bool
+	generated      bool   // a space or line break pdfium inserted
+	unmapped       bool   // a glyph without a Unicode value
+	turn           int8   // quarter turns counter-clockwise of its baseline, 0..3
+	skew           bool   // turned by an angle that is no quarter turn
 	obj            uint32 // the text object the character belongs to
 	heading        int8   // depth of the tagged heading it is in, 0 for none
 }
@@ -170,8 +171,12 @@ type rawPage struct {
 	headingObjs map[uint32]int
 }
 
-// readPage reads page i's characters and figure regions.
-func (w *wasmDoc) readPage(i int) (*rawPage, error) {
+// errTooManyChars is a page whose characters would pass the PDF's bound.
+var errTooManyChars = errors.New("too many characters")
+
+// readPage reads page i's characters and figure regions; more than
+// most characters is errTooManyChars.
+func (w *wasmDoc) readPage(i, most int) (*rawPage, error) {
 	page, err := w.call("FPDF_LoadPage", w.doc, uint64(i))
 	if err != nil {
 		return nil, err
@@ -206,9 +211,13 @@ func (w *wasmDoc) readPage(i int) (*rawPage, error) {
 		return nil, err
 	}
 	count := int(int32(n))
-	out.chars = make([]char, 0, count)
+	if count > most {
+		return nil, errTooManyChars
+	}
+	out.chars = make([]char, 0, max(count, 0))
 	var lastObj uint32
-	var lastBold, lastUnmapped, lastRotated bool
+	var lastBold, lastUnmapped, lastSkew bool
+	var lastTurn int8
 	var lastSize float32
 	for k := 0; k < count; k++ {
 		if k&1023 == 0 && w.ctx.Err() != nil {
@@ -264,10 +273,11 @@ func (w *wasmDoc) readPage(i int) (*rawPage, error) {
 			if err != nil {
 				return nil, err
 			}
-			// Radians, 0 to 2π; -1 on error. Text turned on its side (an
-			// arXiv stamp in the margin, a rotated axis label) is not prose.
-			angle := math.Float32frombits(uint32(a))
-			lastRotated = angle > 0.1 && angle < 2*math.Pi-0.1
+			// Text
+			// turned by a quarter (an arXiv stamp in the margin, a
+			// landscape table, a rotated caption) is read in its own
+			// frame (see turned); text at another angle is not prose.
+			lastTurn, lastSkew = quarterTurn(math.Float32frombits(uint32(a)))
 		}
 		c.size, c.bold = lastSize, lastBold
 		c.heading = int8(out.headingObjs[c.obj])
@@ -275,10 +285,14 @@ func (w *wasmDoc) readPage(i int) (*rawPage, error) {
 		// Text scaled down by its matrix (a chart's labels drawn at 12
 		// points and shrunk) keeps its nominal size in pdfium: take the
 		// size from the box, whose height is about 0.9 of the size.
-		if h := c.y1 - c.y0; h > 0 && h < 0.7*c.size && !lastRotated {
+		h := c.y1 - c.y0
+		if lastTurn%2 == 1 {
+			h = c.x1 - c.x0 // the glyph's height lies across the page
+		}
+		if h > 0 && h < 0.7*c.size && !lastSkew {
 			c.size = h / 0.9
 		}
-		c.rotated = lastRotated
+		c.turn, c.skew = lastTurn, lastSkew
 		out.chars = append(out.chars, c)
 	}
 	return out, nil
@@ -345,6 +359,23 @@ func (w *wasmDoc) readFigures(page uint64, out *rawPage) error {
 		}
 	}
 	return nil
+}
+
+// quarterTurn reads a character's angle as pdfium gives it (radians
+// clockwise, as on a screen, 0 to 2π; -1 when unknown) as quarter turns
+// counter-clockwise on the page: text drawn with "0 1 -1 0 x y Tm" reads
+// upwards, one quarter; skew is true for an angle more than 0.1 radians
+// from any quarter turn.
+func quarterTurn(angle float32) (turn int8, skew bool) {
+	if angle < 0 {
+		return 0, false
+	}
+	q := float64(angle) / (math.Pi / 2)
+	r := math.Round(q)
+	if math.Abs(q-r)*math.Pi/2 > 0.1 {
+		return 0, true
+	}
+	return int8((4 - int(r)%4) % 4), false
 }
 
 // isBoldFontName reports whether a font's name marks it bold.

@@ -147,6 +147,10 @@ type Item struct {
 	Width      float64
 	Text       string
 	Vertical   bool // turned a quarter (an arXiv stamp in the margin)
+	// Turn is the quarter turns counter-clockwise the line is drawn at
+	// from (X, Y): 1 reads upwards (as Vertical), 2 upside down, 3
+	// downwards.
+	Turn int
 }
 
 // Paper writes pages of positioned lines with Courier (F1) and
@@ -175,8 +179,13 @@ func Outlined(pages [][]Item, outline []OutlineEntry) []byte {
 				tw = (it.Width - 0.6*it.Size*float64(len(it.Text))) / float64(n)
 			}
 			s := strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(it.Text)
+			turn := it.Turn % 4
 			if it.Vertical {
-				fmt.Fprintf(&b, "BT /F%d %g Tf 0 1 -1 0 %g %g Tm (%s) Tj ET\n", font, it.Size, it.X, it.Y, s)
+				turn = 1
+			}
+			if turn != 0 {
+				m := [4]string{"", "0 1 -1 0", "-1 0 0 -1", "0 -1 1 0"}[turn]
+				fmt.Fprintf(&b, "BT /F%d %g Tf %s %g %g Tm (%s) Tj ET\n", font, it.Size, m, it.X, it.Y, s)
 				continue
 			}
 			fmt.Fprintf(&b, "BT /F%d %g Tf %g Tw %g %g Td (%s) Tj ET\n", font, it.Size, tw, it.X, it.Y, s)
