@@ -63,8 +63,8 @@ func pairKey(a, b termID) uint64 {
 // markers around a sentence left out), drops headings (lines of Markdown
 // heading syntax, and lines equal to one of p.Headings, compared without
 // case, punctuation or spacing; a heading line that leads a sentence is
-// cut off it) and analyses what is left. Segments with an empty text add
-// nothing.
+// cut off it) and sentences without a letter, and analyses what is
+// left. Segments with an empty text add nothing.
 func Analyse(p Passage) *Evidence {
 	e := &Evidence{segs: p.Segments, vocab: map[string]int32{}}
 	heads := map[string]bool{}
@@ -79,8 +79,8 @@ func Analyse(p Passage) *Evidence {
 		for _, sp := range ingest.Sentences(seg.Text) {
 			start, end := trimSpan(seg.Text, sp.Start, sp.End)
 			start = skipHeadings(seg.Text, start, end, heads)
-			if start >= end {
-				continue
+			if start >= end || !hasLetter(seg.Text[start:end]) {
+				continue // a heading, a list number, a table's row of figures
 			}
 			text := seg.Text[start:end]
 			toks = toks[:0]
@@ -190,6 +190,15 @@ func distinct(toks []termID) []termID {
 func hasPair(ps []uint64, k uint64) bool {
 	for _, p := range ps {
 		if p == k {
+			return true
+		}
+	}
+	return false
+}
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
 			return true
 		}
 	}

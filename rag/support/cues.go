@@ -105,9 +105,10 @@ func cues(text string) uint8 {
 	return f
 }
 
-// leadingLabel is the first word of text, lower-cased, when it is a
-// label of a structured abstract: a word of capitals ("RESULTS …") or a
-// word followed by a colon ("Results: …"); "" otherwise.
+// leadingLabel is the first word of text, lower-cased, when it can be
+// the label of a structured abstract's part: three letters or more, all
+// capitals ("RESULTS …") or followed by a colon ("Results: …"); ""
+// otherwise. Whether it is one, aimLabels and findingLabels say.
 func leadingLabel(text string) string {
 	i := 0
 	upper := true

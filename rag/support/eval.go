@@ -2,11 +2,13 @@ package support
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -236,6 +238,80 @@ func ReadWiCE(path string) (*Set, error) {
 		return nil
 	})
 	return s, err
+}
+
+// ReadSets reads the labelled sets at path: a folder of SciFact's
+// release (corpus.jsonl and claims_*.jsonl: one set per claims file that
+// holds labels, claims_train.jsonl first), a SciFact claims file (its
+// corpus.jsonl beside it), a WiCE claim file, or a folder of WiCE files
+// (every *.jsonl).
+func ReadSets(path string) ([]*Set, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		if filepath.Base(path) != "corpus.jsonl" && fileExists(filepath.Join(filepath.Dir(path), "corpus.jsonl")) {
+			s, err := ReadSciFact(filepath.Dir(path), filepath.Base(path))
+			return []*Set{s}, err
+		}
+		s, err := ReadWiCE(path)
+		return []*Set{s}, err
+	}
+	files, err := filepath.Glob(filepath.Join(path, "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(files, func(a, b string) int { // train first, then by name
+		return cmp.Or(cmp.Compare(trainLast(b), trainLast(a)), cmp.Compare(a, b))
+	})
+	var out []*Set
+	scifact := fileExists(filepath.Join(path, "corpus.jsonl"))
+	for _, f := range files {
+		name := filepath.Base(f)
+		var s *Set
+		switch {
+		case scifact && strings.HasPrefix(name, "claims_"):
+			s, err = ReadSciFact(path, name)
+		case scifact:
+			continue
+		default:
+			s, err = ReadWiCE(f)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.labelled() {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no labelled claims (SciFact's corpus.jsonl and claims_*.jsonl, or WiCE's *.jsonl)", path)
+	}
+	return out, nil
+}
+
+func trainLast(name string) int {
+	if strings.Contains(filepath.Base(name), "train") {
+		return 1
+	}
+	return 0
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// labelled reports whether some case of s holds evidence (SciFact's test
+// claims have none: they are scored by a leaderboard).
+func (s *Set) labelled() bool {
+	for i := range s.Cases {
+		if s.Cases[i].Label.Evidential() {
+			return true
+		}
+	}
+	return false
 }
 
 // eachLine calls fn with each non-blank line of the file at path.

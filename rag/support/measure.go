@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 )
 
 // Figures are the checker's measures on a labelled set.
@@ -31,8 +32,13 @@ type Figures struct {
 	Confusion map[Label]map[Verdict]int
 }
 
-// CheckFunc checks one case's claim against its passage.
+// CheckFunc checks one case's claim against its passage. Measure calls
+// it from several goroutines at once.
 type CheckFunc func(c *Case) Result
+
+// measureWorkers is how many cases Measure checks at once (a model pass
+// bounds its requests itself, Judge).
+const measureWorkers = 8
 
 // Checker returns the lexical checker as a CheckFunc for set s (its
 // rarity).
@@ -43,12 +49,29 @@ func (s *Set) Checker() CheckFunc {
 // Measure checks every case of s with check and returns the figures.
 func Measure(s *Set, check CheckFunc) Figures {
 	f := Figures{Set: s.Name, Confusion: map[Label]map[Verdict]int{}}
+	results := make([]Result, len(s.Cases))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range measureWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = check(&s.Cases[i])
+			}
+		}()
+	}
+	for i := range s.Cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	var scored []scoredCase
 	hits := 0
 	unsup, unsupRight := 0, 0
 	for i := range s.Cases {
 		c := &s.Cases[i]
-		r := check(c)
+		r := results[i]
 		if f.Confusion[c.Label] == nil {
 			f.Confusion[c.Label] = map[Verdict]int{}
 		}
