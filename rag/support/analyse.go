@@ -44,7 +44,7 @@ type sentence struct {
 	seg        int      // index into Evidence.segs
 	start, end int      // byte offsets into that segment's text
 	terms      []termID // distinct, in order of first appearance
-	pairs      []uint64 // distinct adjacent term pairs (pairKey), either order
+	pairs      []uint64 // distinct adjacent term pairs (pairKey), either order; sorted
 	cues       uint8    // cue flags (cues)
 }
 
@@ -75,6 +75,7 @@ func Analyse(p Passage) *Evidence {
 	}
 	var toks []termID
 	var defs []abbreviation
+	var mark []int32 // per term: 1 + the sentence that last took it
 	for si, seg := range p.Segments {
 		for _, sp := range ingest.Sentences(seg.Text) {
 			start, end := trimSpan(seg.Text, sp.Start, sp.End)
@@ -94,15 +95,21 @@ func Analyse(p Passage) *Evidence {
 				defs = append(defs, abbreviations(text, tokenize)...)
 			}
 			s := sentence{seg: si, start: start, end: end, cues: cues(text)}
-			s.terms = distinct(toks)
-			for i := 1; i < len(toks); i++ {
-				if toks[i] != toks[i-1] {
-					k := pairKey(toks[i-1], toks[i])
-					if !hasPair(s.pairs, k) {
-						s.pairs = append(s.pairs, k)
-					}
+			mark = slices.Grow(mark, len(e.words)-len(mark))[:len(e.words)]
+			n := int32(len(e.sents) + 1)
+			for _, t := range toks {
+				if mark[t] != n {
+					mark[t] = n
+					s.terms = append(s.terms, t)
 				}
 			}
+			for i := 1; i < len(toks); i++ {
+				if toks[i] != toks[i-1] {
+					s.pairs = append(s.pairs, pairKey(toks[i-1], toks[i]))
+				}
+			}
+			slices.Sort(s.pairs)
+			s.pairs = slices.Compact(s.pairs)
 			e.sents = append(e.sents, s)
 		}
 	}
@@ -136,6 +143,7 @@ func (e *Evidence) expand(defs []abbreviation) {
 					if k > 0 && long[k-1] != id {
 						if p := pairKey(long[k-1], id); !hasPair(s.pairs, p) {
 							s.pairs = append(s.pairs, p)
+							slices.Sort(s.pairs)
 						}
 					}
 				}
@@ -170,30 +178,10 @@ func (e *Evidence) id(t string) termID {
 // Sentences is the number of sentences that can be evidence.
 func (e *Evidence) Sentences() int { return len(e.sents) }
 
-func distinct(toks []termID) []termID {
-	out := make([]termID, 0, len(toks))
-	for _, t := range toks {
-		dup := false
-		for _, u := range out {
-			if u == t {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
+// hasPair reports whether the sorted ps holds k.
 func hasPair(ps []uint64, k uint64) bool {
-	for _, p := range ps {
-		if p == k {
-			return true
-		}
-	}
-	return false
+	_, ok := slices.BinarySearch(ps, k)
+	return ok
 }
 
 func hasLetter(s string) bool {
@@ -268,7 +256,7 @@ func skipHeadings(text string, start, end int, heads map[string]bool) int {
 			next = start + nl + 1
 		}
 		switch {
-		case isATXHeading(line) || heads[headKey(line)]:
+		case isATXHeading(line) || len(heads) > 0 && heads[headKey(line)]:
 		case nl >= 0 && isSetextUnderline(firstLine(text[next:end])):
 			next = next + len(firstLine(text[next:end]))
 		default:
