@@ -56,6 +56,11 @@ type Config struct {
 	// --base-url endpoint, "llm" for the chat model itself, "" for none
 	// (--rerank, IBID_RERANK_MODEL).
 	Rerank string
+	// VerifyModel is the chat model that judges the citations the lexical
+	// check finds uncertain (a MiniCheck-style model such as
+	// bespoke-minicheck, or any chat model); "" judges lexically only
+	// (--verify-model, IBID_VERIFY_MODEL).
+	VerifyModel string
 	// References includes the documents' references sections in
 	// retrieval, which leaves them out by default (--references).
 	References bool
@@ -126,6 +131,7 @@ func loadConfig(getenv func(string) string) *Config {
 		EnrichModel:      getenv("IBID_ENRICH_MODEL"),
 		ZoteroURL:        getenv("IBID_ZOTERO_URL"),
 		Rerank:           getenv("IBID_RERANK_MODEL"),
+		VerifyModel:      getenv("IBID_VERIFY_MODEL"),
 		BaseURL:          getenv("OPENAI_BASE_URL"),
 		APIKey:           getenv("OPENAI_API_KEY"),
 		Model:            getenv("IBID_MODEL"),
@@ -180,6 +186,13 @@ func (c *Config) modelFlags(fs *pflag.FlagSet) {
 		"give up on an answer that stalls longer than this duration between two chunks (0: wait for ever)")
 	c.rerankFlag(fs)
 	c.referencesFlag(fs)
+}
+
+// verifyModelFlag declares --verify-model, for every command that checks
+// citations.
+func (c *Config) verifyModelFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&c.VerifyModel, "verify-model", c.VerifyModel,
+		"chat model at the --base-url endpoint that judges the citations the lexical check finds uncertain, e.g. bespoke-minicheck (env IBID_VERIFY_MODEL); empty: lexical check only")
 }
 
 // referencesFlag declares --references, for every command that retrieves.

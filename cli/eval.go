@@ -57,6 +57,7 @@ ibid eval --strategy contextual --model llama3.2 --rerank bge-reranker-v2-m3 rag
 			return runEval(cmd, cfg, args[0], evalConfig{depth: depth, k1: k1, b: b, lexicalOnly: lexicalOnly, strategy: strategy, shared: shared})
 		},
 	}
+	c.AddCommand(evalSupportCommand(cfg))
 	fs := c.Flags()
 	cfg.embedderFlags(fs)
 	fs.IntVarP(&depth, "k", "k", 100, "retrieval depth for Recall@k")
