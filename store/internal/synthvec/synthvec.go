@@ -40,6 +40,15 @@ func New(seed uint64, dim, clusters int) *Space {
 	return sp
 }
 
+// Fork returns a space with the same clusters and spreads whose vectors
+// come from another random stream: queries near a library's vectors that
+// are not among them.
+func (sp *Space) Fork(seed uint64) *Space {
+	f := *sp
+	f.r = rand.New(rand.NewPCG(seed, seed^0x94d049bb133111eb))
+	return &f
+}
+
 // Vector returns a new unit vector: a random cluster's centre plus noise
 // about as large as the spread between centres.
 func (sp *Space) Vector() []float32 {
