@@ -13,7 +13,7 @@ func mapAnon(n int) (b []byte, ok bool) {
 	if n == 0 {
 		return nil, false
 	}
-	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE|mapPopulate)
 	return b, err == nil
 }
 
