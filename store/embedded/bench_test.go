@@ -284,8 +284,13 @@ func openBench(b *testing.B) {
 		}
 		ctx := context.Background()
 		for _, e := range s.docs {
+			vecs, err := s.Vectors(ctx, e.doc.ID)
+			if err != nil {
+				bench.err = err
+				return
+			}
 			for i := range e.segs {
-				err := raw.AddDocument(ctx, chromem.Document{ID: e.segs[i].ID, Embedding: e.vector(i, benchDim)})
+				err := raw.AddDocument(ctx, chromem.Document{ID: e.segs[i].ID, Embedding: vecs[i]})
 				if err != nil {
 					bench.err = err
 					return

@@ -86,15 +86,31 @@ func (s *Store) compactLocked() error {
 	slices.SortFunc(entries, func(a, b *entry) int { return strings.Compare(a.doc.ID, b.doc.ID) })
 
 	rows := make([]int, len(entries))
+	texts := make([][]textRef, len(entries))
 	m := d.man
 	m.Generation = gen
 	m.Format = formatVersion
-	logEnd, nrows, err := d.writeGeneration(m, entries, rows)
+	logEnd, nrows, err := s.writeGeneration(m, entries, rows, texts)
+	var codesEnd int64
+	if err == nil {
+		codesEnd, err = d.writeCodesFile(gen, entries, rows)
+	}
+	var vf, lf *os.File
+	if err == nil {
+		vf, err = os.Open(d.path(vectorName(gen)))
+	}
+	if err == nil {
+		if lf, err = os.Open(d.path(logName(gen))); err != nil {
+			vf.Close()
+		}
+	}
 	if err != nil {
 		removeGeneration(d.dir, gen)
 		return fmt.Errorf("couldn't compact library: %w", err)
 	}
 	if err := writeManifest(d.dir, m); err != nil {
+		vf.Close()
+		lf.Close()
 		removeGeneration(d.dir, gen)
 		return fmt.Errorf("couldn't compact library: %w", err)
 	}
@@ -104,12 +120,22 @@ func (s *Store) compactLocked() error {
 	d.closeFiles()
 	d.adopt(m)
 	d.logEnd, d.rows, d.deadRows, d.hasInfo = logEnd, nrows, 0, true
+	d.codesEnd, d.codesBroken, d.codesMissing = codesEnd, false, nil
+	d.codesSeen, _ = os.Stat(d.path(codesName(gen)))
 	d.noteLog()
 	s.mu.Lock()
 	for i, e := range entries {
 		e.row = rows[i]
+		if e.texts != nil {
+			e.texts = texts[i]
+		}
 	}
+	s.dense.rebuild(s.docs)
+	oldVF, oldLF := s.vf, s.lf
+	s.vf, s.lf = vf, lf
 	s.mu.Unlock()
+	releaseFiles(oldVF, nil)
+	closeFile(oldLF)
 	removeGeneration(d.dir, old)
 	return nil
 }
@@ -124,17 +150,22 @@ func removeGeneration(dir string, gen int) {
 
 // generationFiles names generation gen's files.
 func generationFiles(gen int) []string {
-	return []string{logName(gen), vectorName(gen), markName(gen)}
+	return []string{logName(gen), vectorName(gen), markName(gen), codesName(gen)}
 }
 
 // writeGeneration writes entries into the files of generation
 // m.Generation, whose manifest will be m, and syncs them, storing each
-// entry's first row in rows: the log starts with an info record (m), and
-// the commit file, written and synced last, says the generation is whole.
-// It returns the log's length and the number of rows written. An entry
-// whose vectors were lost (lost, or unembedded already) is written with its
-// text and zero vectors, flagged to be embedded again.
-func (d *disk) writeGeneration(m manifest, entries []*entry, rows []int) (int64, int, error) {
+// entry's first row in rows and, when texts is not nil, where its
+// segments' texts lie in the new log in texts: the log starts with an
+// info record (m), and the commit file, written and synced last, says the
+// generation is whole. Texts and vectors are read from the current
+// generation's files where the entries do not hold them. It returns the
+// log's length and the number of rows written. An entry whose vectors were
+// lost (lost, or unembedded already) is written with its text and zero
+// vectors, flagged to be embedded again. The caller holds wsem (or is the
+// only user of s).
+func (s *Store) writeGeneration(m manifest, entries []*entry, rows []int, texts [][]textRef) (int64, int, error) {
+	d := s.disk
 	gen := m.Generation
 	removeIfExists(d.path(markName(gen))) // a leftover would vouch for what is not written yet
 	lf, _, err := regular.OpenFile(d.path(logName(gen)), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
@@ -156,32 +187,57 @@ func (d *disk) writeGeneration(m manifest, entries []*entry, rows []int) (int64,
 	var (
 		logEnd  = int64(len(info))
 		row     int
-		segs    int
+		nsegs   int
 		ops     []byte
 		nops    int
+		pending []int // the entries whose ops are in ops
 		flushOp = func() error {
 			if nops == 0 {
 				return nil
 			}
-			rec := frame(append(binary.AppendUvarint(nil, uint64(nops)), ops...))
+			count := binary.AppendUvarint(nil, uint64(nops))
+			rec := frame(append(count, ops...))
+			if texts != nil {
+				// The ops' offsets were relative to ops; the record
+				// puts them after its header and the count.
+				base := logEnd + recordHeader + int64(len(count))
+				for _, i := range pending {
+					for j := range texts[i] {
+						texts[i][j].off += base
+					}
+				}
+			}
 			logEnd += int64(len(rec))
-			ops, nops = ops[:0], 0
+			ops, nops, pending = ops[:0], 0, pending[:0]
 			_, err := lw.Write(rec)
 			return err
 		}
 	)
 	for i, e := range entries {
 		rows[i] = row
-		vecs, zero := e.vecs, e.zero
+		zero := e.zero
 		unembedded := e.lost || e.unembedded
+		var vecs []float32
 		if unembedded {
-			vecs = make([]float32, len(e.vecs))
+			vecs = make([]float32, len(e.segs)*m.Dimension)
 			zero = make([]bool, len(e.segs))
 			for j := range zero {
 				zero[j] = true
 			}
+		} else if vecs, err = s.entryVectors(e); err != nil {
+			return 0, 0, err
 		}
-		if ops, err = appendPut(ops, &e.doc, e.segs, zero, row, vecSum(vecs), unembedded); err != nil {
+		segs, err := s.fullSegments(e)
+		if err != nil {
+			return 0, 0, err
+		}
+		var refs []textRef
+		if texts != nil {
+			refs = make([]textRef, len(segs))
+			texts[i] = refs
+			pending = append(pending, i)
+		}
+		if ops, err = appendPutAt(ops, &e.doc, segs, zero, row, vecSum(vecs), unembedded, refs); err != nil {
 			return 0, 0, err
 		}
 		nops++
@@ -189,7 +245,7 @@ func (d *disk) writeGeneration(m manifest, entries []*entry, rows []int) (int64,
 			return 0, 0, err
 		}
 		row += len(e.segs)
-		segs += len(e.segs)
+		nsegs += len(e.segs)
 		if len(ops) >= compactRecord {
 			if err := flushOp(); err != nil {
 				return 0, 0, err
@@ -209,7 +265,7 @@ func (d *disk) writeGeneration(m manifest, entries []*entry, rows []int) (int64,
 			return 0, 0, err
 		}
 	}
-	if err := createMark(d.dir, mark{man: m, logEnd: logEnd, rows: row, docs: len(entries), segs: segs}); err != nil {
+	if err := createMark(d.dir, mark{man: m, logEnd: logEnd, rows: row, docs: len(entries), segs: nsegs}); err != nil {
 		return 0, 0, err
 	}
 	return logEnd, row, syncDir(d.dir)

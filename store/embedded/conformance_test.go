@@ -12,6 +12,7 @@ func TestMain(m *testing.M) {
 	storetest.Child()
 	compactChild()
 	repairChild()
+	codesChild()
 	code := m.Run()
 	cleanupBench()
 	os.Exit(code)

@@ -154,8 +154,10 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("after compact: generation %d, rows %d, dead %d", s.disk.man.Generation, s.disk.rows, s.disk.deadRows)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*-*"))
-	if len(files) != 3 {
-		t.Fatalf("files after compact: %v", files)
+	if want := []string{codesName(2), markName(2), logName(2), vectorName(2)}; len(files) != len(want) ||
+		filepath.Base(files[0]) != want[0] || filepath.Base(files[1]) != want[1] ||
+		filepath.Base(files[2]) != want[2] || filepath.Base(files[3]) != want[3] {
+		t.Fatalf("files after compact: %v, want %v", files, want)
 	}
 	put(t, s, "d", 3, 1)
 	s.Close()

@@ -55,6 +55,14 @@ type disk struct {
 
 	kwDirty bool // the keyword index changed since saved
 	kwSaved time.Time
+
+	// The codes file (codes.go): the end of its intact blocks as this
+	// process last followed them, the file then, and what a writer must
+	// fix: the whole file (no intact header), or blocks for these entries.
+	codesEnd     int64
+	codesSeen    fs.FileInfo
+	codesBroken  bool
+	codesMissing []*entry
 }
 
 func (d *disk) path(name string) string { return filepath.Join(d.dir, name) }
@@ -207,14 +215,15 @@ func (d *disk) tidyUp() error {
 	if err != nil {
 		return fmt.Errorf("couldn't read library folder: %w", err)
 	}
-	keep := map[string]bool{logName(d.man.Generation): true, vectorName(d.man.Generation): true, markName(d.man.Generation): true}
+	keep := map[string]bool{logName(d.man.Generation): true, vectorName(d.man.Generation): true, markName(d.man.Generation): true, codesName(d.man.Generation): true}
 	for _, de := range names {
 		name := de.Name()
 		ours := strings.HasSuffix(name, ".tmp") ||
 			(strings.HasPrefix(name, ".") && (strings.Contains(name, manifestName) || strings.Contains(name, keywordName))) ||
 			(strings.HasPrefix(name, "segments-") && strings.HasSuffix(name, ".log")) ||
 			(strings.HasPrefix(name, "vectors-") && strings.HasSuffix(name, ".f32")) ||
-			(strings.HasPrefix(name, "commit-") && len(name) == len(markName(1)))
+			(strings.HasPrefix(name, "commit-") && len(name) == len(markName(1))) ||
+			(strings.HasPrefix(name, "codes-") && strings.HasSuffix(name, ".q8"))
 		if ours && !keep[name] {
 			if err := removeIfExists(d.path(name)); err != nil {
 				return fmt.Errorf("couldn't remove uncommitted %s: %w", name, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/internal/wire"
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 // On-disk format of a library folder (see docs/storage.md):
@@ -117,6 +118,8 @@ type op struct {
 	segs       []store.Segment // opPut: Vector nil; zero flag in zero
 	zero       []bool          // opPut: which segments have an all-zero vector
 	unembedded bool            // opPut: the segments wait to be embedded again (segUnembedded)
+	texts      []textRef       // opPut decoded in place: where each segment's texts lie (its Text and IndexText empty)
+	sums       []uint32        // opPut decoded in place: keyword.Sum of each segment's keyword text
 	id         string          // opDelete
 	info       manifest        // opInfo
 }
@@ -138,6 +141,13 @@ func endOp(b []byte, start int) []byte {
 // and have the checksum vecSum; unembedded flags every segment as waiting
 // for a vector (its row is zeros).
 func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool, row int, vecSum uint32, unembedded bool) ([]byte, error) {
+	return appendPutAt(b, doc, segs, zero, row, vecSum, unembedded, nil)
+}
+
+// appendPutAt is appendPut that also notes in refs (when not nil, one per
+// segment) where each segment's texts lie in b: a textRef whose offset is
+// relative to b's start.
+func appendPutAt(b []byte, doc *store.Document, segs []store.Segment, zero []bool, row int, vecSum uint32, unembedded bool, refs []textRef) ([]byte, error) {
 	js, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't encode document %s: %w", doc.ID, err)
@@ -161,6 +171,9 @@ func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool,
 		b = append(b, flags)
 		b = wire.AppendString(b, s.Text)
 		b = wire.AppendString(b, s.IndexText)
+		if refs != nil {
+			refs[i] = textRef{off: int64(at), n: int32(len(b) - at)}
+		}
 		b = wire.AppendString(b, s.Parent)
 		b = binary.AppendUvarint(b, uint64(len(s.Section)))
 		for _, h := range s.Section {
@@ -286,23 +299,38 @@ func parseHeader(b []byte, format int) (h header, ok bool) {
 
 // decodePayload appends the ops of one committed record of format to ops.
 func decodePayload(p []byte, format int, ops []op) ([]op, error) {
+	return decodePayloadAt(p, format, ops, -1)
+}
+
+// decodePayloadAt is decodePayload for a payload that lies at offset base
+// of the log: the segments' texts are not copied out of p, but noted as
+// textRefs into the log (with the checksums of their keyword texts). A
+// base < 0 copies the texts.
+func decodePayloadAt(p []byte, format int, ops []op, base int64) ([]op, error) {
 	d := wire.Decoder{B: p}
 	n := d.Count()
+	at := func(skip int) int64 {
+		if base < 0 {
+			return -1
+		}
+		return base + int64(len(p)-len(d.B)+skip)
+	}
 	for i := 0; i < n && d.Err() == nil; i++ {
 		if format >= 2 {
+			from := at(opFrame)
 			body, ok := nextOp(&d)
 			if !ok {
 				d.Fail()
 				break
 			}
-			o, err := decodeOp(&wire.Decoder{B: body}, format, true)
+			o, err := decodeOp(&wire.Decoder{B: body}, format, true, from)
 			if err != nil {
 				return ops, err
 			}
 			ops = append(ops, o)
 			continue
 		}
-		o, err := decodeOp(&d, format, false)
+		o, err := decodeOp(&d, format, false, at(0))
 		if err != nil {
 			return ops, err
 		}
@@ -333,7 +361,11 @@ func nextOp(d *wire.Decoder) (body []byte, ok bool) {
 // failed its checksum: every framed op whose own checksum matches, until
 // the frames can no longer be followed. lost counts the ops it skipped.
 // format is the log's (2 or 3).
-func salvage(p []byte, format int) (ops []op, lost int) {
+func salvage(p []byte, format int) (ops []op, lost int) { return salvageAt(p, format, -1) }
+
+// salvageAt is salvage for a payload at offset base of the log, noting
+// texts as decodePayloadAt does.
+func salvageAt(p []byte, format int, base int64) (ops []op, lost int) {
 	d := wire.Decoder{B: p}
 	n := int(d.Uvarint())
 	if d.Err() != nil {
@@ -347,12 +379,16 @@ func salvage(p []byte, format int) (ops []op, lost int) {
 		if uint64(size) > uint64(len(d.B)-opFrame) {
 			return ops, lost + n - i // the frame itself is damaged: the rest is out of reach
 		}
+		from := int64(-1)
+		if base >= 0 {
+			from = base + int64(len(p)-len(d.B)+opFrame)
+		}
 		body, ok := nextOp(&d)
 		if !ok {
 			lost++
 			continue
 		}
-		o, err := decodeOp(&wire.Decoder{B: body}, format, true)
+		o, err := decodeOp(&wire.Decoder{B: body}, format, true, from)
 		if err != nil {
 			lost++
 			continue
@@ -363,8 +399,11 @@ func salvage(p []byte, format int) (ops []op, lost int) {
 }
 
 // decodeOp decodes one op; whole says the decoder holds exactly that op.
-func decodeOp(d *wire.Decoder, format int, whole bool) (op, error) {
+// With at >= 0, the offset in the log of the decoder's first byte, the
+// segments' texts are noted as textRefs instead of copied.
+func decodeOp(d *wire.Decoder, format int, whole bool, at int64) (op, error) {
 	var o op
+	start := len(d.B)
 	switch kind := d.Byte(); kind {
 	case opPut:
 		o.kind = opPut
@@ -385,8 +424,13 @@ func decodeOp(d *wire.Decoder, format int, whole bool) (op, error) {
 		}
 		o.segs = make([]store.Segment, ns)
 		o.zero = make([]bool, ns)
+		if at >= 0 {
+			o.texts = make([]textRef, ns)
+			o.sums = make([]uint32, ns)
+		}
 		for j := range o.segs {
 			s := &o.segs[j]
+			from := len(d.B)
 			flags := d.Byte()
 			if format >= 3 && flags&^segFlags != 0 {
 				d.Fail() // a flag no format defines
@@ -395,9 +439,22 @@ func decodeOp(d *wire.Decoder, format int, whole bool) (op, error) {
 			if flags&segUnembedded != 0 {
 				o.unembedded = true
 			}
-			s.Text = d.String()
+			text := d.Bytes()
+			var itext []byte
 			if format >= 2 {
-				s.IndexText = d.String()
+				itext = d.Bytes()
+			}
+			if at >= 0 {
+				o.texts[j] = textRef{off: at + int64(start-from), n: int32(from - len(d.B))}
+				if len(itext) == 0 {
+					o.sums[j] = keyword.Sum(text)
+				} else {
+					o.sums[j] = keyword.Sum(itext)
+				}
+			} else {
+				s.Text, s.IndexText = string(text), string(itext)
+			}
+			if format >= 2 {
 				s.Parent = d.String()
 			}
 			if m := d.Count(); m > 0 {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"unsafe"
 
 	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store"
@@ -87,7 +86,7 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 			var got []op
 			lost := 1
 			if len(stretch) > recordHeader {
-				got, lost = salvage(stretch[recordHeader:], format)
+				got, lost = salvageAt(stretch[recordHeader:], format, off+recordHeader)
 			}
 			what := fmt.Sprintf("a record of %d bytes fails its checksum", next-off)
 			switch {
@@ -108,7 +107,7 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 			continue
 		}
 		var derr error
-		ops, derr = decodePayload(payload, format, ops[:0])
+		ops, derr = decodePayloadAt(payload, format, ops[:0], off+int64(hsize))
 		recEnd := off + int64(hsize) + int64(len(payload))
 		if derr != nil {
 			// The checksum matched, so this is not a torn write.
@@ -197,7 +196,8 @@ func (d *disk) apply(name string, off int64, o *op, rows int, live map[string]*e
 			d.addDamage(Problem{File: name, Offset: off,
 				What: fmt.Sprintf("document %s starts at vector row %d, expected %d", o.doc.ID, o.firstRow, rows)})
 		}
-		e := &entry{doc: o.doc, segs: o.segs, zero: o.zero, row: o.firstRow, sum: o.vecSum, unembedded: o.unembedded}
+		e := &entry{doc: o.doc, segs: o.segs, zero: o.zero, row: o.firstRow, sum: o.vecSum, unembedded: o.unembedded,
+			texts: o.texts, sums: o.sums}
 		if e.unembedded {
 			for i := range e.zero {
 				e.zero[i] = true
@@ -309,28 +309,41 @@ func hasNaN(v []float32) bool {
 }
 
 // loadAll replays the whole current generation and returns its live
-// entries, ordered by row, with their vectors. Rows of replaced or deleted
-// documents are squeezed out of the block in place.
-func (d *disk) loadAll() ([]*entry, error) {
+// entries, ordered by row, each with where its texts lie in the log, its
+// codes (read from the codes file, or computed from the vectors) and, when
+// keep says so for the number of segments Dense can find, its vectors;
+// every entry's vectors are read and checked against their checksum
+// either way (loadVectors). It also returns the vector file and the log,
+// open (nil when there is none), and the memory outside the heap that
+// holds the codes (nil when they are on the heap).
+func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, *os.File, *os.File, []byte, error) {
 	// The commit file first: it never claims more than the log holds when
 	// it is read, whatever a writer appends meanwhile.
 	d.seen, d.seenErr = readMark(d.dir, d.man.Generation)
 	d.hasInfo, d.cut, d.lostOps = false, false, 0
 	vf, err := d.openVectors()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, nil, err
 	}
 	vsize := int64(-1)
 	if vf != nil {
-		defer vf.Close()
 		if fi, err := vf.Stat(); err == nil {
 			vsize = fi.Size()
 		}
 	}
+	// Opened before the replay, as the vector file: the texts are read
+	// from this very file later, whatever another process's compaction
+	// removes meanwhile.
+	lf, _, _ := regular.Open(d.path(logName(d.man.Generation)))
+	fail := func(err error) ([]*entry, *os.File, *os.File, []byte, error) {
+		closeFile(vf)
+		closeFile(lf)
+		return nil, nil, nil, nil, err
+	}
 	live := map[string]*entry{}
 	end, rows, err := d.replay(0, 0, live)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	// The log was missing when replay looked (a library never written, a
 	// generation removed by a compaction since the manifest was read, or
@@ -356,37 +369,34 @@ func (d *disk) loadAll() ([]*entry, error) {
 		d.checkCommitted(d.seen, d.seenErr, end, rows)
 	}
 	d.checkVectorTail(d.seen, d.seenErr, rows, vsize)
-	block, missing, err := d.readRows(vf, 0, rows)
-	if err != nil {
-		return nil, err
-	}
 	d.logEnd, d.rows = end, rows
-	d.attach(live, block, 0, rows-missing)
 	entries := make([]*entry, 0, len(live))
+	liveRows, dense := 0, 0
 	for _, e := range live {
 		if e != nil {
 			entries = append(entries, e)
+			liveRows += len(e.segs)
+			for i := range e.segs {
+				if e.dense(i) {
+					dense++
+				}
+			}
 		}
 	}
 	slices.SortFunc(entries, func(a, b *entry) int { return a.row - b.row })
-	dim := d.man.Dimension
-	at := 0 // next free row of the block; never past the entry being moved
-	for _, e := range entries {
-		size := len(e.segs) * dim
-		if e.row < at || !sameBlock(e.vecs, block) {
-			// Rows shared with the entry before (a damaged log) or not
-			// in the block: keep them apart.
-			e.vecs = slices.Clone(e.vecs)
-			continue
-		}
-		if e.row != at {
-			copy(block[at*dim:at*dim+size], e.vecs)
-		}
-		e.vecs = block[at*dim : at*dim+size : at*dim+size]
-		at += len(e.segs)
+	d.deadRows = rows - liveRows
+	arena, err := d.loadVectors(vf, entries, keep(dense))
+	if err != nil {
+		return fail(err)
 	}
-	d.deadRows = rows - at
-	return entries, nil
+	return entries, vf, lf, arena, nil
+}
+
+// closeFile closes f unless it is nil.
+func closeFile(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
 }
 
 // catchUpEntries replays what was committed after d.logEnd (by another
@@ -427,16 +437,6 @@ func entriesOf(m map[string]*entry) []*entry {
 		}
 	}
 	return out
-}
-
-// sameBlock reports whether v is a slice of block's memory.
-func sameBlock(v, block []float32) bool {
-	if len(v) == 0 || len(block) == 0 {
-		return len(v) == 0
-	}
-	start := uintptr(unsafe.Pointer(&block[0]))
-	p := uintptr(unsafe.Pointer(&v[0]))
-	return p >= start && p < start+uintptr(len(block))*4
 }
 
 // wholeRecordAt reports whether a record of format 2 with an intact header

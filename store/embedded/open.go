@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/internal/quant"
 	"github.com/ibid-dev/ibid/store/keyword"
 )
 
@@ -81,6 +82,7 @@ func openWith(dir string, m manifest, fi fs.FileInfo, opt store.Options) (*Store
 	if err := s.loadLocked(); err != nil {
 		return nil, err
 	}
+	s.fixCodesNow()
 	return s, nil
 }
 
@@ -116,16 +118,21 @@ func create(ctx context.Context, dir string, info store.Info) (manifest, fs.File
 }
 
 // loadLocked (re)loads everything from the current generation: documents,
-// vectors, the collection and the keyword index. The caller holds wsem or
-// is the only user of s.
+// vectors and codes, the collection and the keyword index. The caller
+// holds wsem or is the only user of s.
 func (s *Store) loadLocked() error {
 	d := s.disk
-	var entries []*entry
+	var (
+		entries []*entry
+		vf, lf  *os.File
+		arena   []byte
+	)
+	keep := func(dense int) bool { return dense <= exactMax }
 	for try := 0; ; try++ {
 		d.damage = nil
 		d.noteLog()
 		var err error
-		if entries, err = d.loadAll(); err != nil {
+		if entries, vf, lf, arena, err = d.loadAll(keep); err != nil {
 			return err
 		}
 		// Another process may have compacted while this one read: its
@@ -138,42 +145,81 @@ func (s *Store) loadLocked() error {
 		if err != nil || !ok || m == d.man || m.info() != s.info {
 			break
 		}
+		releaseFiles(vf, arena)
+		closeFile(lf)
 		d.man, d.manSeen = m, fi
 	}
 	docs := make(map[string]*entry, len(entries))
 	nsegs := 0
-	ids := make([]string, 0, len(entries))
-	texts := make([]string, 0, len(entries))
-	for _, e := range entries {
+	var (
+		ids  []string
+		sums []uint32
+		at   [][2]int // the entry and segment of ids[i]
+	)
+	for j, e := range entries {
 		docs[e.doc.ID] = e
 		nsegs += len(e.segs)
 		for i := range e.segs {
 			if !e.parent[i] {
 				ids = append(ids, e.segs[i].ID)
-				texts = append(texts, e.segs[i].KeywordText())
+				sums = append(sums, e.sums[i])
+				at = append(at, [2]int{j, i})
 			}
 		}
+		e.sums = nil
 	}
 	fresh, err := newStore(s.dir, s.info)
 	if err != nil {
+		releaseFiles(vf, arena)
+		closeFile(lf)
 		return err
 	}
+	fresh.lf = lf
 	fresh.docs = docs
-	if err := fresh.addAll(entries); err != nil {
-		return err
+	fresh.dense.rebuild(docs)
+	fresh.dense.exact = fresh.dense.n <= exactMax
+	if fresh.dense.exact {
+		if err := fresh.addAll(entries); err != nil {
+			releaseFiles(vf, arena)
+			closeFile(lf)
+			return err
+		}
+	}
+	// The keyword index is checked against the checksums of the texts;
+	// only texts it lacks are read from the log (all of them when there is
+	// no saved index). A text that cannot be read is indexed as empty:
+	// reading the segment then reports the damage.
+	text := func(i int) string {
+		t, _ := fresh.keywordText(entries[at[i][0]], at[i][1])
+		return t
 	}
 	kw, err := keyword.Load(d.path(keywordName))
-	if err != nil || !kw.Reconcile(ids, texts) {
-		kw = keyword.Build(ids, texts)
+	if err != nil || !kw.ReconcileSums(ids, sums, text) {
+		kw = keyword.BuildFunc(ids, text)
 		d.kwDirty = true
 	}
 	s.mu.Lock()
 	kw.K1, kw.B = s.kw.K1, s.kw.B
-	s.docs, s.nsegs, s.coll, s.kw = docs, nsegs, fresh.coll, kw
+	oldVF, oldLF, oldArena := s.vf, s.lf, s.arena
+	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.vf, s.lf, s.arena = docs, nsegs, fresh.coll, kw, fresh.dense, vf, lf, arena
 	s.mu.Unlock()
+	// No reader holds the old entries now: their codes may go.
+	releaseFiles(oldVF, oldArena)
+	closeFile(oldLF)
 	d.tidy = false
 	s.publishDamage()
 	return nil
+}
+
+// releaseFiles closes a vector file and frees the codes' memory of a view
+// no reader can reach any more.
+func releaseFiles(vf *os.File, arena []byte) {
+	if vf != nil {
+		vf.Close()
+	}
+	if arena != nil {
+		unmapAnon(arena)
+	}
 }
 
 // refresh brings a reader's view up to date with what another process
@@ -209,8 +255,11 @@ func (s *Store) forget() {
 	s.disk.manSeen = nil
 	s.mu.Lock()
 	fresh.kw.K1, fresh.kw.B = s.kw.K1, s.kw.B
-	s.docs, s.nsegs, s.coll, s.kw = fresh.docs, 0, fresh.coll, fresh.kw
+	oldVF, oldLF, oldArena := s.vf, s.lf, s.arena
+	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.vf, s.lf, s.arena = fresh.docs, 0, fresh.coll, fresh.kw, fresh.dense, nil, nil, nil
 	s.mu.Unlock()
+	releaseFiles(oldVF, oldArena)
+	closeFile(oldLF)
 }
 
 // catchUp applies what another process committed since this one last
@@ -284,12 +333,20 @@ func (s *Store) catchUp() error {
 		}
 	}
 	entries := entriesOf(delta)
+	stride := quant.Stride(s.info.Dimension)
+	s.openFiles()
 	var a keyword.Analyser
 	for _, e := range entries {
+		e.encodeCodes(nil, e.vecs, s.info.Dimension, stride)
+		e.sums = nil
 		e.terms = make([]keyword.Terms, len(e.segs))
 		for i := range e.segs {
 			if !e.parent[i] {
-				e.terms[i] = a.Terms(e.segs[i].KeywordText())
+				t, err := s.keywordText(e, i)
+				if err != nil {
+					return err
+				}
+				e.terms[i] = a.Terms(t)
 			}
 		}
 	}
@@ -306,6 +363,7 @@ func (s *Store) prepareFiles(ctx context.Context, d *disk) error {
 	if err := d.tidyUp(); err != nil {
 		return err
 	}
+	s.fixCodes()
 	switch d.man.Format {
 	case formatVersion:
 	case 2, 3:

@@ -10,11 +10,13 @@ import (
 )
 
 // Dense returns the k segments the filter admits most similar (cosine) to
-// vector, best first, ties by segment id. Without a filter it asks the
-// chromem-go collection; with one it scans the vectors of the segments the
-// filter admits, exactly. Segments whose vector is all zeros, and parents,
-// never match. A
-// vector of another dimension is an error wrapping ErrEmbedderMismatch.
+// vector, best first, ties by segment id. A library of up to exactMax
+// searchable segments is searched exactly: without a filter by the
+// chromem-go collection, with one by a scan of the vectors of the segments
+// the filter admits. A larger one is searched through its codes
+// (fastDense), and the best candidates scored exactly. Segments whose
+// vector is all zeros, and parents, never match. A vector of another
+// dimension is an error wrapping ErrEmbedderMismatch.
 func (s *Store) Dense(ctx context.Context, vector []float32, k int, f store.Filter) ([]store.Hit, error) {
 	if len(vector) != s.info.Dimension {
 		return nil, fmt.Errorf("%w: query vector has dimension %d, the library's is %d (built with %q)",
@@ -31,6 +33,9 @@ func (s *Store) Dense(ctx context.Context, vector []float32, k int, f store.Filt
 	defer s.mu.RUnlock()
 	if k <= 0 || zero {
 		return nil, nil // nothing is similar to the zero vector
+	}
+	if !s.dense.exact {
+		return s.fastDense(ctx, q, k, f)
 	}
 	if !f.IsZero() {
 		return s.scan(ctx, q, k, f)
@@ -49,7 +54,11 @@ func (s *Store) Dense(ctx context.Context, vector []float32, k int, f store.Filt
 		if !ok {
 			return nil, fmt.Errorf("store is inconsistent: chromem returned unknown segment %s", res[i].ID)
 		}
-		hits = append(hits, store.Hit{Segment: cloneSeg(e.segs[j]), Score: float64(res[i].Similarity)})
+		sg, err := s.segment(e, j)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, store.Hit{Segment: sg, Score: float64(res[i].Similarity)})
 	}
 	// chromem-go orders by similarity only; equal ones go by id here, as
 	// the contract says.
@@ -93,10 +102,19 @@ func (s *Store) scan(ctx context.Context, q []float32, k int, f store.Filter) ([
 			h.Push(scored{e, i, dot(q, e.vector(i, dim))})
 		}
 	}
-	top := h.Sorted()
+	return s.hitsOf(h.Sorted())
+}
+
+// hitsOf turns scored segments into hits, with their texts. The caller
+// holds mu.
+func (s *Store) hitsOf(top []scored) ([]store.Hit, error) {
 	hits := make([]store.Hit, len(top))
 	for i, c := range top {
-		hits[i] = store.Hit{Segment: cloneSeg(c.e.segs[c.i]), Score: float64(c.sim)}
+		sg, err := s.segment(c.e, c.i)
+		if err != nil {
+			return nil, err
+		}
+		hits[i] = store.Hit{Segment: sg, Score: float64(c.sim)}
 	}
 	return hits, nil
 }
@@ -126,7 +144,11 @@ func (s *Store) Keyword(ctx context.Context, query string, k int, f store.Filter
 		if !ok {
 			return nil, fmt.Errorf("store is inconsistent: keyword index returned unknown segment %s", r.ID)
 		}
-		hits = append(hits, store.Hit{Segment: cloneSeg(e.segs[i]), Score: r.Score})
+		sg, err := s.segment(e, i)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, store.Hit{Segment: sg, Score: r.Score})
 	}
 	return hits, nil
 }

@@ -68,7 +68,11 @@ func (s *Store) Segment(ctx context.Context, id string) (store.Segment, store.Do
 	if !ok {
 		return store.Segment{}, store.Document{}, fmt.Errorf("segment %s: %w", id, store.ErrNotFound)
 	}
-	return cloneSeg(e.segs[i]), cloneDoc(e.doc), nil
+	sg, err := s.segment(e, i)
+	if err != nil {
+		return store.Segment{}, store.Document{}, err
+	}
+	return sg, cloneDoc(e.doc), nil
 }
 
 // Segments returns a document's segments with Index in [from, to), in
@@ -90,11 +94,7 @@ func (s *Store) Segments(ctx context.Context, docID string, from, to int) ([]sto
 	if from >= to {
 		return []store.Segment{}, nil
 	}
-	out := make([]store.Segment, to-from)
-	for i := range out {
-		out[i] = cloneSeg(e.segs[from+i])
-	}
-	return out, nil
+	return s.segments(e, from, to)
 }
 
 // Vectors returns copies of a document's stored (normalised) vectors, row i
@@ -109,9 +109,13 @@ func (s *Store) Vectors(ctx context.Context, docID string) ([][]float32, error) 
 		return nil, fmt.Errorf("document %s: %w", docID, store.ErrNotFound)
 	}
 	dim := s.info.Dimension
+	all, err := s.entryVectors(e)
+	if err != nil {
+		return nil, err
+	}
 	out := make([][]float32, len(e.segs))
 	for i := range out {
-		out[i] = slices.Clone(e.vector(i, dim))
+		out[i] = all[i*dim : (i+1)*dim : (i+1)*dim]
 	}
 	return out, nil
 }

@@ -121,7 +121,7 @@ func (s *Store) rebuild(keepManifest bool) (aside string, err error) {
 	// Anything of generation N+1 is a leftover of an interrupted repair or
 	// compaction: the manifest never named it.
 	removeGeneration(d.dir, m.Generation)
-	if _, _, err := d.writeGeneration(m, entries, make([]int, len(entries))); err != nil {
+	if _, _, err := s.writeGeneration(m, entries, make([]int, len(entries)), nil); err != nil {
 		removeGeneration(d.dir, m.Generation)
 		return "", err
 	}

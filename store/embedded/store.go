@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -71,6 +72,10 @@ type Store struct {
 	coll   *chromem.Collection
 	kw     *keyword.BM25
 	closed bool
+	dense  denseIndex // what Dense scans: the codes, in row order
+	vf     *os.File   // the vector file the entries' rows refer to (nil in memory, or when there is none)
+	lf     *os.File   // the log the entries' texts refer to (nil in memory, or when there is none)
+	arena  []byte     // memory outside the heap holding the codes of the entries loaded last (mapAnon)
 
 	disk *disk // nil in memory; its fields are guarded by wsem
 
@@ -81,17 +86,22 @@ type Store struct {
 
 // entry is one live document with its segments and vectors.
 //
-// Invariant: len(zero) == len(parent) == len(segs), len(vecs) ==
-// len(segs)×dimension,
-// segs[i].Index == i and segs[i].ID == doc.ID + ":" + i; doc.Segments ==
-// len(segs). Once linked into a store an entry is never modified except
-// for row (by a compaction, under the store's lock).
+// Invariant: len(zero) == len(parent) == len(segs), segs[i].Index == i
+// and segs[i].ID == doc.ID + ":" + i; doc.Segments == len(segs). vecs is
+// nil (the vectors are read from the vector file when needed: a library
+// too large for the exact path, see denseIndex) or holds len(segs)×dimension
+// floats, row i for segment i. scales and codes are segment i's quantised
+// vector (package quant), zero for segments Dense cannot find; qbody is
+// the memory they lie in, laid out as a block of the codes file. Once
+// linked into a store an entry is never modified except for row (by a
+// compaction) and vecs (dropped when the library outgrows the exact path),
+// both under the store's lock.
 type entry struct {
 	doc    store.Document
 	segs   []store.Segment // Vector nil
 	zero   []bool          // zero[i]: segment i's vector is all zeros (or lost)
 	parent []bool          // parent[i]: an index row names segment i (store.Parents): never searched
-	vecs   []float32       // len(segs) × dim, row i for segment i
+	vecs   []float32       // len(segs) × dim, row i for segment i; nil when read from the file
 	row    int             // first row in the current generation's vector file
 	sum    uint32          // checksum of vecs as committed
 	lost   bool            // the stored vectors were damaged (zeroed, see disk.attach)
@@ -99,6 +109,16 @@ type entry struct {
 	// rows are zeros (zero[i] all true) until the document is put again.
 	unembedded bool
 	terms      []keyword.Terms // analysed KeywordTexts, only until linked
+
+	scales []float32 // len(segs)
+	codes  []int8    // len(segs) × quant.Stride(dim)
+	qbody  []byte    // the memory of scales and codes
+
+	// texts says where the segments' texts lie in the current generation's
+	// log (texts.go): when it is set, segs hold no Text or IndexText. nil
+	// for a store in memory only, whose segments keep their texts.
+	texts []textRef
+	sums  []uint32 // keyword.Sum of each keyword text, only until the keyword index is loaded
 }
 
 func (e *entry) vector(i, dim int) []float32 { return e.vecs[i*dim : (i+1)*dim : (i+1)*dim] }
@@ -109,7 +129,18 @@ func (e *entry) dense(i int) bool { return !e.zero[i] && !e.parent[i] }
 
 // newStore returns an empty store for info.
 func newStore(dir string, info store.Info) (*Store, error) {
-	s := &Store{dir: dir, info: info, wsem: make(chan struct{}, 1), docs: map[string]*entry{}, kw: keyword.NewBM25()}
+	s := &Store{dir: dir, info: info, wsem: make(chan struct{}, 1), docs: map[string]*entry{}, kw: keyword.NewBM25(),
+		dense: denseIndex{exact: true}}
+	c, err := newCollection()
+	if err != nil {
+		return nil, err
+	}
+	s.coll = c
+	return s, nil
+}
+
+// newCollection returns an empty chromem-go collection for the exact path.
+func newCollection() (*chromem.Collection, error) {
 	noEmbed := func(context.Context, string) ([]float32, error) {
 		return nil, errors.New("store: vectors must be given, the store embeds nothing")
 	}
@@ -117,8 +148,7 @@ func newStore(dir string, info store.Info) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("couldn't create chromem collection: %w", err)
 	}
-	s.coll = c
-	return s, nil
+	return c, nil
 }
 
 // NewMemory returns a store that lives in memory only, for the embedder
@@ -257,6 +287,9 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.saveKeywordLocked(false)
+	releaseFiles(s.vf, s.arena)
+	closeFile(s.lf)
+	s.vf, s.lf, s.arena = nil, nil, nil
 	return s.disk.close()
 }
 

@@ -5,11 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/store/internal/quant"
 	"github.com/ibid-dev/ibid/store/keyword"
 )
 
@@ -118,7 +120,8 @@ func (s *Store) writeLocked(ctx context.Context, d *disk, entries []*entry, dele
 	row := d.rows
 	for _, e := range entries {
 		e.row = row
-		payload, err = appendPut(payload, &e.doc, e.segs, e.zero, row, e.sum, false)
+		e.texts = make([]textRef, len(e.segs))
+		payload, err = appendPutAt(payload, &e.doc, e.segs, e.zero, row, e.sum, false, e.texts)
 		if err != nil {
 			return err
 		}
@@ -126,9 +129,17 @@ func (s *Store) writeLocked(ctx context.Context, d *disk, entries []*entry, dele
 		row += len(e.segs)
 	}
 	docs, segs := s.countsAfter(deletes, entries)
+	base := d.logEnd + recordHeader // where the payload will lie in the log
 	if err := d.commit(ctx, payload, vecs, docs, segs); err != nil {
 		return fmt.Errorf("couldn't update library: %w", err)
 	}
+	for _, e := range entries {
+		for i := range e.texts {
+			e.texts[i].off += base
+		}
+	}
+	d.appendCodes(entries)
+	s.openFiles()
 	return nil
 }
 
@@ -163,8 +174,27 @@ func (s *Store) countsAfter(deletes []string, entries []*entry) (docs, segs int)
 	return docs, segs
 }
 
+// openFiles opens the current generation's vector file and log for
+// reading when the store has none open yet (the first commit made them).
+// The caller holds wsem.
+func (s *Store) openFiles() {
+	if s.disk == nil || (s.vf != nil && s.lf != nil) {
+		return
+	}
+	d := s.disk
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.vf == nil {
+		s.vf, _ = os.Open(d.path(vectorName(d.man.Generation)))
+	}
+	if s.lf == nil {
+		s.lf, _ = os.Open(d.path(logName(d.man.Generation)))
+	}
+}
+
 // link makes a committed update visible: deletes first, then puts, which
-// replace documents of the same IDs. The caller holds wsem.
+// replace documents of the same IDs. A library that grows past exactMax
+// leaves the exact path here (see denseIndex). The caller holds wsem.
 func (s *Store) link(deletes []string, entries []*entry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -175,9 +205,14 @@ func (s *Store) link(deletes []string, entries []*entry) error {
 			delete(s.docs, id)
 		}
 	}
+	x := &s.dense
 	for _, e := range entries {
 		if old, ok := s.docs[e.doc.ID]; ok {
 			errs = append(errs, s.unlink(old))
+		}
+		if s.disk == nil {
+			e.row = x.next // rows only order the scan: there is no file
+			x.next += len(e.segs)
 		}
 		s.docs[e.doc.ID] = e
 		s.nsegs += len(e.segs)
@@ -187,12 +222,46 @@ func (s *Store) link(deletes []string, entries []*entry) error {
 			}
 		}
 		e.terms = nil
-		errs = append(errs, s.addToCollection(e))
+		if x.exact {
+			errs = append(errs, s.addToCollection(e))
+		}
+	}
+	x.rebuild(s.docs)
+	if x.exact && x.n > exactMax {
+		s.leaveExact()
+	}
+	for _, e := range entries {
+		if s.disk != nil && e.texts != nil {
+			// Committed: the texts are read from the log when needed.
+			for i := range e.segs {
+				e.segs[i].Text, e.segs[i].IndexText = "", ""
+			}
+		}
+		if !x.exact && s.disk != nil {
+			e.vecs = nil // committed: read from the file when needed
+		}
 	}
 	if s.disk != nil {
 		s.disk.kwDirty = true
 	}
 	return errors.Join(errs...)
+}
+
+// leaveExact empties the chromem collection of a library grown past
+// exactMax and drops the vectors of its entries, which the codes now
+// stand for (read from the vector file when needed; a store in memory only
+// keeps them). The caller holds wsem and mu.
+func (s *Store) leaveExact() {
+	s.dense.exact = false
+	if c, err := newCollection(); err == nil {
+		s.coll = c
+	}
+	if s.disk == nil || s.vf == nil {
+		return
+	}
+	for _, e := range s.docs {
+		e.vecs = nil
+	}
 }
 
 // unlink takes a replaced or deleted document out of the collection, the
@@ -206,6 +275,9 @@ func (s *Store) unlink(old *entry) error {
 		if !old.parent[i] {
 			s.kw.Remove(old.segs[i].ID)
 		}
+	}
+	if !s.dense.exact {
+		return nil
 	}
 	return s.removeFromCollection(old)
 }
@@ -270,6 +342,7 @@ func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
 		e.terms[i] = a.Terms(e.segs[i].KeywordText())
 	}
 	e.sum = vecSum(e.vecs)
+	e.encodeCodes(nil, e.vecs, dim, quant.Stride(dim))
 	return e, nil
 }
 

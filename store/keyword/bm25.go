@@ -60,8 +60,12 @@ type slot struct {
 // textSum is the checksum slots keep of their text.
 func textSum(text string) uint32 {
 	// The bytes are only read: no need to copy them out of the string.
-	return crc32.Checksum(unsafe.Slice(unsafe.StringData(text), len(text)), castagnoli)
+	return Sum(unsafe.Slice(unsafe.StringData(text), len(text)))
 }
+
+// Sum is the checksum the index keeps of a text (given as its bytes), by
+// which Reconcile tells a segment's text unchanged.
+func Sum(text []byte) uint32 { return crc32.Checksum(text, castagnoli) }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -298,8 +302,15 @@ func better(a, b Scored) bool {
 // Build indexes many segments at once, analysing their texts on all
 // CPUs; ids and texts are parallel.
 func Build(ids, texts []string) *BM25 {
+	return BuildFunc(ids, func(i int) string { return texts[i] })
+}
+
+// BuildFunc is Build with the texts given by a function, so that they
+// need not all be in memory at once: text(i) is segment ids[i]'s text,
+// called once for each i, from several goroutines at once.
+func BuildFunc(ids []string, text func(i int) string) *BM25 {
 	x := NewBM25()
-	n := len(texts)
+	n := len(ids)
 	workers := max(1, min(runtime.GOMAXPROCS(0), n/256))
 	as := make([]analyser, workers)
 	tfs := make([][]idFreq, n) // in the local ids of worker i%workers
@@ -309,8 +320,9 @@ func Build(ids, texts []string) *BM25 {
 		wg.Go(func() {
 			a := &as[w]
 			for i := w; i < n; i += workers {
-				tfs[i] = a.idFreqs(texts[i])
-				sums[i] = textSum(texts[i])
+				t := text(i)
+				tfs[i] = a.idFreqs(t)
+				sums[i] = textSum(t)
 			}
 		})
 	}

@@ -145,17 +145,26 @@ func decodeBM25(b []byte) (*BM25, error) {
 // new or changed ones analysed. It reports false, leaving the work to a
 // full build, when more than half of the segments would need analysing.
 func (x *BM25) Reconcile(ids, texts []string) bool {
+	sums := make([]uint32, len(texts))
+	for i, t := range texts {
+		sums[i] = textSum(t)
+	}
+	return x.ReconcileSums(ids, sums, func(i int) string { return texts[i] })
+}
+
+// ReconcileSums is Reconcile with the texts given by their checksums
+// (Sum), and read with text(i) only for the segments that need analysing.
+func (x *BM25) ReconcileSums(ids []string, sums []uint32, text func(i int) string) bool {
 	keep := make(map[string]bool, len(ids))
-	var addIDs, addTexts []string
+	var add []int
 	for i, id := range ids {
-		if s, ok := x.bySeg[id]; ok && x.slots[s].sum == textSum(texts[i]) {
+		if s, ok := x.bySeg[id]; ok && x.slots[s].sum == sums[i] {
 			keep[id] = true
 			continue
 		}
-		addIDs = append(addIDs, id)
-		addTexts = append(addTexts, texts[i])
+		add = append(add, i)
 	}
-	if len(addIDs) > len(ids)/2 && len(addIDs) > 1000 {
+	if len(add) > len(ids)/2 && len(add) > 1000 {
 		return false
 	}
 	var stale []string
@@ -168,8 +177,9 @@ func (x *BM25) Reconcile(ids, texts []string) bool {
 		x.Remove(id)
 	}
 	var a analyser
-	for i, id := range addIDs {
-		x.addTerms(id, textSum(addTexts[i]), a.termFreqs(addTexts[i]))
+	for _, i := range add {
+		t := text(i)
+		x.addTerms(ids[i], textSum(t), a.termFreqs(t))
 	}
 	return true
 }

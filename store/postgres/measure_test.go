@@ -119,12 +119,38 @@ func TestMeasure(t *testing.T) {
 	}
 	queries := vecs[n:]
 
+	if os.Getenv("IBID_MEASURE_COMPARE") != "" {
+		// The same batches into a second library that keeps its keyword
+		// index up to date as it goes (as ibid did before deferring it),
+		// alternating with the measured library, so that both see the
+		// same load on a shared machine.
+		old := openTest(t, measureDim)
+		old.indexMin, old.noDefer = math.MaxInt, true
+		var took [2]time.Duration
+		for i := 0; i < len(puts); i += 100 {
+			for j, st := range []*Store{old, s} {
+				start := time.Now()
+				mustUpdate(t, st, puts[i:min(i+100, len(puts))], nil)
+				took[j] += time.Since(start)
+			}
+		}
+		start := time.Now()
+		s.MergeKeywordIndex()
+		merge := time.Since(start)
+		t.Logf("bulk load, keyword index kept up to date: %d segments in %v: %.0f segments/s", n, took[0].Round(time.Millisecond), float64(n)/took[0].Seconds())
+		t.Logf("bulk load, keyword index upkeep deferred: %d segments in %v: %.0f segments/s; then the merge waited for %v more (%.0f segments/s to a merged index)",
+			n, took[1].Round(time.Millisecond), float64(n)/took[1].Seconds(), merge.Round(time.Millisecond), float64(n)/(took[1]+merge).Seconds())
+		return
+	}
 	start := time.Now()
 	for i := 0; i < len(puts); i += 100 { // batches of 10,000 segments
 		mustUpdate(t, s, puts[i:min(i+100, len(puts))], nil)
 	}
 	load := time.Since(start)
 	t.Logf("bulk load: %d segments in %v: %.0f segments/s", n, load.Round(time.Millisecond), float64(n)/load.Seconds())
+	start = time.Now()
+	s.MergeKeywordIndex()
+	t.Logf("keyword index merged %v after the last batch", time.Since(start).Round(time.Millisecond))
 	if os.Getenv("IBID_MEASURE_LOAD_ONLY") != "" {
 		return
 	}

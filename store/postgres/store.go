@@ -38,6 +38,8 @@ type Store struct {
 	lockWait time.Duration // how long Update waits for another writer
 	indexMin int           // vector components from which the library has an HNSW index
 	closed   atomic.Bool
+	merge    merger // merges the keyword index after bulk loads (bulk.go)
+	noDefer  bool   // bulk loads keep the keyword index up to date as they go (measurements compare)
 }
 
 var (
@@ -153,6 +155,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.waitMerge()
 	s.pool.Close()
 	return nil
 }

@@ -26,12 +26,12 @@ import (
 //     many vector components (segments × dimension; 5,000,000 is 6,500
 //     segments of dimension 768). Below it an exact scan answers as fast,
 //     and writes are not slowed by index upkeep.
-//   - bulkMin: a batch of at least this many segments that is at least a
-//     third of the library it joins is loaded without the library's indexes
-//     (HNSW and GIN), which are then built again in the same transaction:
-//     building is about four times faster a row than inserting, so the
-//     rebuild of the whole costs less than inserting the batch. Readers of
-//     that library wait for the batch to commit.
+//   - bulkMin: a batch of at least this many segments defers the upkeep of
+//     the keyword index (bulk.go). When it is also at least a third of the
+//     library it joins, the library's HNSW index is dropped and built again
+//     in the same transaction: building is about four times faster a row
+//     than inserting, so the rebuild of the whole costs less than inserting
+//     the batch. Readers of that library then wait for the batch to commit.
 const (
 	defaultIndexMin = 5_000_000
 	bulkMin         = 2000
@@ -59,6 +59,9 @@ func (s *Store) Update(ctx context.Context, puts []store.Put, deletes []string) 
 	if err != nil {
 		return fmt.Errorf("couldn't update library %q (nothing was changed): %w", s.name, classify(err))
 	}
+	if b.deferred {
+		s.mergeSoon()
+	}
 	return nil
 }
 
@@ -73,6 +76,7 @@ type batch struct {
 	// term occurs (dfTerms sorted, dfCounts alongside)
 	dfTerms  []string
 	dfCounts []int32
+	deferred bool // the batch left its keyword index entries pending (bulk.go)
 }
 
 // docColumns and chunkColumns are the columns COPY fills.
@@ -324,6 +328,12 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	if err != nil {
 		return err
 	}
+	if len(b.chunks) >= bulkMin && !s.noDefer {
+		if _, err := tx.Exec(ctx, `SET LOCAL gin_pending_list_limit = '`+pendingLimit+`'`); err != nil {
+			return err
+		}
+		b.deferred = true
+	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"rag_documents"}, docColumns, pgx.CopyFromRows(b.docs)); err != nil {
 		return fmt.Errorf("couldn't copy documents: %w", err)
 	}
@@ -336,7 +346,7 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 		s.coll, b.dfTerms, b.dfCounts); err != nil {
 		return fmt.Errorf("couldn't count terms: %w", err)
 	}
-	if !plan.hnsw && !plan.terms {
+	if !plan.hnsw && !plan.terms && !plan.analyze {
 		return nil
 	}
 	if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '512MB'`); err != nil {
@@ -352,12 +362,16 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 			return err
 		}
 	}
-	_, err = tx.Exec(ctx, `ANALYZE `+s.chunks)
+	// The columns filters and joins plan by: the vectors, texts and terms
+	// (most of the table's bytes) have no statistics worth reading.
+	_, err = tx.Exec(ctx, `ANALYZE `+s.chunks+` (document_id, id, parent_chunk_id, section_key, page_start, page_end)`)
 	return err
 }
 
-// indexPlan says which indexes a batch builds after its COPY.
-type indexPlan struct{ hnsw, terms bool }
+// indexPlan says which indexes a batch builds after its COPY, and whether
+// it then gathers the planner's statistics (the batch is large against
+// the library).
+type indexPlan struct{ hnsw, terms, analyze bool }
 
 // planIndexes decides, before a batch of n segments is copied, which
 // indexes to build after it: the HNSW index when the library has none and
@@ -372,8 +386,14 @@ func (s *Store) planIndexes(ctx context.Context, tx pgx.Tx, n int) (indexPlan, e
 		return indexPlan{}, err
 	}
 	if n >= bulkMin && 3*n >= have {
+		if !s.noDefer {
+			// The keyword index stays, its upkeep deferred (bulk.go):
+			// cheaper than building it again.
+			_, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks))
+			return indexPlan{hnsw: s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin), analyze: true}, err
+		}
 		_, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks)+`, `+termsIndexName(s.chunks))
-		return indexPlan{hnsw: s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin), terms: true}, err
+		return indexPlan{hnsw: s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin), terms: true, analyze: true}, err
 	}
 	return indexPlan{hnsw: s.vec.indexed && !exists && (have+n)*s.info.Dimension >= s.indexMin}, nil
 }

@@ -1,0 +1,152 @@
+package embedded
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ibid-dev/ibid/store/internal/quant"
+)
+
+// loadVectors reads every entry's vectors from vf (nil: no vector file),
+// a document at a time on all CPUs, and checks them against the checksum
+// the log records: a document whose vectors are missing from a short
+// file, fail their checksum (format 2 and later) or hold NaN (format 1) is
+// damage; it keeps its text, but its vectors count as zeros and Dense
+// never finds it. It gives each entry its codes, read from the codes file
+// when a block there was computed from the very vectors the log records
+// and passes its own checksum, else computed from the vectors (and noted
+// in d.codesMissing, for a writer to append); and its vectors when keep is
+// set. The codes of all entries lie in one stretch of memory, outside the
+// heap where the system allows (returned, nil otherwise).
+func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, error) {
+	dim := d.man.Dimension
+	stride := quant.Stride(dim)
+	haveRows := 0
+	if vf != nil {
+		st, err := vf.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("couldn't read library vectors: %w", err)
+		}
+		haveRows = int(st.Size() / int64(dim*4))
+	}
+	cf := d.openCodes(d.man.Generation)
+	if cf != nil {
+		defer cf.Close()
+	}
+	idx := readCodesIndex(cf, dim)
+	d.codesEnd, d.codesSeen, d.codesBroken, d.codesMissing = idx.end, nil, !idx.ok && len(entries) > 0, nil
+	if cf != nil {
+		d.codesSeen, _ = cf.Stat()
+	}
+
+	offs := make([]int, len(entries)+1)
+	for j, e := range entries {
+		offs[j+1] = offs[j] + codeBody(len(e.segs), stride)
+	}
+	arena, mapped := mapAnon(offs[len(entries)])
+	if !mapped {
+		arena = make([]byte, offs[len(entries)])
+	}
+
+	what := make([]string, len(entries))
+	missing := make([]bool, len(entries))
+	var next atomic.Int64
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(entries)))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var buf []float32
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= len(entries) {
+					return
+				}
+				e := entries[j]
+				n := len(e.segs) * dim
+				var v []float32
+				if keep {
+					v = make([]float32, n)
+				} else {
+					if cap(buf) < n {
+						buf = make([]float32, n)
+					}
+					v = buf[:n]
+				}
+				switch {
+				case e.row < 0 || e.row+len(e.segs) > haveRows:
+					what[j] = "are missing: the file is shorter than the log says"
+				default:
+					if err := readVectors(vf, e.row, dim, v); err != nil {
+						errs[w] = err
+						return
+					}
+					switch {
+					case d.man.Format >= 2 && vecSum(v) != e.sum:
+						what[j] = "fail their checksum"
+					case d.man.Format == 1 && hasNaN(v):
+						what[j] = "hold values that are not numbers"
+					}
+				}
+				body := arena[offs[j]:offs[j+1]:offs[j+1]]
+				if what[j] != "" {
+					e.lost = true
+					for i := range e.zero {
+						e.zero[i] = true
+					}
+					clear(v)
+					e.setCodes(body, stride) // zeros: never found
+				} else if !idx.readCodes(cf, e, body, stride) {
+					e.encodeCodes(body, v, dim, stride)
+					missing[j] = true
+				}
+				if keep {
+					e.vecs = v
+				} else {
+					e.vecs = nil
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			if mapped {
+				unmapAnon(arena)
+			}
+			return nil, err
+		}
+	}
+	name := vectorName(d.man.Generation)
+	for j, e := range entries {
+		if what[j] != "" {
+			d.addDamage(Problem{File: name, Offset: vecOffset(e.row, dim), Length: int64(len(e.segs)) * int64(dim) * 4,
+				What: fmt.Sprintf("the vectors of document %s (%s) %s; its segments are kept but dense search skips them", e.doc.ID, e.doc.Path, what[j])})
+		}
+		if missing[j] {
+			d.codesMissing = append(d.codesMissing, e)
+		}
+	}
+	if !mapped {
+		arena = nil
+	}
+	return arena, nil
+}
+
+// readCodes reads e's codes into body from a block of the codes file cf
+// that was computed from the vectors the log records for e and passes its
+// checksum (the newest such block, should there be several).
+func (x *codesIndex) readCodes(cf *os.File, e *entry, body []byte, stride int) bool {
+	bs := x.blocks[e.row]
+	for i := len(bs) - 1; i >= 0; i-- {
+		b := bs[i]
+		if b.rows == len(e.segs) && b.vecSum == e.sum && readBlock(cf, b, body) {
+			e.setCodes(body, stride)
+			return true
+		}
+	}
+	return false
+}
