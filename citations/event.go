@@ -3,7 +3,8 @@
 // ... assigned in order of first appearance and final the moment they are
 // emitted. It imports only the standard library.
 //
-// The contract is ../shared/DESIGN.md §3 (mirrored in docs/citations.md).
+// The contract is docs/design.md §3; docs/citations.md says how the engine
+// keeps it.
 package citations
 
 import "strconv"

@@ -111,17 +111,8 @@ func (j *jsonStream) token(ids []idRef, src []byte) {
 	drawIDs(&j.num, ids, src)
 }
 
-func (j *jsonStream) flushText(all bool) {
-	out := j.lx.out
-	keep := 0
-	if !all {
-		keep = runeTail(out)
-	}
-	if len(out) > keep {
-		j.h(Event{Kind: KindText, Text: out[:len(out)-keep]})
-	}
-	j.lx.out = out[:copy(out, out[len(out)-keep:])]
-}
+// flushText emits the body's text gathered so far (lexer.flush).
+func (j *jsonStream) flushText(all bool) { j.lx.flush(j.h, all) }
 
 // Held reports the bytes held back.
 func (j *jsonStream) Held() int {

@@ -70,7 +70,7 @@ type lexer struct {
 
 	holdBuf [MaxToken]byte
 	idBuf   [maxIDs]idRef
-	next    [5]int // per Write: next index of each byte that matters
+	next    [2]int // per write: next index of each of nxByte (nextOf)
 }
 
 func (l *lexer) init(tok func([]idRef, []byte)) {
@@ -86,18 +86,30 @@ func (l *lexer) reset() {
 	l.lead, l.run, l.runLen, l.runLead = 0, 0, 0, false
 }
 
+// flush emits the text gathered in out to h; unless all, an incomplete
+// rune at its end stays for the next write.
+func (l *lexer) flush(h Handler, all bool) {
+	out := l.out
+	keep := 0
+	if !all {
+		keep = runeTail(out)
+	}
+	if len(out) > keep {
+		h(Event{Kind: KindText, Text: out[:len(out)-keep]})
+	}
+	l.out = out[:copy(out, out[len(out)-keep:])]
+}
+
 // held counts the candidate's bytes.
 func (l *lexer) held() int { return len(l.hold) }
 
+// The slots of lexer.next: the bytes that end a run of code text.
 const (
-	nxBracket = iota
-	nxBacktick
+	nxBacktick = iota
 	nxNewline
-	nxE3
-	nxEF
 )
 
-var nxByte = [5]byte{'[', '`', '\n', 0xE3, 0xEF}
+var nxByte = [2]byte{'`', '\n'}
 
 // nextOf returns the index of the next byte nxByte[w] at or after i in p,
 // or len(p), caching it for this write.
@@ -116,7 +128,7 @@ func (l *lexer) nextOf(p []byte, i, w int) int {
 // write pushes p. Runs of plain text are copied whole; only bytes that
 // can matter go through step.
 func (l *lexer) write(p []byte) {
-	l.next = [5]int{-1, -1, -1, -1, -1}
+	l.next = [2]int{-1, -1}
 	i := 0
 	for i < len(p) {
 		if l.st != sText || l.run != 0 || l.lead >= 0 {

@@ -1,6 +1,9 @@
 package citations
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Mode is the form in which the model was asked to write its answer.
 type Mode uint8
@@ -16,6 +19,10 @@ const (
 	ModeSections
 )
 
+// ErrUnknownMode is what ParseMode's error wraps for a name it does not
+// know.
+var ErrUnknownMode = errors.New("unknown citation format")
+
 // ParseMode reads a mode's name: "inline", "json" or "sections".
 func ParseMode(s string) (Mode, error) {
 	switch s {
@@ -26,7 +33,27 @@ func ParseMode(s string) (Mode, error) {
 	case "sections":
 		return ModeSections, nil
 	}
-	return 0, fmt.Errorf("unknown citation format %q: use inline, json or sections", s)
+	return 0, fmt.Errorf("%w %q: use inline, json or sections", ErrUnknownMode, s)
+}
+
+// MarshalText writes the mode's name (encoding.TextMarshaler), so JSON and
+// flags carry it as "inline", "json" or "sections".
+func (m Mode) MarshalText() ([]byte, error) {
+	switch m {
+	case ModeInline, ModeJSON, ModeSections:
+		return []byte(m.String()), nil
+	}
+	return nil, fmt.Errorf("%w: %s", ErrUnknownMode, m)
+}
+
+// UnmarshalText reads a mode's name as ParseMode does.
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
 }
 
 // String returns the mode's name as ParseMode reads it.

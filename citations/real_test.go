@@ -4,25 +4,21 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
-// sharedData is ../shared/data seen from the module root; tests skip when
-// it is absent (CI and fresh clones).
+// sharedData is a file of recorded answers in the shared data folder
+// (shareddata.Path: tests skip when the folder is absent).
 func sharedData(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "data", "llm-answers", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real answers not present (%v)", err)
-	}
-	return p
+	return shareddata.Path(t, "llm-answers", name)
 }
 
 func readJSONL(t *testing.T, path string, each func(line []byte)) {

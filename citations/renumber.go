@@ -65,16 +65,5 @@ outer:
 	}
 }
 
-// flushText emits the text gathered so far; unless all, an incomplete
-// rune at its end stays for the next write.
-func (r *Renumberer) flushText(all bool) {
-	out := r.lx.out
-	keep := 0
-	if !all {
-		keep = runeTail(out)
-	}
-	if len(out) > keep {
-		r.h(Event{Kind: KindText, Text: out[:len(out)-keep]})
-	}
-	r.lx.out = out[:copy(out, out[len(out)-keep:])]
-}
+// flushText emits the text gathered so far (lexer.flush).
+func (r *Renumberer) flushText(all bool) { r.lx.flush(r.h, all) }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/spf13/cobra"
 )
 
@@ -189,24 +190,19 @@ type addPrinter struct {
 	last  time.Time // when it was drawn
 }
 
-func (p *addPrinter) progress(ap addProgress) {
-	if ap.Stage == "waiting" {
-		p.clear()
-		fmt.Fprintf(p.w, "waiting for another ibid that is changing library %q…\n", p.lib)
-		return
-	}
+func (p *addPrinter) progress(ap library.AddProgress) {
 	if !p.tty {
 		switch ap.Stage {
-		case "file":
+		case library.StageFile:
 			fmt.Fprintf(p.w, "[%d/%d] %s: %s, %s\n", ap.FilesDone, ap.FilesTotal,
 				clean(displayPath(ap.File)), clean(ap.Status), plural(ap.FileSegments, "segment"))
-		case "skip":
+		case library.StageSkip:
 			fmt.Fprintf(p.w, "[%d/%d] %s: skipped\n", ap.FilesDone, ap.FilesTotal, clean(displayPath(ap.File)))
 		}
 		return
 	}
 	// Redraw at most 20 times a second, but always the last state.
-	if ap.Stage != "done" && ap.Stage != "file" && time.Since(p.last) < 50*time.Millisecond {
+	if ap.Stage != library.StageDone && ap.Stage != library.StageFile && time.Since(p.last) < 50*time.Millisecond {
 		return
 	}
 	p.last = time.Now()
@@ -235,7 +231,7 @@ func (p *addPrinter) clear() {
 
 // progressLine is the one-line view of an add: a bar over files, then
 // counts and the current file.
-func progressLine(ap addProgress, width int) string {
+func progressLine(ap library.AddProgress, width int) string {
 	barWidth := min(max(width/6, 8), 30)
 	filled := 0
 	if ap.FilesTotal > 0 {
@@ -243,16 +239,16 @@ func progressLine(ap addProgress, width int) string {
 	}
 	bar := strings.Repeat("█", filled) + strings.Repeat("░", barWidth-filled)
 	line := fmt.Sprintf("%s %d/%d files · %d segments", bar, ap.FilesDone, ap.FilesTotal, ap.Segments)
-	if ap.Stage == "enrich" && ap.ToEnrich > 0 {
+	if ap.Stage == library.StageEnrich && ap.ToEnrich > 0 {
 		line += fmt.Sprintf(" · enriching %d/%d", ap.Enriched, ap.ToEnrich)
 	}
 	if ap.ToEmbed > 0 && ap.Embedded < ap.ToEmbed {
 		line += fmt.Sprintf(" · embedding %d/%d", ap.Embedded, ap.ToEmbed)
 	}
 	switch ap.Stage {
-	case "load", "enrich", "embed":
+	case library.StageLoad, library.StageEnrich, library.StageEmbed:
 		line += " · " + filepath.Base(ap.File)
-	case "store":
+	case library.StageStore:
 		line += " · saving"
 	}
 	return line
@@ -260,7 +256,7 @@ func progressLine(ap addProgress, width int) string {
 
 // printAddReport prints what an add did: the counts, the replaced and
 // moved documents, and each skipped file with its reason.
-func printAddReport(w io.Writer, lib *library, rep *addReport) {
+func printAddReport(w io.Writer, lib *library.Library, rep *library.AddReport) {
 	if rep == nil {
 		return
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag/bib"
-	libpkg "github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/rag/library"
 )
 
 // A bibliography to add: a .bib or CSL JSON file, or the Zotero library
@@ -52,40 +52,40 @@ func splitBibArgs(args []string) (files []string, bibs []bibArg, err error) {
 
 // readBib reads a bibliography's entries; problems are what was left
 // out of it (a syntax error, a duplicate key).
-func readBib(ctx context.Context, cfg *Config, b bibArg) (libpkg.Bibliography, []bib.Problem, error) {
+func readBib(ctx context.Context, cfg *Config, b bibArg) (library.Bibliography, []bib.Problem, error) {
 	if b.zotero {
 		z := &bib.Zotero{BaseURL: cfg.ZoteroURL}
 		entries, err := z.Entries(ctx, b.collection)
 		if err != nil {
-			return libpkg.Bibliography{}, nil, err
+			return library.Bibliography{}, nil, err
 		}
 		source := "zotero:"
 		if b.collection != "" {
 			source = "zotero:collection/" + b.collection
 		}
-		return libpkg.Bibliography{Source: source, Entries: entries, Attachments: cfg.Attachments}, nil, nil
+		return library.Bibliography{Source: source, Entries: entries, Attachments: cfg.Attachments}, nil, nil
 	}
 	abs, err := filepath.Abs(b.arg)
 	if err != nil {
-		return libpkg.Bibliography{}, nil, err
+		return library.Bibliography{}, nil, err
 	}
 	attachments := cfg.Attachments
 	if attachments != "" {
 		if attachments, err = filepath.Abs(attachments); err != nil {
-			return libpkg.Bibliography{}, nil, err
+			return library.Bibliography{}, nil, err
 		}
 	}
 	entries, problems, err := bib.ReadFile(abs)
 	if err != nil {
-		return libpkg.Bibliography{}, nil, fmt.Errorf("couldn't read the bibliography: %w", err)
+		return library.Bibliography{}, nil, fmt.Errorf("couldn't read the bibliography: %w", err)
 	}
-	return libpkg.Bibliography{Source: abs, Entries: entries, Dir: filepath.Dir(abs), Attachments: attachments}, problems, nil
+	return library.Bibliography{Source: abs, Entries: entries, Dir: filepath.Dir(abs), Attachments: attachments}, problems, nil
 }
 
 // addBibliographies adds each bibliography's files with their metadata
 // and prints what was done; it reports whether anything is in the
 // library for them (added, unchanged or updated).
-func addBibliographies(ctx context.Context, cfg *Config, lib *library, bibs []bibArg, opt addOptions, pr *addPrinter, w io.Writer) (bool, error) {
+func addBibliographies(ctx context.Context, cfg *Config, lib *library.Library, bibs []bibArg, opt library.AddOptions, pr *addPrinter, w io.Writer) (bool, error) {
 	found := false
 	for _, b := range bibs {
 		if b.zotero {
@@ -111,7 +111,7 @@ func addBibliographies(ctx context.Context, cfg *Config, lib *library, bibs []bi
 
 // attachBibliographies gives the library's documents the metadata of
 // their entries in each bibliography (add --bib), adding no file.
-func attachBibliographies(ctx context.Context, cfg *Config, lib *library, args []string, w io.Writer) error {
+func attachBibliographies(ctx context.Context, cfg *Config, lib *library.Library, args []string, w io.Writer) error {
 	for _, a := range args {
 		_, bibs, err := splitBibArgs([]string{a})
 		if err != nil {
@@ -138,7 +138,7 @@ func attachBibliographies(ctx context.Context, cfg *Config, lib *library, args [
 // printBibReport prints what became of a bibliography's entries: the
 // counts, each entry without a readable file with its reason, notes, and
 // what of the file could not be read.
-func printBibReport(w io.Writer, name string, entries int, rep *libpkg.BibReport, problems []bib.Problem) {
+func printBibReport(w io.Writer, name string, entries int, rep *library.BibReport, problems []bib.Problem) {
 	noun := "entries"
 	if entries == 1 {
 		noun = "entry"

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/rag/library"
 )
 
 func TestAddProgressTerminal(t *testing.T) {
 	var b bytes.Buffer
 	p := &addPrinter{w: &b, tty: true, width: 60, lib: "default"}
-	p.progress(addProgress{Stage: "load", File: "/x/paper.pdf", FilesDone: 1, FilesTotal: 4, Segments: 10})
-	p.progress(addProgress{Stage: "file", File: "/x/paper.pdf", FilesDone: 2, FilesTotal: 4, Segments: 120, Embedded: 100, ToEmbed: 120})
+	p.progress(library.AddProgress{Stage: library.StageLoad, File: "/x/paper.pdf", FilesDone: 1, FilesTotal: 4, Segments: 10})
+	p.progress(library.AddProgress{Stage: library.StageFile, File: "/x/paper.pdf", FilesDone: 2, FilesTotal: 4, Segments: 120, Embedded: 100, ToEmbed: 120})
 	p.clear()
 	out := b.String()
 	if strings.Count(out, "\r\x1b[K") != 3 || strings.Contains(out, "\n") {

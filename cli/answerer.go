@@ -4,43 +4,39 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/llm"
 )
 
 // This file connects the faces that answer without the chat (ask, serve)
 // to a library and a model.
 
-// openAnswerer opens the library cfg names and connects the model it
-// names; m is nil when none answers (the extractive answerer). An empty
-// library is an error that says how to fill it.
-func openAnswerer(ctx context.Context, cfg *Config) (lib *library, m *llm.Model, mode citations.Mode, err error) {
-	mode, err = citations.ParseMode(cfg.CiteFormat)
-	if err != nil {
-		return nil, nil, mode, fmt.Errorf("--cite-format: %w (use inline, json or sections)", err)
-	}
+// openAnswerer opens the library cfg names and the answerer that answers
+// over it: the model cfg names, or, when none answers, the extractive
+// answerer (rag.NewAnswerer). An empty library is an error that says how
+// to fill it.
+func openAnswerer(ctx context.Context, cfg *Config) (*library.Library, rag.Answerer, error) {
 	if err := cfg.check(); err != nil {
-		return nil, nil, mode, err
+		return nil, nil, err
 	}
-	lib, err = openExisting(ctx, cfg, cfg.Library, writable)
+	lib, err := openExisting(ctx, cfg, cfg.Library, writable)
 	if err != nil {
-		return nil, nil, mode, err
+		return nil, nil, err
 	}
 	if _, segs, err := libraryContents(ctx, lib); err != nil || segs == 0 {
 		lib.Close()
 		if err != nil {
-			return nil, nil, mode, err
+			return nil, nil, err
 		}
-		lib.Close()
-		return nil, nil, mode, fmt.Errorf("the library %q is empty: add documents with ibid add PATH", cfg.Library)
+		return nil, nil, fmt.Errorf("the library %q is empty: add documents with ibid add PATH", cfg.Library)
 	}
-	m, err = llm.Connect(ctx, modelConfig(cfg))
+	m, err := llm.Connect(ctx, modelConfig(cfg))
 	if err != nil {
 		lib.Close()
-		return nil, nil, mode, err
+		return nil, nil, err
 	}
-	return lib, m, mode, nil
+	return lib, rag.NewAnswerer(m), nil
 }
 
 // modelConfig is the model cfg names, with its timeouts.
@@ -76,16 +72,6 @@ func baseURLSetting(base, env string) string {
 		return "OPENAI_BASE_URL"
 	}
 	return "--base-url"
-}
-
-// modelName says which model answers: m's label ("Ollama · llama3.2"
-// when ibid found the server itself, else the name), or the extractive
-// answerer's name when m is nil.
-func modelName(m *llm.Model) string {
-	if m == nil {
-		return rag.ExtractiveName
-	}
-	return m.Label()
 }
 
 // resumeConversation loads the saved conversation --resume names (resume

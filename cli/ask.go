@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/ibid-dev/ibid/headless"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/llm"
+	"github.com/spf13/cobra"
 )
 
 // askCommand is ibid ask: one cited answer, streamed, then exit.
@@ -78,7 +77,7 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 	} else {
 		conv = rag.NewConversation(cfg.Library)
 	}
-	lib, m, mode, err := openAnswerer(ctx, cfg)
+	lib, a, err := openAnswerer(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("ask: %w", err)
 	}
@@ -87,11 +86,11 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 	if err != nil {
 		return fmt.Errorf("ask: %w", err)
 	}
-	opt := rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References}
+	opt := rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References}
 	if f.explain {
 		opt.Explain = func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), "explain: "+headless.TerminalSafe(line)) }
 	}
-	p := rag.NewPipeline(lib, m, opt)
+	p := rag.NewPipeline(lib, a, opt)
 	// Retry waits (a rate limit, a busy server) are said as they start.
 	ctx = llm.WithNotify(ctx, func(w llm.Wait) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "ibid: "+headless.TerminalSafe(w.String()))

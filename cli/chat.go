@@ -9,14 +9,13 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/spf13/cobra"
-
-	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/ui"
 	"github.com/ibid-dev/ibid/ui/viewer"
+	"github.com/spf13/cobra"
 )
 
 // resumeLatest is --resume's value when it is given without one.
@@ -62,8 +61,7 @@ ibid --resume=e96d6a868b2e2bd1`,
 	cfg.libraryFlags(fs)
 	cfg.embedderFlags(fs)
 	cfg.modelFlags(fs)
-	fs.StringVar(&cfg.Numbering, "numbering", cfg.Numbering,
-		"footnote numbering: answer (numbers restart with each answer) or conversation (one ledger) (env IBID_NUMBERING)")
+	cfg.numberingFlag(fs)
 	fs.StringVar(&cfg.Theme, "theme", cfg.Theme, "colours: light or dark; empty asks the terminal, then COLORFGBG (env IBID_THEME)")
 	_ = c.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]string{"light", "dark"}, cobra.ShellCompDirectiveNoFileComp))
 	fs.StringVar(&resume, "resume", "",
@@ -81,13 +79,6 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	}
 	if err := resumeIDAsPath(resume, paths); err != nil {
 		return err
-	}
-	if cfg.Numbering != "answer" && cfg.Numbering != "conversation" {
-		return fmt.Errorf("--numbering %q: use answer or conversation", cfg.Numbering)
-	}
-	mode, err := citations.ParseMode(cfg.CiteFormat)
-	if err != nil {
-		return fmt.Errorf("--cite-format: %w (use inline, json or sections)", err)
 	}
 	if err := cfg.check(); err != nil {
 		return err
@@ -115,7 +106,7 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 		lib.Close()
 		return err
 	}
-	open := func(ctx context.Context, name string) (*library, error) {
+	open := func(ctx context.Context, name string) (*library.Library, error) {
 		return openLibrary(ctx, cfg, name, writable)
 	}
 	rr, err := newReranker(ctx, cfg)
@@ -123,10 +114,10 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 		lib.Close()
 		return err
 	}
-	b := ui.NewRAGBackend(lib, model, rag.PipelineOptions{CiteFormat: mode, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References}, conv, open)
+	b := ui.NewRAGBackend(lib, rag.NewAnswerer(model), rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References}, conv, open)
 	defer b.Close()
 	if model != nil { // /add into a library whose strategy needs a model uses the chat's
-		b.SetEnricher(func(s ingest.Strategy) enricherOf { return chatEnricher(model, s) })
+		b.SetEnricher(func(s ingest.Strategy) library.Enricher { return chatEnricher(model, s) })
 	}
 	switch cfg.Theme {
 	case "", "light", "dark":

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/internal/xdg"
+	"github.com/ibid-dev/ibid/rag"
 	"github.com/spf13/pflag"
 )
 
@@ -75,7 +77,7 @@ type Config struct {
 	Model string
 	// CiteFormat is how the model writes citations: inline, json or
 	// sections (--cite-format, IBID_CITE_FORMAT).
-	CiteFormat string
+	CiteFormat citations.Mode
 	// NoOllama stops the look for a local Ollama (IBID_NO_OLLAMA set).
 	NoOllama bool
 	// FirstByteTimeout and IdleTimeout bound the wait for a model's first
@@ -84,9 +86,13 @@ type Config struct {
 	FirstByteTimeout time.Duration
 	IdleTimeout      time.Duration
 
-	// Numbering is the chat's footnote numbering: answer or conversation
-	// (--numbering, IBID_NUMBERING).
-	Numbering string
+	// Numbering is the footnote numbering: answer or conversation
+	// (the chat's --numbering, IBID_NUMBERING).
+	Numbering rag.Numbering
+	// badEnv holds, by variable, the environment's settings that could not
+	// be read (check reports them); a flag that sets the same field again
+	// takes its variable out.
+	badEnv map[string]error
 	// Token is the bearer token serve's clients send (--token, IBID_TOKEN).
 	Token string
 	// envBaseURL is OPENAI_BASE_URL as read, to tell in advice whether the
@@ -124,7 +130,7 @@ func loadConfig(getenv func(string) string) *Config {
 		}
 		return def
 	}
-	return &Config{
+	c := &Config{
 		Store:            getenv("IBID_STORE"),
 		Library:          or("IBID_LIBRARY", "default"),
 		EmbedModel:       getenv("IBID_EMBED_MODEL"),
@@ -135,18 +141,64 @@ func loadConfig(getenv func(string) string) *Config {
 		BaseURL:          getenv("OPENAI_BASE_URL"),
 		APIKey:           getenv("OPENAI_API_KEY"),
 		Model:            getenv("IBID_MODEL"),
-		CiteFormat:       or("IBID_CITE_FORMAT", "inline"),
 		NoOllama:         getenv("IBID_NO_OLLAMA") != "",
 		FirstByteTimeout: defaultFirstByteTimeout,
 		IdleTimeout:      defaultIdleTimeout,
-		Numbering:        or("IBID_NUMBERING", "answer"),
 		Theme:            getenv("IBID_THEME"),
 		colorFGBG:        getenv("COLORFGBG"),
 		envBaseURL:       getenv("OPENAI_BASE_URL"),
 		Token:            getenv("IBID_TOKEN"),
 		PDFViewer:        getenv("IBID_PDF_VIEWER"),
 		Editor:           getenv("EDITOR"),
+		badEnv:           map[string]error{},
 	}
+	parseEnv(c, "IBID_CITE_FORMAT", getenv, &c.CiteFormat, citations.ParseMode)
+	parseEnv(c, "IBID_NUMBERING", getenv, &c.Numbering, rag.ParseNumbering)
+	return c
+}
+
+// parseEnv reads the environment variable name into *p with parse, when
+// it is set; a value parse refuses leaves *p as it is and goes into
+// c.badEnv.
+func parseEnv[T any](c *Config, name string, getenv func(string) string, p *T, parse func(string) (T, error)) {
+	v := getenv(name)
+	if v == "" {
+		return
+	}
+	t, err := parse(v)
+	if err != nil {
+		c.badEnv[name] = err
+		return
+	}
+	*p = t
+}
+
+// choice is a flag whose value is one of a few names, read into a typed
+// field (a cite format, a numbering) by parse, so that a typo cannot pass;
+// setting it takes env out of the Config's badEnv.
+type choice[T fmt.Stringer] struct {
+	p     *T
+	parse func(string) (T, error)
+	c     *Config
+	env   string
+}
+
+func (f choice[T]) String() string { return (*f.p).String() }
+func (f choice[T]) Type() string   { return "string" }
+func (f choice[T]) Set(s string) error {
+	v, err := f.parse(s)
+	if err != nil {
+		return err
+	}
+	*f.p = v
+	delete(f.c.badEnv, f.env)
+	return nil
+}
+
+// numberingFlag declares --numbering.
+func (c *Config) numberingFlag(fs *pflag.FlagSet) {
+	fs.Var(choice[rag.Numbering]{&c.Numbering, rag.ParseNumbering, c, "IBID_NUMBERING"}, "numbering",
+		"footnote numbering: answer (numbers restart with each answer) or conversation (one ledger) (env IBID_NUMBERING)")
 }
 
 // The flags below are declared by each command that takes them, bound to
@@ -179,7 +231,8 @@ func (c *Config) baseURLFlag(fs *pflag.FlagSet) {
 func (c *Config) modelFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Model, "model", c.Model, "chat model name (env IBID_MODEL); empty picks the server's first model")
 	c.baseURLFlag(fs)
-	fs.StringVar(&c.CiteFormat, "cite-format", c.CiteFormat, "how the model writes citations: inline, json or sections (env IBID_CITE_FORMAT)")
+	fs.Var(choice[citations.Mode]{&c.CiteFormat, citations.ParseMode, c, "IBID_CITE_FORMAT"}, "cite-format",
+		"how the model writes citations: inline, json or sections (env IBID_CITE_FORMAT)")
 	fs.DurationVar(&c.FirstByteTimeout, "first-byte-timeout", c.FirstByteTimeout,
 		"give up on an answer whose first byte takes longer than this duration (0: wait for ever)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", c.IdleTimeout,
@@ -218,6 +271,11 @@ func (c *Config) ignoredEmbedderFlag(fs *pflag.FlagSet) {
 
 // check reports a setting that cannot work, saying what to write instead.
 func (c *Config) check() error {
+	for _, name := range []string{"IBID_CITE_FORMAT", "IBID_NUMBERING"} {
+		if err := c.badEnv[name]; err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	if c.FirstByteTimeout < 0 {
 		return fmt.Errorf("--first-byte-timeout %v: give a duration such as 90s, or 0 to wait for ever", c.FirstByteTimeout)
 	}

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/cobra"
-
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/embedded"
+	"github.com/spf13/cobra"
 )
 
 // doctorCommand is ibid doctor: check a library's files, and repair what
@@ -111,7 +111,7 @@ func reembed(cmd *cobra.Command, cfg *Config, n int) error {
 		last time.Time
 		path = "\x00" // no document yet
 	)
-	done, err := reembedDocuments(ctx, lib, func(p reembedProgress) {
+	done, err := reembedDocuments(ctx, lib, func(p library.ReembedProgress) {
 		if p.Path != "" && tty && time.Since(last) < 50*time.Millisecond {
 			return
 		}

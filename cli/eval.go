@@ -8,10 +8,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
-	"github.com/spf13/cobra"
-
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
+	"github.com/spf13/cobra"
 )
 
 // evalCommand is ibid eval: retrieval quality on a BEIR-format folder. It

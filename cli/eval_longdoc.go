@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 )
 
@@ -55,7 +56,7 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 		return nil, err
 	}
 	defer lib.Close()
-	rep, err := addFiles(ctx, lib, paths, addOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
+	rep, err := addFiles(ctx, lib, paths, library.AddOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/spf13/cobra"
 )
 
 // This file measures an indexing strategy on a BEIR folder the way a
@@ -23,7 +23,7 @@ import (
 // strategyEval is what an evaluation through a library needs.
 type strategyEval struct {
 	strategy ingest.Strategy
-	enrich   enricherOf        // for the strategies that need a model
+	enrich   library.Enricher  // for the strategies that need a model
 	rerank   retrieve.Reranker // nil: fusion's order
 }
 
@@ -56,7 +56,7 @@ func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strate
 	defer lib.Close()
 	logf("%s: %d documents, %d queries with judgments; indexing with strategy %s\n",
 		dir, len(data.Corpus), len(data.Queries), se.strategy)
-	rep, err := addFiles(ctx, lib, []string{files}, addOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
+	rep, err := addFiles(ctx, lib, []string{files}, library.AddOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
 	if err != nil {
 		return nil, err
 	}

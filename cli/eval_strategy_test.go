@@ -3,9 +3,11 @@ package cli
 import (
 	"fmt"
 	"math"
-	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ibid-dev/ibid/internal/shareddata"
 )
 
 // longDocFigures are ibid eval --bm25-only --strategy S on the
@@ -23,13 +25,11 @@ var longDocFigures = map[string][4]float64{
 const longDocSlack = 0.015
 
 func TestEvalLongDocStrategies(t *testing.T) {
-	if _, err := os.Stat("../../shared/data/pdf/alce-gao2023-citations.pdf"); err != nil {
-		t.Skip("no ../shared data: the long-document set needs its papers")
-	}
+	shared := filepath.Dir(shareddata.Path(t, "pdf"))
 	cmdEnv(t)
 	got := map[string][4]float64{}
 	for s, want := range longDocFigures {
-		code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, "../rag/retrieve/testdata/longdoc")
+		code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, "--shared", shared, "../rag/retrieve/testdata/longdoc")
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", s, code, errs)
 		}
@@ -73,12 +73,10 @@ func TestEvalSciFactStrategies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes SciFact's 5,183 abstracts once per strategy")
 	}
-	if _, err := os.Stat("../../shared/data/scifact/corpus.jsonl"); err != nil {
-		t.Skip("no ../shared data")
-	}
+	scifact := filepath.Dir(shareddata.Path(t, "scifact", "corpus.jsonl"))
 	cmdEnv(t)
 	for s, want := range sciFactStrategyFigures {
-		code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, "../../shared/data/scifact")
+		code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, scifact)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", s, code, errs)
 		}

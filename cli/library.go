@@ -5,40 +5,16 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ibid-dev/ibid/rag/ingest"
-	libpkg "github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
 
 // This file is the command line's one door into the library and the store:
-// the commands open, fill, search, list and delete libraries only through
-// the helpers and names below, so that a change of the library's or the
-// store's API is a change of this file.
-
-// library is an open library; addProgress and addReport are what adding to
-// it reports.
-type (
-	library     = libpkg.Library
-	addProgress = libpkg.AddProgress
-	addReport   = libpkg.AddReport
-	// addOptions tune an add (size limit, strategy, re-index, enricher);
-	// enricherOf writes what a strategy that needs a model indexes;
-	// strategyRefusal is an add refused for indexing with another
-	// strategy than the library's.
-	addOptions      = libpkg.AddOptions
-	enricherOf      = libpkg.Enricher
-	strategyRefusal = libpkg.StrategyError
-)
-
-// errNeedsModel is an add refused because its strategy needs a model and
-// none was given.
-var errNeedsModel = libpkg.ErrNeedsModel
-
-// strategyCounts says how many of docs were indexed with each strategy.
-func strategyCounts(docs []store.Document) map[ingest.Strategy]int {
-	return libpkg.StrategyCounts(docs)
-}
+// the commands open, fill, search, list and delete libraries through the
+// helpers below, so that a change of how the library or the store is
+// opened or called is a change of this file; the library's types are
+// named as rag/library names them.
 
 // access is what a command needs of the library it opens.
 type access int
@@ -59,7 +35,7 @@ const (
 // libraryNames lists the libraries in cfg's store, for completion; a
 // store that cannot be read has none.
 func libraryNames(ctx context.Context, cfg *Config) []string {
-	libs, err := libpkg.List(ctx, cfg.Store)
+	libs, err := library.List(ctx, cfg.Store)
 	if err != nil {
 		return nil
 	}
@@ -89,7 +65,7 @@ func newEmbedder(cfg *Config) (retrieve.Embedder, error) {
 
 // openLibrary opens the library called name in cfg's store, as a needs,
 // creating it if it does not exist (writable access).
-func openLibrary(ctx context.Context, cfg *Config, name string, a access) (*library, error) {
+func openLibrary(ctx context.Context, cfg *Config, name string, a access) (*library.Library, error) {
 	return open(ctx, cfg, name, a, false)
 }
 
@@ -97,19 +73,19 @@ func openLibrary(ctx context.Context, cfg *Config, name string, a access) (*libr
 // exist: a name that is not a library is reported with the libraries
 // there are and how to create one, rather than opened empty (the default
 // library may be missing: it is where a new user starts).
-func openExisting(ctx context.Context, cfg *Config, name string, a access) (*library, error) {
-	return open(ctx, cfg, name, a, name != libpkg.DefaultName)
+func openExisting(ctx context.Context, cfg *Config, name string, a access) (*library.Library, error) {
+	return open(ctx, cfg, name, a, name != library.DefaultName)
 }
 
-func open(ctx context.Context, cfg *Config, name string, a access, mustExist bool) (*library, error) {
-	opt := libpkg.Options{Name: name, Store: cfg.Store, AnyEmbedder: a != writable, MustExist: mustExist}
+func open(ctx context.Context, cfg *Config, name string, a access, mustExist bool) (*library.Library, error) {
+	opt := library.Options{Name: name, Store: cfg.Store, AnyEmbedder: a != writable, MustExist: mustExist}
 	if a != listable {
 		var err error
 		if opt.Embedder, err = newEmbedder(cfg); err != nil {
 			return nil, err
 		}
 	}
-	lib, err := libpkg.Open(ctx, opt)
+	lib, err := library.Open(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -121,47 +97,43 @@ func open(ctx context.Context, cfg *Config, name string, a access, mustExist boo
 
 // openMemoryLibrary opens a library in memory, built by emb, for an
 // evaluation.
-func openMemoryLibrary(ctx context.Context, emb retrieve.Embedder) (*library, error) {
-	return libpkg.Open(ctx, libpkg.Options{Name: "eval", InMemory: true, Embedder: emb})
+func openMemoryLibrary(ctx context.Context, emb retrieve.Embedder) (*library.Library, error) {
+	return library.Open(ctx, library.Options{Name: "eval", InMemory: true, Embedder: emb})
 }
 
 // deleteLibrary deletes the library called name from cfg's store, so that
 // it can be built again, perhaps with another embedder.
 func deleteLibrary(ctx context.Context, cfg *Config, name string) error {
-	return libpkg.Delete(ctx, libpkg.Options{Name: name, Store: cfg.Store})
+	return library.Delete(ctx, library.Options{Name: name, Store: cfg.Store})
 }
 
 // addFiles adds paths (files, folders, globs) to lib with opt (size
 // limit, strategy), reporting progress.
-func addFiles(ctx context.Context, lib *library, paths []string, opt addOptions, progress func(addProgress)) (*addReport, error) {
+func addFiles(ctx context.Context, lib *library.Library, paths []string, opt library.AddOptions, progress func(library.AddProgress)) (*library.AddReport, error) {
 	return lib.AddWith(ctx, paths, opt, progress)
 }
 
-// reembedProgress is where embedding again the documents a repair kept
-// without vectors is.
-type reembedProgress = libpkg.ReembedProgress
-
 // reembedDocuments embeds again the documents of lib whose vectors a
 // repair lost, reporting progress; it returns how many it embedded.
-func reembedDocuments(ctx context.Context, lib *library, progress func(reembedProgress)) (int, error) {
+func reembedDocuments(ctx context.Context, lib *library.Library, progress func(library.ReembedProgress)) (int, error) {
 	return lib.Reembed(ctx, progress)
 }
 
 // removeDocuments removes the documents refs name (ids, id prefixes,
 // paths, folders) from lib, all or, if one names nothing, none.
-func removeDocuments(ctx context.Context, lib *library, refs []string) ([]store.Document, error) {
+func removeDocuments(ctx context.Context, lib *library.Library, refs []string) ([]store.Document, error) {
 	return lib.Remove(ctx, refs...)
 }
 
 // searchLibrary is retrieval over lib, as the model would get it.
-func searchLibrary(ctx context.Context, lib *library, query string, opt retrieve.Options) ([]retrieve.Passage, error) {
+func searchLibrary(ctx context.Context, lib *library.Library, query string, opt retrieve.Options) ([]retrieve.Passage, error) {
 	return lib.Search(ctx, query, opt)
 }
 
 // libraryContents is lib's documents, sorted by path, and its number of
 // segments; a library that cannot be read has none (the command that
 // needs them then says so through its own error).
-func libraryContents(ctx context.Context, lib *library) (docs []store.Document, segments int, err error) {
+func libraryContents(ctx context.Context, lib *library.Library) (docs []store.Document, segments int, err error) {
 	if docs, err = lib.Documents(ctx); err != nil {
 		return nil, 0, err
 	}
@@ -173,7 +145,7 @@ func libraryContents(ctx context.Context, lib *library) (docs []store.Document, 
 
 // libraryExists reports whether lib is kept anywhere (a library opened
 // with listable or searchable access that does not exist is not).
-func libraryExists(lib *library) bool { return !lib.InMemory() }
+func libraryExists(lib *library.Library) bool { return !lib.InMemory() }
 
 // evalStore opens a store for an evaluation's corpus: in memory, or, with
 // --store, a temporary library there that drop deletes; the store holds
@@ -205,7 +177,7 @@ func evalStore(ctx context.Context, location string, info store.Info, docs []sto
 
 // listLibraries lists the libraries in cfg's store.
 func listLibraries(ctx context.Context, cfg *Config) ([]store.LibraryInfo, error) {
-	return libpkg.List(ctx, cfg.Store)
+	return library.List(ctx, cfg.Store)
 }
 
 // storeName says where cfg's libraries live, for messages.

@@ -2,23 +2,18 @@ package cli
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ibid-dev/ibid/internal/shareddata"
 )
 
 // TestRealPDFs runs add, ls and search over real papers from
 // ../shared/data/pdf: a born-digital paper is added with its pages, and a
 // scan without a text layer is skipped with what to do about it.
 func TestRealPDFs(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "data", "pdf")
-	paper := filepath.Join(dir, "elegantpaper-en.pdf")
-	scan := filepath.Join(dir, "jo-miyazawa-ja-vertical.pdf")
-	for _, p := range []string{paper, scan} {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("real PDFs not here (%v)", err)
-		}
-	}
+	paper := shareddata.Path(t, "pdf", "elegantpaper-en.pdf")
+	scan := shareddata.Path(t, "pdf", "jo-miyazawa-ja-vertical.pdf")
 	if testing.Short() {
 		t.Skip("reads PDFs with the PDF engine")
 	}

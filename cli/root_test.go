@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag"
+	"github.com/spf13/pflag"
 )
 
 func TestRootHelp(t *testing.T) {
@@ -148,9 +152,30 @@ func TestConfigFromEnv(t *testing.T) {
 			"IBID_CITE_FORMAT": "json", "IBID_NO_OLLAMA": "1", "IBID_NUMBERING": "conversation", "IBID_TOKEN": "t",
 			"IBID_EMBED_MODEL": "e", "XDG_DATA_HOME": "/d", "XDG_CACHE_HOME": "relative"}[k]
 	})
-	if c.BaseURL != "http://h/v1" || c.APIKey != "k" || c.Model != "m" || c.CiteFormat != "json" || !c.NoOllama ||
-		c.Numbering != "conversation" || c.Token != "t" || c.EmbedModel != "e" || c.Library != "default" {
+	if c.BaseURL != "http://h/v1" || c.APIKey != "k" || c.Model != "m" || c.CiteFormat != citations.ModeJSON || !c.NoOllama ||
+		c.Numbering != rag.NumberingConversation || c.Token != "t" || c.EmbedModel != "e" || c.Library != "default" {
 		t.Errorf("loadConfig: %+v", c)
+	}
+
+	// A cite format or numbering the environment misspells is an error
+	// that names the variable, unless a flag sets it again.
+	bad := loadConfig(func(k string) string {
+		return map[string]string{"IBID_CITE_FORMAT": "footnotes", "IBID_NUMBERING": "chapter"}[k]
+	})
+	if err := bad.check(); err == nil || !strings.Contains(err.Error(), `IBID_CITE_FORMAT: unknown citation format "footnotes"`) {
+		t.Errorf("check with a bad IBID_CITE_FORMAT: %v", err)
+	}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	bad.modelFlags(fs)
+	bad.numberingFlag(fs)
+	if err := fs.Parse([]string{"--cite-format", "sections", "--numbering", "conversation"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bad.check(); err != nil || bad.CiteFormat != citations.ModeSections || bad.Numbering != rag.NumberingConversation {
+		t.Errorf("flags over a bad environment: %v, %v, %v", err, bad.CiteFormat, bad.Numbering)
+	}
+	if err := fs.Parse([]string{"--cite-format", "footnote"}); err == nil || !strings.Contains(err.Error(), "use inline, json or sections") {
+		t.Errorf("--cite-format footnote: %v", err)
 	}
 }
 

@@ -6,9 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/spf13/cobra"
 )
 
 // maxK bounds search -k: more passages than anyone reads, and a bound on

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/spf13/cobra"
-
 	"github.com/ibid-dev/ibid/headless"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/spf13/cobra"
 )
 
 // serveCommand is ibid serve: cited answers over HTTP as server-sent
@@ -49,7 +48,7 @@ func runServe(cmd *cobra.Command, cfg *Config, addr string, rest []string) error
 		return fmt.Errorf("serve: %s is not a loopback address: set --token (clients then send it as a bearer token), or listen on 127.0.0.1", addr)
 	}
 	ctx := cmd.Context()
-	lib, m, mode, err := openAnswerer(ctx, cfg)
+	lib, a, err := openAnswerer(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -63,11 +62,11 @@ func runServe(cmd *cobra.Command, cfg *Config, addr string, rest []string) error
 		return fmt.Errorf("serve: %w", err)
 	}
 	srv := headless.NewHTTPServer(headless.NewServer(headless.ServerConfig{
-		Library: lib, LibraryName: cfg.Library, Model: m,
-		Options: rag.PipelineOptions{CiteFormat: mode, Rerank: rr, References: cfg.References}, Token: cfg.Token,
+		Library: lib, LibraryName: cfg.Library, Answerer: a,
+		Options: rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Rerank: rr, References: cfg.References}, Token: cfg.Token,
 	}), headless.HTTPOptions{})
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
-	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s)\n", cfg.Library, ln.Addr(), modelName(m))
+	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s)\n", cfg.Library, ln.Addr(), a.Label())
 	if err := headless.Serve(ctx, srv, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -31,7 +32,7 @@ func strategyNames() string {
 // and, when the strategy needs a model, the enricher (whose cost the add
 // reports at the end).
 type addStrategy struct {
-	opt    addOptions
+	opt    library.AddOptions
 	enrich *enricher // nil: the strategy needs no model
 }
 
@@ -40,8 +41,8 @@ type addStrategy struct {
 // that cannot run is refused before anything is written. want is
 // cfg.Strategy parsed; e is its enricher when it needs a model (connected
 // before the library was opened), nil otherwise.
-func settleAdd(ctx context.Context, cfg *Config, lib *library, want ingest.Strategy, e *enricher) (*addStrategy, error) {
-	as := &addStrategy{opt: addOptions{MaxFileSize: cfg.MaxFileSize, Strategy: want, Reindex: cfg.Reindex}}
+func settleAdd(ctx context.Context, cfg *Config, lib *library.Library, want ingest.Strategy, e *enricher) (*addStrategy, error) {
+	as := &addStrategy{opt: library.AddOptions{MaxFileSize: cfg.MaxFileSize, Strategy: want, Reindex: cfg.Reindex}}
 	s := want
 	if s == "" {
 		have, _, err := lib.Strategy(ctx)
@@ -82,18 +83,18 @@ func parseStrategy(cfg *Config) (ingest.Strategy, error) {
 // refused reports whether err is the library refusing an add before
 // doing anything.
 func refused(err error) bool {
-	var se *strategyRefusal
-	return errors.As(err, &se) || errors.Is(err, errNeedsModel)
+	var se *library.StrategyError
+	return errors.As(err, &se) || errors.Is(err, library.ErrNeedsModel)
 }
 
 // addError words the library's refusals of an add with what to run.
 func addError(err error, cfg *Config, lib string) error {
-	var se *strategyRefusal
+	var se *library.StrategyError
 	switch {
 	case errors.As(err, &se):
 		return fmt.Errorf("add: %w; to index it with %s, run: ibid add --library %s --strategy %s --reindex (re-reads every document; the library keeps answering meanwhile), or keep %s by leaving out --strategy",
 			err, se.Want, lib, se.Want, se.Have)
-	case errors.Is(err, errNeedsModel):
+	case errors.Is(err, library.ErrNeedsModel):
 		return fmt.Errorf("add: %w; %s", err, needsModelAdvice)
 	}
 	return err
@@ -106,7 +107,7 @@ const needsModelAdvice = "set an OpenAI-compatible server with --base-url (or OP
 // "strategy hierarchical", or for a library whose re-index was cut short,
 // each strategy with its count and how to finish.
 func strategyLabel(docs []store.Document) string {
-	count := strategyCounts(docs)
+	count := library.StrategyCounts(docs)
 	if len(count) == 1 {
 		for s := range count {
 			return "strategy " + string(s)

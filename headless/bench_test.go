@@ -30,7 +30,7 @@ func BenchmarkAskLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := rag.NewPipeline(newFakeLibrary(), m, rag.PipelineOptions{})
+	p := rag.NewPipeline(newFakeLibrary(), rag.ModelAnswerer(m), rag.PipelineOptions{})
 	var firsts, refs []time.Duration
 	b.ReportAllocs()
 	for b.Loop() {

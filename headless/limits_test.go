@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
@@ -168,7 +169,7 @@ func TestMaxConns(t *testing.T) {
 func TestConversationKeepsAWindowOfTurns(t *testing.T) {
 	model := llmtest.New(llmtest.Reply{Chunks: []string{"Bees [source_1]."}})
 	defer model.Close()
-	s := NewServer(ServerConfig{Library: newFakeLibrary(), LibraryName: "t", Model: connect(t, model), MaxTurns: 3})
+	s := NewServer(ServerConfig{Library: newFakeLibrary(), LibraryName: "t", Answerer: rag.ModelAnswerer(connect(t, model)), MaxTurns: 3})
 	h := http.Handler(s)
 	for i := 1; i <= 6; i++ {
 		req, _ := http.NewRequest("POST", "/v1/answers", strings.NewReader(fmt.Sprintf(`{"question": "question %d", "conversation_id": "c"}`, i)))

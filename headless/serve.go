@@ -15,7 +15,6 @@ import (
 
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag"
-	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -30,7 +29,9 @@ type Library interface {
 type ServerConfig struct {
 	Library     Library
 	LibraryName string
-	Model       *llm.Model // nil: the extractive answerer
+	// Answerer answers (rag.NewAnswerer: a model's, or the extractive
+	// one).
+	Answerer rag.Answerer
 	// Options are the pipeline's options; a request's cite_format
 	// overrides CiteFormat.
 	Options rag.PipelineOptions
@@ -96,14 +97,10 @@ func NewServer(cfg ServerConfig) *Server {
 		cfg.BodyTimeout = 30 * time.Second
 	}
 	s := &Server{cfg: cfg, pipelines: map[citations.Mode]*rag.Pipeline{}, convs: map[string]*served{}}
-	for _, name := range []string{"inline", "json", "sections"} {
-		mode, err := citations.ParseMode(name)
-		if err != nil {
-			continue
-		}
+	for _, mode := range []citations.Mode{citations.ModeInline, citations.ModeJSON, citations.ModeSections} {
 		opt := cfg.Options
 		opt.CiteFormat = mode
-		s.pipelines[mode] = rag.NewPipeline(cfg.Library, cfg.Model, opt)
+		s.pipelines[mode] = rag.NewPipeline(cfg.Library, cfg.Answerer, opt)
 	}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/answers", s.answer)
@@ -140,9 +137,25 @@ func refuse(w http.ResponseWriter, status int, msg string) {
 
 // answerRequest is the body of POST /v1/answers.
 type answerRequest struct {
-	Question       string `json:"question"`
-	CiteFormat     string `json:"cite_format"`
-	ConversationID string `json:"conversation_id"`
+	Question       string     `json:"question"`
+	CiteFormat     citeFormat `json:"cite_format"`
+	ConversationID string     `json:"conversation_id"`
+}
+
+// citeFormat is a request's cite_format: the mode it names, if it names
+// one (absent or "": the server's own).
+type citeFormat struct {
+	mode citations.Mode
+	set  bool
+}
+
+func (c *citeFormat) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*c = citeFormat{}
+		return nil
+	}
+	c.set = true
+	return c.mode.UnmarshalText(b)
 }
 
 // ConversationHeader carries the conversation's id in an answer's response,
@@ -166,6 +179,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		case errors.As(err, &nerr) && nerr.Timeout():
 			refuse(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s: send it whole, at once", s.cfg.BodyTimeout))
 			return
+		case errors.Is(err, citations.ErrUnknownMode):
+			jsonError(w, http.StatusBadRequest, `"cite_format" must be inline, json or sections`)
+			return
 		}
 		jsonError(w, http.StatusBadRequest, "the body must be JSON: {\"question\": \"...\"}: "+err.Error())
 		return
@@ -176,13 +192,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.pipelines[s.cfg.Options.CiteFormat]
-	if req.CiteFormat != "" {
-		mode, err := citations.ParseMode(req.CiteFormat)
-		if err != nil || s.pipelines[mode] == nil {
-			jsonError(w, http.StatusBadRequest, `"cite_format" must be inline, json or sections`)
-			return
-		}
-		p = s.pipelines[mode]
+	if req.CiteFormat.set {
+		p = s.pipelines[req.CiteFormat.mode]
 	}
 	sv := s.conversation(req.ConversationID)
 	sv.mu.Lock()
@@ -313,15 +324,12 @@ func jsonError(w http.ResponseWriter, status int, msg string) {
 
 // SSEWriter writes events as server-sent events: "event: <type>" and
 // "data: <the ndjson object>", then a blank line, flushed per event. The
-// JSON never contains a newline, so one data line always suffices.
+// JSON never contains a newline, so one data line always suffices. The
+// writer is flushed when it is an http.Flusher.
 type SSEWriter struct {
 	w   io.Writer
 	buf []byte
 }
-
-// NewSSEWriter returns an SSEWriter on w (flushed when w is an
-// http.Flusher).
-func NewSSEWriter(w io.Writer) *SSEWriter { return &SSEWriter{w: w} }
 
 func (s *SSEWriter) Write(e rag.Event) error {
 	b, err := json.Marshal(e)

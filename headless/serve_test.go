@@ -22,7 +22,7 @@ func newServe(t *testing.T, model *llmtest.Server, token string) *httptest.Serve
 	if model != nil {
 		m = connect(t, model)
 	}
-	h := NewServer(ServerConfig{Library: newFakeLibrary(), LibraryName: "test", Model: m, Token: token, MaxBodyBytes: 1024})
+	h := NewServer(ServerConfig{Library: newFakeLibrary(), LibraryName: "test", Answerer: rag.NewAnswerer(m), Token: token, MaxBodyBytes: 1024})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
@@ -137,17 +137,25 @@ func TestServeRejects(t *testing.T) {
 	for _, c := range []struct {
 		body   string
 		status int
+		says   string
 	}{
-		{`{"question": ""}`, 400},
-		{`not json`, 400},
-		{`{"question": "x", "cite_format": "footnotes"}`, 400},
-		{`{"question": "` + strings.Repeat("x", 2000) + `"}`, 413},
+		{`{"question": ""}`, 400, `is empty`},
+		{`not json`, 400, `must be JSON`},
+		{`{"question": "x", "cite_format": "footnotes"}`, 400, `\"cite_format\" must be inline, json or sections`},
+		{`{"question": "` + strings.Repeat("x", 2000) + `"}`, 413, `larger than`},
 	} {
 		resp := post(t, srv, c.body)
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != c.status {
-			t.Errorf("%.40s: status %d, want %d", c.body, resp.StatusCode, c.status)
+		if resp.StatusCode != c.status || !strings.Contains(string(body), c.says) {
+			t.Errorf("%.40s: status %d %s, want %d saying %s", c.body, resp.StatusCode, body, c.status, c.says)
 		}
+	}
+	// An empty cite_format is the server's own.
+	resp := post(t, srv, `{"question": "honey bees", "cite_format": ""}`)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf(`"cite_format": "": status %d`, resp.StatusCode)
 	}
 }
 

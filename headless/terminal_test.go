@@ -39,7 +39,7 @@ const hostile = "Bees\x1b]0;pwned\x07 [source_1] and\x1b[2J mites [source_2]."
 // extractive answerer.
 func runAnswer(t *testing.T, format string, lib *ragtest.Library, model *llm.Model) string {
 	t.Helper()
-	p := rag.NewPipeline(lib, model, rag.PipelineOptions{})
+	p := rag.NewPipeline(lib, rag.NewAnswerer(model), rag.PipelineOptions{})
 	var out bytes.Buffer
 	w, err := NewWriter(format, &out)
 	if err != nil {

@@ -22,7 +22,7 @@ func answer(t *testing.T, format, cite, reply string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := rag.NewPipeline(newFakeLibrary(), connect(t, srv), rag.PipelineOptions{CiteFormat: mode})
+	p := rag.NewPipeline(newFakeLibrary(), rag.ModelAnswerer(connect(t, srv)), rag.PipelineOptions{CiteFormat: mode})
 	var out bytes.Buffer
 	w, err := NewWriter(format, &out)
 	if err != nil {

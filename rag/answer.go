@@ -1,9 +1,10 @@
-// Package rag is ibid's answering room: the prompt (passages under their
-// aliases [source_k], with everything a document controls neutralised), the
-// pipeline that streams a model's answer through the citations engine into
-// events (Pipeline.Answer), the extractive answerer used without a model,
-// references inferred when a model cites nothing, and the conversation
-// with its saving.
+// Package rag is ibid's answering room: the pipeline that streams an
+// Answerer's answer through the citations engine into events
+// (Pipeline.Answer); the two answerers, a model's (the prompt: passages
+// under their aliases [source_k], with everything a document controls
+// neutralised) and the extractive one used without a model (its choice
+// made by rag/extractive); references inferred when an answer cites
+// nothing; and the conversation with its saving.
 //
 // It reads the library through the small Retriever interface and talks to
 // models through rag/llm; it never imports rag/library, so faces and tests
@@ -39,10 +40,43 @@ type Retriever interface {
 	Segment(ctx context.Context, id string) (store.Segment, store.Document, error)
 }
 
+// Numbering is how an answer's footnotes are numbered.
+type Numbering uint8
+
+const (
+	// NumberingAnswer: numbers restart with each answer (the default).
+	NumberingAnswer Numbering = iota
+	// NumberingConversation: numbers continue across the conversation,
+	// and a source cited again keeps its number.
+	NumberingConversation
+)
+
+// ParseNumbering reads a numbering's name: "answer" or "conversation".
+func ParseNumbering(s string) (Numbering, error) {
+	switch s {
+	case "answer":
+		return NumberingAnswer, nil
+	case "conversation":
+		return NumberingConversation, nil
+	}
+	return 0, fmt.Errorf("unknown numbering %q: use answer or conversation", s)
+}
+
+// String is the numbering's name as ParseNumbering reads it.
+func (n Numbering) String() string {
+	switch n {
+	case NumberingAnswer:
+		return "answer"
+	case NumberingConversation:
+		return "conversation"
+	}
+	return fmt.Sprintf("numbering(%d)", uint8(n))
+}
+
 // PipelineOptions tune a Pipeline. Zero values take the defaults.
 type PipelineOptions struct {
 	CiteFormat citations.Mode // how the model is asked to cite; inline by default
-	Numbering  string         // "answer" (default): numbers restart per answer; "conversation": they continue
+	Numbering  Numbering      // NumberingAnswer (default) or NumberingConversation
 	K          int            // passages offered per question; default 8
 	Neighbours int            // neighbouring segments on each side added to each passage; 0: retrieval's default (1), negative: none
 	// Rerank, if not nil, reranks retrieval's candidates (retrieve.Options).
@@ -50,53 +84,48 @@ type PipelineOptions struct {
 	// References offers passages from the documents' references too,
 	// which retrieval leaves out by default (retrieve.Options.References).
 	References bool
-	// Explain, if not nil, is told why the extractive answerer chose each
-	// sentence, or why it declined (ibid ask --explain).
+	// Explain, if not nil, is told why the answerer answered as it did
+	// (ibid ask --explain; the extractive answerer says why it chose each
+	// sentence, or why it declined).
 	Explain func(line string)
 }
 
-// Pipeline answers questions: retrieval, prompt, model stream, citations,
-// events. It holds no per-answer state and is safe for concurrent Answer
-// calls on different conversations (calls on one conversation take turns).
+// Pipeline answers questions: retrieval, the answerer, citations, events.
+// It holds no per-answer state and is safe for concurrent Answer calls on
+// different conversations (calls on one conversation take turns).
 type Pipeline struct {
 	r   Retriever
-	m   *llm.Model // nil: the extractive answerer
+	a   Answerer
 	opt PipelineOptions
 }
 
-// NewPipeline returns a pipeline over r answering with m, or, when m is nil,
-// with the extractive answerer.
-func NewPipeline(r Retriever, m *llm.Model, opt PipelineOptions) *Pipeline {
+// NewPipeline returns a pipeline over r answering with a (NewAnswerer
+// picks the model answerer or the extractive one; nil is the extractive
+// one).
+func NewPipeline(r Retriever, a Answerer, opt PipelineOptions) *Pipeline {
 	if opt.K <= 0 {
 		opt.K = 8
 	}
-	if opt.Numbering == "" {
-		opt.Numbering = "answer"
+	if a == nil {
+		a = ExtractiveAnswerer()
 	}
-	return &Pipeline{r: r, m: m, opt: opt}
+	return &Pipeline{r: r, a: a, opt: opt}
 }
 
-// ExtractiveName is ModelName's answer without a model.
-const ExtractiveName = "extractive (no model configured)"
+// ModelName says which answerer answers, for a person (Answerer.Label).
+func (p *Pipeline) ModelName() string { return p.a.Label() }
 
-// ModelName is the model's name, or ExtractiveName.
-func (p *Pipeline) ModelName() string {
-	if p.m == nil {
-		return ExtractiveName
-	}
-	return p.m.Name()
-}
+// Extractive reports whether answers quote the documents rather than
+// being written by a model.
+func (p *Pipeline) Extractive() bool { return p.a.Info().Extractive }
 
-// Extractive reports whether answers are extractive (no model).
-func (p *Pipeline) Extractive() bool { return p.m == nil }
-
-// Answer runs one turn: retrieval, the prompt (with earlier turns of conv),
-// the model's stream, citations, events. emit is called synchronously, in
-// order, from the calling goroutine; the last event is always done, and an
-// error event comes before it when the answer failed or was cut off.
-// Answer appends the finished (or interrupted) turn to conv. Cancelling ctx
-// stops the model request at once; the partial answer is kept in the turn
-// and marked interrupted, and Answer returns ctx's error.
+// Answer runs one turn: retrieval, the answerer (with earlier turns of
+// conv), citations, events. emit is called synchronously, in order, from
+// the calling goroutine; the last event is always done, and an error
+// event comes before it when the answer failed or was cut off. Answer
+// appends the finished (or interrupted) turn to conv. Cancelling ctx
+// stops the answer (a model's request) at once; the partial answer is kept
+// in the turn and marked interrupted, and Answer returns ctx's error.
 //
 // Retry waits of the model request are reported through ctx (see
 // llm.WithNotify). Answers on one conversation take turns; reading the
@@ -106,10 +135,11 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 	conv.answering.Lock()
 	defer conv.answering.Unlock()
 
-	run := &answerRun{p: p, ctx: ctx, emit: emit, offered: map[int]*offered{}, quoted: map[int]ingest.Span{}}
+	info := p.a.Info()
+	run := &answerRun{p: p, ctx: ctx, emit: emit, offered: map[int]*offered{}, quoted: map[int]ingest.Span{}, info: info}
 	run.turn.Question = question
-	run.turn.Model = p.ModelName()
-	run.turn.Extractive = p.m == nil
+	run.turn.Model = info.Model
+	run.turn.Extractive = info.Extractive
 	var registry *citations.Registry
 	defer func() { conv.finish(run.turn, registry) }()
 
@@ -126,7 +156,7 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 	for i, h := range hits {
 		ids[i] = h.Segment.ID
 	}
-	begin := conv.begin(ids, p.opt.Numbering == "conversation")
+	begin := conv.begin(ids, p.opt.Numbering == NumberingConversation)
 	run.segments, run.past, registry = begin.segments, begin.turns, begin.registry
 	passages := make([]offered, len(hits))
 	for i, h := range hits {
@@ -134,28 +164,25 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 		run.offered[passages[i].k] = &passages[i]
 	}
 
-	mode := p.opt.CiteFormat
-	if p.m == nil {
-		mode = citations.ModeInline
-	}
+	mode := p.a.Mode(p.opt.CiteFormat)
 	opt := citations.Options{Offered: func(k int) bool { _, ok := run.segment(k); return ok }, Registry: registry}
 	run.opt = opt
 	stream := citations.NewStream(mode, run.handle, opt)
 
-	switch {
-	case p.m == nil:
-		// The relevance floor was calibrated on each hit's own window.
-		views := hitViews(hits, begin.aliases, neighbours(p.opt.Neighbours))
-		err = extractiveAnswer(ctx, p.r, question, views, stream, p.opt.Explain, func(k int, sp ingest.Span) {
-			if _, ok := run.quoted[k]; !ok {
-				run.quoted[k] = sp
-			}
-		})
-	case len(passages) == 0:
+	if len(passages) == 0 {
 		writeString(stream, "No passage in the library matches the question.")
-	default:
-		msgs := buildMessages(begin.turns, passages, question, mode)
-		err = p.m.Stream(ctx, msgs, responseFormat(mode), func(d string) { writeString(stream, d) })
+	} else {
+		req := &Request{
+			Question: question, Turns: begin.turns, Passages: hits, Aliases: begin.aliases,
+			Mode: mode, Neighbours: p.opt.Neighbours, Retriever: p.r, Explain: p.opt.Explain,
+			Quoted: func(k int, sp ingest.Span) {
+				if _, ok := run.quoted[k]; !ok {
+					run.quoted[k] = sp
+				}
+			},
+			offered: passages,
+		}
+		err = p.a.Answer(ctx, req, stream)
 	}
 	stream.Flush()
 	if err != nil {
@@ -197,9 +224,10 @@ type answerRun struct {
 	opt      citations.Options
 	turn     Turn
 	text     strings.Builder // the answer's text so far (references excluded)
-	// quoted is, for the extractive answerer, the first sentence quoted
-	// from each source_k: its span in that passage's segment text.
+	// quoted is, for an answerer that quotes, the first span it told of
+	// for each source_k (Request.Quoted): in that passage's segment text.
 	quoted map[int]ingest.Span
+	info   AnswerInfo         // the answerer's
 	idf    map[string]float64 // rarity weights of terms asked so far (weights)
 }
 
@@ -261,16 +289,13 @@ func (r *answerRun) done() {
 	for i, s := range t.Sources {
 		order[i] = s.SegmentID
 	}
-	info := &AnswerInfo{Model: t.Model, Extractive: t.Extractive, Inferred: t.Inferred, Interrupted: t.Interrupted}
-	if t.Extractive {
-		info.Model = "extractive"
-		info.Note = ExtractiveNote
-	}
+	info := r.info
+	info.Inferred, info.Interrupted = t.Inferred, t.Interrupted
 	rep := t.Report
 	if rep == nil {
 		rep = &citations.Report{}
 	}
-	r.emit(Event{Type: EventDone, Total: len(t.Sources), Order: order, Report: rep, Inferred: t.Inferred, Info: info})
+	r.emit(Event{Type: EventDone, Total: len(t.Sources), Order: order, Report: rep, Inferred: t.Inferred, Info: &info})
 }
 
 // source describes source_k, shown as number n: from this turn's passage,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ibid-dev/ibid/rag/extractive"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
@@ -70,7 +71,7 @@ func citingSentence(text string) string {
 // ok is false when no sentence shares a term with citing. weight gives
 // each of citing's terms its weight (terms missing weigh 0).
 func support(text, citing string, weight func(terms []string) map[string]float64) (sp ingest.Span, ok bool) {
-	set := contentTerms(keyword.Tokenize(citing))
+	set := extractive.ContentTerms(keyword.Tokenize(citing))
 	if len(set) == 0 {
 		return ingest.Span{}, false
 	}
@@ -83,13 +84,13 @@ func support(text, citing string, weight func(terms []string) map[string]float64
 	best := 0.0
 	for _, s := range ingest.Sentences(text) {
 		score := 0.0
-		for t := range termSet(text[s.Start:s.End]) {
+		for t := range extractive.TermSet(text[s.Start:s.End]) {
 			if set[t] {
 				score += w[t]
 			}
 		}
 		if score > best {
-			best, sp, ok = score, trimSpan(text, s), true
+			best, sp, ok = score, extractive.TrimSpan(text, s), true
 		}
 	}
 	return sp, ok
@@ -101,15 +102,15 @@ func support(text, citing string, weight func(terms []string) map[string]float64
 // across the conversation and an earlier turn cited the segment, its focus
 // is that turn's, as its number is. Otherwise, when the passage offered as
 // source_k in this turn has no child focus, it is the sentence of its
-// segment that best supports the sentence citing it: the sentence the
-// extractive answerer quoted, or, for a model's answer, the one support
-// finds for citingSentence of the answer so far.
+// segment that best supports the sentence citing it: the span the
+// answerer told it quoted (Request.Quoted; an empty one: none), or else
+// the sentence support finds for citingSentence of the answer so far.
 func (r *answerRun) sentenceFocus(src *Source, k int) {
 	o, ok := r.offered[k]
 	if !ok {
 		return // described from an earlier turn, focus and all
 	}
-	if r.p.opt.Numbering == "conversation" {
+	if r.p.opt.Numbering == NumberingConversation {
 		for _, t := range r.past {
 			for _, s := range t.Sources {
 				if s.SegmentID == src.SegmentID && !s.Inferred {
@@ -122,10 +123,8 @@ func (r *answerRun) sentenceFocus(src *Source, k int) {
 	if o.focusEnd > 0 {
 		return
 	}
-	var sp ingest.Span
-	if r.p.m == nil {
-		sp, ok = r.quoted[k]
-	} else {
+	sp, ok := r.quoted[k]
+	if !ok {
 		sp, ok = support(o.seg.Text, citingSentence(r.text.String()), r.weights)
 	}
 	if ok && sp.Start >= 0 && sp.Start < sp.End && sp.End <= len(o.seg.Text) {
@@ -135,7 +134,7 @@ func (r *answerRun) sentenceFocus(src *Source, k int) {
 
 // weights are the rarity weights (idf) of terms in the library, each
 // asked of it once per answer; all 1 when the library cannot tell
-// (termWeights).
+// (extractive.Weights).
 func (r *answerRun) weights(terms []string) map[string]float64 {
 	if r.idf == nil {
 		r.idf = map[string]float64{}
@@ -147,7 +146,8 @@ func (r *answerRun) weights(terms []string) map[string]float64 {
 		}
 	}
 	if len(missing) > 0 {
-		w, _ := termWeights(r.ctx, r.p.r, missing)
+		stats, _ := r.p.r.(store.TermCounter)
+		w, _ := extractive.Weights(r.ctx, stats, missing)
 		for i, t := range missing {
 			r.idf[t] = w[i]
 		}

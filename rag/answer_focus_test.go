@@ -124,7 +124,7 @@ func TestSourceCarriesFocus(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("The core stays warm [source_1]. Males stay idle [source_2].", 5)})
 	defer srv.Close()
 	conv := NewConversation("t")
-	evs, err := collect(t, NewPipeline(r, connect(t, srv), PipelineOptions{}), conv, "How warm is the nest?")
+	evs, err := collect(t, NewPipeline(r, ModelAnswerer(connect(t, srv)), PipelineOptions{}), conv, "How warm is the nest?")
 	if err != nil {
 		t.Fatal(err)
 	}

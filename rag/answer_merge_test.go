@@ -46,7 +46,7 @@ func TestPromptOffersEachSegmentOnce(t *testing.T) {
 
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Passages carry aliases [source_1]."}})
 	defer srv.Close()
-	evs, err := collect(t, NewPipeline(lib, connect(t, srv), PipelineOptions{K: 8}), NewConversation("t"), windowsQuestion)
+	evs, err := collect(t, NewPipeline(lib, ModelAnswerer(connect(t, srv)), PipelineOptions{K: 8}), NewConversation("t"), windowsQuestion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestPromptOffersEachSegmentOnce(t *testing.T) {
 // neighbouring hits.
 func TestExtractiveCitesItsHit(t *testing.T) {
 	lib := docsLibrary(t)
-	evs, err := collect(t, NewPipeline(lib, nil, PipelineOptions{K: 8}), NewConversation("t"), windowsQuestion)
+	evs, err := collect(t, NewPipeline(lib, ExtractiveAnswerer(), PipelineOptions{K: 8}), NewConversation("t"), windowsQuestion)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 	"github.com/ibid-dev/ibid/rag/ragtest"
@@ -21,10 +22,7 @@ func TestRealPaperPrompt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a real PDF")
 	}
-	pdf := filepath.Join("..", "..", "shared", "data", "pdf", "alce-gao2023-citations.pdf")
-	if _, err := os.Stat(pdf); err != nil {
-		t.Skipf("real PDFs not present (%v)", err)
-	}
+	pdf := shareddata.Path(t, "pdf", "alce-gao2023-citations.pdf")
 	loader := ingest.NewLoader(filepath.Join(os.TempDir(), "ibid-ingest-test-wazero"))
 	defer loader.Close()
 	l, err := loader.Load(context.Background(), pdf)
@@ -34,7 +32,7 @@ func TestRealPaperPrompt(t *testing.T) {
 	lib := ragtest.New().Add(l.Document, l.Segments...)
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"It declared independence [source_1]."}})
 	defer srv.Close()
-	p := NewPipeline(lib, connect(t, srv), PipelineOptions{K: 8})
+	p := NewPipeline(lib, ModelAnswerer(connect(t, srv)), PipelineOptions{K: 8})
 	question := "When did the US declare independence, and when was the Treaty of Paris signed?"
 	evs, err := collect(t, p, NewConversation("papers"), question)
 	if err != nil {
@@ -59,7 +57,7 @@ func TestRealPaperPrompt(t *testing.T) {
 
 	// Without a model the answer quotes the paper: its numerals are not
 	// drawn where ibid's footnotes are.
-	evs, err = collect(t, NewPipeline(lib, nil, PipelineOptions{K: 8}), NewConversation("papers"), question)
+	evs, err = collect(t, NewPipeline(lib, ExtractiveAnswerer(), PipelineOptions{K: 8}), NewConversation("papers"), question)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func TestSupport(t *testing.T) {
 func TestExtractiveFocusIsTheQuotedSentence(t *testing.T) {
 	lib := ragtest.Sample().Add(store.Document{ID: "d3", Title: "Apiary Notes", Format: "markdown"},
 		ragtest.Seg("Notes from the apiary.\n\n- Varroa mites spread deformed wing virus\n  between colonies in winter.\n- Queens are replaced in spring.", 0))
-	p := NewPipeline(statsLibrary{lib}, nil, PipelineOptions{})
+	p := NewPipeline(statsLibrary{lib}, ExtractiveAnswerer(), PipelineOptions{})
 	for _, q := range []string{
 		"How often do beekeepers treat hives against mites?",
 		"Which virus do varroa mites spread between colonies in winter?",
@@ -177,7 +177,7 @@ func TestModelFocusOnTheSupportingSentence(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(answer, 3)},
 		llmtest.Reply{Chunks: llmtest.Split("Colony collapse comes from mites and viruses [source_1].", 4)})
 	defer srv.Close()
-	p := NewPipeline(lib, connect(t, srv), PipelineOptions{Numbering: "conversation"})
+	p := NewPipeline(lib, ModelAnswerer(connect(t, srv)), PipelineOptions{Numbering: NumberingConversation})
 	conv := NewConversation("t")
 	evs, err := collect(t, p, conv, "How often do beekeepers treat hives?")
 	if err != nil {
@@ -237,7 +237,7 @@ func TestModelFocusWeighsRarity(t *testing.T) {
 		{"unweighted", lib, "Bees forage widely in spring."},
 	} {
 		srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("Bees meet varroa [source_1].", 5)})
-		evs, err := collect(t, NewPipeline(c.r, connect(t, srv), PipelineOptions{}), NewConversation("t"), "bees varroa spring")
+		evs, err := collect(t, NewPipeline(c.r, ModelAnswerer(connect(t, srv)), PipelineOptions{}), NewConversation("t"), "bees varroa spring")
 		srv.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -264,7 +264,7 @@ func TestChildFocusWins(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(
 		"In summer foragers bring water that evaporates on the comb [source_1]. Colonies evict drones in autumn [source_2].", 6)})
 	defer srv.Close()
-	evs, err := collect(t, NewPipeline(r, connect(t, srv), PipelineOptions{}), NewConversation("t"), "How is the nest cooled?")
+	evs, err := collect(t, NewPipeline(r, ModelAnswerer(connect(t, srv)), PipelineOptions{}), NewConversation("t"), "How is the nest cooled?")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func TestAnswerInlineSplitTokens(t *testing.T) {
 		t.Run("chunk="+strconv.Itoa(size), func(t *testing.T) {
 			srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(beeAnswer, size), Pings: 2})
 			defer srv.Close()
-			p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+			p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 			conv := NewConversation("test")
 			evs, err := collect(t, p, conv, "Do honey bees pollinate almond orchards? Why do colonies collapse?")
 			if err != nil {
@@ -54,7 +54,7 @@ func TestPromptBlocksAndAliases(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Pollen [source_1]."}})
 	defer srv.Close()
 	lib := newFakeLibrary()
-	p := NewPipeline(lib, connect(t, srv), PipelineOptions{})
+	p := NewPipeline(lib, ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	conv := NewConversation("test")
 	if _, err := collect(t, p, conv, "honey bees pollinate almond pollen passage"); err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestAnswerJSONFallsBackWhenSchemaRefused(t *testing.T) {
 	body := `{"body": "Bees pollinate almonds [source_1]. Caf\u00e9 \"quoted\" [source_2].", "citedSourceIds": ["source_1", "source_2"]}`
 	srv := llmtest.New(llmtest.Reply{RefuseSchema: true, Chunks: llmtest.Split(body, 4)})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{CiteFormat: citations.ModeJSON})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{CiteFormat: citations.ModeJSON})
 	evs, err := collect(t, p, NewConversation("t"), "honey bees almond mites colonies")
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestAnswerSections(t *testing.T) {
 	body := `{"sections": [{"text": "Bees pollinate almonds.", "source_ids": ["source_1"]}, {"text": " Mites hurt colonies.", "source_ids": ["source_2", "source_1"]}]}`
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(body, 5)})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{CiteFormat: citations.ModeSections})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{CiteFormat: citations.ModeSections})
 	evs, err := collect(t, p, NewConversation("t"), "honey bees almond mites colonies")
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestAnswerRetriesBeforeFirstToken(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Status: http.StatusTooManyRequests}, llmtest.Reply{Status: http.StatusBadGateway},
 		llmtest.Reply{Chunks: []string{"Bees [sour", "ce_1]."}})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	evs, err := collect(t, p, NewConversation("t"), "honey bees")
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestAnswerRetriesBeforeFirstToken(t *testing.T) {
 func TestAnswerGivesUpAfterRetries(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Status: http.StatusServiceUnavailable})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	evs, err := collect(t, p, NewConversation("t"), "honey bees")
 	if err == nil || llm.Status(err) != http.StatusServiceUnavailable || !errors.Is(err, llm.ErrRateLimited) {
 		t.Fatalf("err = %v", err)
@@ -187,7 +187,7 @@ func TestAnswerGivesUpAfterRetries(t *testing.T) {
 func TestAnswerRateLimitedSaysWhenToTryAgain(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "120"}})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	conv := NewConversation("t")
 	var waits []llm.Wait
 	ctx := llm.WithNotify(context.Background(), func(w llm.Wait) { waits = append(waits, w) })
@@ -221,7 +221,7 @@ func TestAnswerRateLimitedSaysWhenToTryAgain(t *testing.T) {
 func TestAnswerStreamCut(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(beeAnswer, 10), Cut: 5})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	conv := NewConversation("t")
 	evs, err := collect(t, p, conv, "honey bees almond")
 	if !errors.Is(err, llm.ErrStreamCut) || !strings.HasPrefix(err.Error(), "the answer was cut off: ") {
@@ -246,7 +246,7 @@ func TestAnswerStreamCut(t *testing.T) {
 func TestAnswerCancelStopsRequest(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Honey bees [source_1] ", "pollinate"}, Hang: true})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	conv := NewConversation("t")
 	ctx, cancel := context.WithCancel(context.Background())
 	var evs []Event
@@ -287,7 +287,7 @@ func TestAnswerInfersWhenNothingCited(t *testing.T) {
 	answer := "Honey bees pollinate almond orchards in California and visit thousands of blossoms.\n\nThe Gulf Stream carries warm water toward Europe.\n\nI am not sure about anything else."
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(answer, 6)})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	conv := NewConversation("t")
 	evs, err := collect(t, p, conv, "honey bees almond blossoms and the gulf stream warm water")
 	if err != nil {
@@ -319,7 +319,7 @@ func TestAnswerInfersWhenNothingCited(t *testing.T) {
 func TestAnswerUnknownIDs(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("Bees [source_1] and made up [source_99, source_1] [Source 42].", 3)})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	evs, err := collect(t, p, NewConversation("t"), "honey bees")
 	if err != nil {
 		t.Fatal(err)
@@ -345,7 +345,7 @@ func TestAnswerUnknownIDs(t *testing.T) {
 func TestAnswerSurvivesManyKeepAlives(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Bees ", "[source_1]."}, Pings: 400})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	evs, err := collect(t, p, NewConversation("t"), "honey bees")
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +356,7 @@ func TestAnswerSurvivesManyKeepAlives(t *testing.T) {
 }
 
 func TestExtractiveAnswer(t *testing.T) {
-	p := NewPipeline(newFakeLibrary(), nil, PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ExtractiveAnswerer(), PipelineOptions{})
 	if !p.Extractive() || p.ModelName() != ExtractiveName {
 		t.Fatalf("extractive pipeline reports %q", p.ModelName())
 	}
@@ -389,7 +389,7 @@ func TestExtractiveAnswer(t *testing.T) {
 func TestConversationNumberingAndJSON(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"A [source_1] B [source_2]."}}, llmtest.Reply{Chunks: []string{"C [source_2] D [source_3]."}})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{Numbering: "conversation"})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{Numbering: NumberingConversation})
 	conv := NewConversation("t")
 	collect(t, p, conv, "honey bees almond mites")
 	evs, err := collect(t, p, conv, "honey bees almond mites gulf stream")
@@ -418,7 +418,7 @@ func TestConversationNumberingAndJSON(t *testing.T) {
 func TestConcurrentAnswers(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(beeAnswer, 4)})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	var wg sync.WaitGroup
 	convs := make([]*Conversation, 6)
 	for i := range convs {
@@ -441,7 +441,7 @@ func TestRecitedSourceKeepsItsDescription(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Bees [source_1]."}}, llmtest.Reply{Chunks: []string{"Again [source_1], and currents [source_2]."}})
 	defer srv.Close()
 	lib := newFakeLibrary()
-	p := NewPipeline(lib, connect(t, srv), PipelineOptions{Numbering: "conversation", K: 1})
+	p := NewPipeline(lib, ModelAnswerer(connect(t, srv)), PipelineOptions{Numbering: NumberingConversation, K: 1})
 	conv := NewConversation("t")
 	if _, err := collect(t, p, conv, "honey bees almond orchards"); err != nil {
 		t.Fatal(err)
@@ -471,7 +471,7 @@ func TestCitedSourceLookedUpInTheLibrary(t *testing.T) {
 	// cited there is described from the library.
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Nothing cited."}}, llmtest.Reply{Chunks: []string{"Now [source_1]."}})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{K: 1})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{K: 1})
 	conv := NewConversation("t")
 	collect(t, p, conv, "honey bees almond orchards")
 	if _, err := collect(t, p, conv, "gulf stream ocean currents"); err != nil {

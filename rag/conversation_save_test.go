@@ -20,7 +20,7 @@ func answered(t *testing.T) *Conversation {
 	t.Helper()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"A [source_1] B [source_2]."}}, llmtest.Reply{Chunks: []string{"C [source_2] D [source_3]."}})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{Numbering: "conversation"})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{Numbering: NumberingConversation})
 	conv := NewConversation("papers")
 	for _, q := range []string{"honey bees almond mites", "honey bees almond mites gulf stream"} {
 		if _, err := collect(t, p, conv, q); err != nil {
@@ -160,7 +160,7 @@ func TestConversationsDirFollowsXDG(t *testing.T) {
 func TestSaveWhileAnswering(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("A [source_1] B [source_2] C [source_3] D [source_4].", 3)})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{Numbering: "conversation"})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{Numbering: NumberingConversation})
 	conv := NewConversation("t")
 	dir := t.TempDir()
 	stop := make(chan struct{})
@@ -211,7 +211,7 @@ func TestSaveWhileAnswering(t *testing.T) {
 func TestSnapshotDoesNotWaitForAnswer(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Bees [source_1]", " pollinate."}, Hang: true})
 	defer srv.Close()
-	p := NewPipeline(newFakeLibrary(), connect(t, srv), PipelineOptions{})
+	p := NewPipeline(newFakeLibrary(), ModelAnswerer(connect(t, srv)), PipelineOptions{})
 	conv := NewConversation("t")
 	ctx, cancel := context.WithCancel(context.Background())
 	streaming := make(chan struct{})

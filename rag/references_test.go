@@ -14,7 +14,7 @@ func TestReferencesNotOffered(t *testing.T) {
 		ragtest.Seg("Okapis browse on leaves in the forest.", 1, "1 Introduction"),
 		ragtest.Seg("Okapi forest ecology, Smith 2020, Journal of Okapi Studies.", 9, "References"))
 	for _, refs := range []bool{false, true} {
-		p := NewPipeline(lib, nil, PipelineOptions{References: refs})
+		p := NewPipeline(lib, ExtractiveAnswerer(), PipelineOptions{References: refs})
 		conv := NewConversation("t")
 		if _, err := collect(t, p, conv, "okapi forest smith journal"); err != nil {
 			t.Fatal(err)

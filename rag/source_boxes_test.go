@@ -19,7 +19,7 @@ func TestSourceCarriesBoxes(t *testing.T) {
 	lib := ragtest.New().
 		Add(store.Document{ID: "bees", Title: "Bees", Path: "bees.pdf", Pages: 4}, seg).
 		Add(store.Document{ID: "notes", Title: "Notes", Path: "notes.md"}, ragtest.Seg("Almond orchards bloom in February.", 0))
-	p := NewPipeline(lib, nil, PipelineOptions{})
+	p := NewPipeline(lib, ExtractiveAnswerer(), PipelineOptions{})
 	evs, err := collect(t, p, NewConversation("t"), "Which bees pollinate almond orchards?")
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func TestRetryWaitOnStatusLine(t *testing.T) {
 	defer srv.Close()
 	m := llm.NewModel(llm.New(llm.Config{BaseURL: srv.BaseURL()}), "fake-model")
 	b := &pipelineBackend{fakeBackend: newFakeBackend(""),
-		pipe: rag.NewPipeline(ragtest.Sample(), m, rag.PipelineOptions{}), conv: rag.NewConversation("sample")}
+		pipe: rag.NewPipeline(ragtest.Sample(), rag.ModelAnswerer(m), rag.PipelineOptions{}), conv: rag.NewConversation("sample")}
 	d := newDrive(t, b, 120, 30)
 	d.typeText("do bees pollinate almonds?")
 	_, cmd := d.m.Update(press("enter"))
@@ -91,7 +91,7 @@ func TestNoModelAnsweredIsNotPartial(t *testing.T) {
 	l.Close() // nothing listens there now
 	m := llm.NewModel(llm.New(llm.Config{BaseURL: base, Setting: "--base-url", Policy: llm.Policy{Refused: -1}}), "m")
 	b := &pipelineBackend{fakeBackend: newFakeBackend(""),
-		pipe: rag.NewPipeline(ragtest.Sample(), m, rag.PipelineOptions{}), conv: rag.NewConversation("sample")}
+		pipe: rag.NewPipeline(ragtest.Sample(), rag.ModelAnswerer(m), rag.PipelineOptions{}), conv: rag.NewConversation("sample")}
 	d := newDrive(t, b, 160, 40)
 	d.typeText("do bees pollinate almonds?")
 	d.send(press("enter"))
@@ -123,7 +123,7 @@ func TestCancelBeforeAnswerIsNotPartial(t *testing.T) {
 	defer srv.Close()
 	m := llm.NewModel(llm.New(llm.Config{BaseURL: srv.BaseURL()}), "fake-model")
 	b := &pipelineBackend{fakeBackend: newFakeBackend(""),
-		pipe: rag.NewPipeline(ragtest.Sample(), m, rag.PipelineOptions{}), conv: rag.NewConversation("sample")}
+		pipe: rag.NewPipeline(ragtest.Sample(), rag.ModelAnswerer(m), rag.PipelineOptions{}), conv: rag.NewConversation("sample")}
 	tm := newTM(t, b, 120, 30)
 	tm.Type("do bees pollinate almonds?")
 	tm.Send(press("enter"))

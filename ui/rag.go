@@ -9,7 +9,6 @@ import (
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/library"
-	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -20,13 +19,13 @@ import (
 // three, which SwitchLibrary and NewConversation replace; the pipeline
 // itself serialises answers on one conversation.
 type RAGBackend struct {
-	mu    sync.Mutex
-	lib   *library.Library
-	pipe  *rag.Pipeline
-	conv  *rag.Conversation
-	model *llm.Model
-	opt   rag.PipelineOptions
-	open  func(ctx context.Context, name string) (*library.Library, error)
+	mu   sync.Mutex
+	lib  *library.Library
+	pipe *rag.Pipeline
+	conv *rag.Conversation
+	ans  rag.Answerer
+	opt  rag.PipelineOptions
+	open func(ctx context.Context, name string) (*library.Library, error)
 	// enrich, if set, gives /add what a library whose strategy needs a
 	// model uses to write what it indexes (nil: such an add is refused
 	// with the library's ErrNeedsModel).
@@ -37,15 +36,15 @@ type RAGBackend struct {
 // Call it before the chat starts.
 func (b *RAGBackend) SetEnricher(f func(ingest.Strategy) library.Enricher) { b.enrich = f }
 
-// NewRAGBackend returns a backend answering over lib with model (nil: the
-// extractive answerer). conv is a conversation to go on with (nil: a new
+// NewRAGBackend returns a backend answering over lib with a
+// (rag.NewAnswerer). conv is a conversation to go on with (nil: a new
 // one); open opens another library for /library.
-func NewRAGBackend(lib *library.Library, model *llm.Model, opt rag.PipelineOptions, conv *rag.Conversation,
+func NewRAGBackend(lib *library.Library, a rag.Answerer, opt rag.PipelineOptions, conv *rag.Conversation,
 	open func(ctx context.Context, name string) (*library.Library, error)) *RAGBackend {
 	if conv == nil {
 		conv = rag.NewConversation(lib.Name())
 	}
-	return &RAGBackend{lib: lib, pipe: rag.NewPipeline(lib, model, opt), conv: conv, model: model, opt: opt, open: open}
+	return &RAGBackend{lib: lib, pipe: rag.NewPipeline(lib, a, opt), conv: conv, ans: a, opt: opt, open: open}
 }
 
 func (b *RAGBackend) current() (*library.Library, *rag.Pipeline, *rag.Conversation) {
@@ -81,15 +80,9 @@ func (b *RAGBackend) LibraryCount() (string, int, error) {
 
 // ModelName says which model answers, for the status line: what Connect
 // found by itself and the model ("Ollama · llama3.2"), the model's name
-// alone for a server the user named, the pipeline's name otherwise.
-func (b *RAGBackend) ModelName() string {
-	if b.model != nil {
-		return b.model.Label()
-	}
-	_, p, _ := b.current()
-	return p.ModelName()
-}
-func (b *RAGBackend) Extractive() bool { _, p, _ := b.current(); return p.Extractive() }
+// alone for a server the user named (rag.Answerer's Label).
+func (b *RAGBackend) ModelName() string { _, p, _ := b.current(); return p.ModelName() }
+func (b *RAGBackend) Extractive() bool  { _, p, _ := b.current(); return p.Extractive() }
 
 func (b *RAGBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) error {
 	_, p, conv := b.current()
@@ -147,7 +140,7 @@ func (b *RAGBackend) Add(ctx context.Context, paths []string, progress func(AddP
 		opt.Enrich = b.enrich(st)
 	}
 	rep, err := lib.AddWith(ctx, paths, opt, func(p library.AddProgress) {
-		progress(AddProgress{Stage: p.Stage, File: p.File, FilesDone: p.FilesDone, FilesTotal: p.FilesTotal,
+		progress(AddProgress{Stage: p.Stage.String(), File: p.File, FilesDone: p.FilesDone, FilesTotal: p.FilesTotal,
 			Segments: p.Segments, Embedded: p.Embedded, ToEmbed: p.ToEmbed})
 	})
 	if err != nil {
@@ -173,7 +166,7 @@ func (b *RAGBackend) SwitchLibrary(ctx context.Context, name string) error {
 	}
 	b.mu.Lock()
 	old := b.lib
-	b.lib, b.pipe, b.conv = lib, rag.NewPipeline(lib, b.model, b.opt), rag.NewConversation(lib.Name())
+	b.lib, b.pipe, b.conv = lib, rag.NewPipeline(lib, b.ans, b.opt), rag.NewConversation(lib.Name())
 	b.mu.Unlock()
 	return old.Close()
 }

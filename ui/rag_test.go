@@ -31,7 +31,7 @@ type realEnv struct {
 
 func (e *realEnv) backend(reply llmtest.Reply, opt rag.PipelineOptions) *RAGBackend {
 	e.srv.SetReplies(reply)
-	return NewRAGBackend(e.lib, e.m, opt, nil, nil)
+	return NewRAGBackend(e.lib, rag.ModelAnswerer(e.m), opt, nil, nil)
 }
 
 func TestRealPipeline(t *testing.T) {
@@ -104,7 +104,7 @@ func testRealFlow(t *testing.T, env *realEnv) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb := NewRAGBackend(lib, m, rag.PipelineOptions{}, conv, nil)
+	rb := NewRAGBackend(lib, rag.ModelAnswerer(m), rag.PipelineOptions{}, conv, nil)
 	d := newDrive(t, rb, 160, 48)
 	var again []int
 	for _, n := range d.m.tr.turns[0].doc.nodes {
@@ -137,13 +137,13 @@ func testRealCancel(t *testing.T, env *realEnv) {
 
 func testRealConversationNumbering(t *testing.T, env *realEnv) {
 	for _, c := range []struct {
-		numbering string
+		numbering rag.Numbering
 		want      []int
-	}{{"conversation", []int{3, 2, 4}}, {"answer", []int{1, 2, 3}}} {
-		t.Run(c.numbering, func(t *testing.T) {
+	}{{rag.NumberingConversation, []int{3, 2, 4}}, {rag.NumberingAnswer, []int{1, 2, 3}}} {
+		t.Run(c.numbering.String(), func(t *testing.T) {
 			env.srv.SetReplies(llmtest.Reply{Chunks: llmtest.Split(realAnswer, 5)},
 				llmtest.Reply{Chunks: llmtest.Split("Again [source_3] and [source_1], and new [source_4].", 4)})
-			b := NewRAGBackend(env.lib, env.m, rag.PipelineOptions{Numbering: c.numbering}, nil, nil)
+			b := NewRAGBackend(env.lib, rag.ModelAnswerer(env.m), rag.PipelineOptions{Numbering: c.numbering}, nil, nil)
 			d := newDrive(t, b, 120, 40)
 			d.typeText("how are footnotes numbered?")
 			d.send(press("enter"))

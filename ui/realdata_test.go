@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag"
 )
 
@@ -17,12 +17,9 @@ import (
 // answer). The test skips when the data is absent.
 func realAnswers(t *testing.T) map[string][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "shared", "data", "llm-answers", "streams.jsonl"))
+	f, err := os.Open(shareddata.Path(t, "llm-answers", "streams.jsonl"))
 	if err != nil {
-		f, err = os.Open(filepath.Join("..", "shared", "data", "llm-answers", "streams.jsonl"))
-	}
-	if err != nil {
-		t.Skipf("real LLM answers not found: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	out := map[string][]string{}

@@ -3,13 +3,13 @@ package ui
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/ui/viewer"
@@ -21,10 +21,7 @@ import (
 // that page's text begins (the library's page starts, from the unchanged
 // file), no line wider than the viewer. It skips when the data is absent.
 func TestViewerRealPDF(t *testing.T) {
-	pdf := filepath.Join("..", "..", "shared", "data", "pdf", "alce-gao2023-citations.pdf")
-	if _, err := os.Stat(pdf); err != nil {
-		t.Skipf("the ALCE paper is not here: %v", err)
-	}
+	pdf := shareddata.Path(t, "pdf", "alce-gao2023-citations.pdf")
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()

@@ -14,14 +14,15 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/store"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated PDFs in testdata")
 
-// sharedPDFDir holds the real PDFs (../shared/data/pdf from the repository
-// root); tests that need them skip when it is absent.
-var sharedPDFDir = filepath.Join("..", "..", "..", "shared", "data", "pdf")
+// sharedPDFDir holds the real PDFs (shareddata: ../shared/data/pdf beside
+// the repository); tests that need them skip when it is absent.
+var sharedPDFDir = filepath.Join(shareddata.Dir(), "pdf")
 
 var (
 	loaderOnce sync.Once

@@ -10,17 +10,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf"
 	"github.com/ibid-dev/ibid/store"
 )
 
 func sharedPDF(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join(sharedPDFDir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not available: %v", p, err)
-	}
-	return p
+	return shareddata.Path(t, "pdf", name)
 }
 
 // segmentWith returns the first segment whose text contains s.

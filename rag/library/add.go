@@ -11,25 +11,38 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
+// Stage is where an Add is; its string is the stage's name.
+type Stage string
+
+// The stages of an Add, in the order a file passes them (StageSkip
+// instead of the rest for a file that is skipped).
+const (
+	StageLoad   Stage = "load"   // reading File
+	StageEnrich Stage = "enrich" // the model writing what a strategy indexes
+	StageEmbed  Stage = "embed"
+	StageStore  Stage = "store" // committing
+	StageSkip   Stage = "skip"  // File was skipped
+	StageFile   Stage = "file"  // File is done
+	StageDone   Stage = "done"  // the whole Add is
+)
+
+func (s Stage) String() string { return string(s) }
+
 // AddProgress is where an Add is. Counts are cumulative over the run.
 type AddProgress struct {
-	// Stage is one of "waiting" (for another process adding to the
-	// library), "load" (reading File), "enrich" (the model writing what a
-	// strategy indexes), "embed", "store" (committing),
-	// "skip" (File was skipped), "file" (File is done) and "done".
-	Stage      string
+	Stage      Stage
 	File       string
 	FilesDone  int // files done (added, unchanged, replaced or skipped)
 	FilesTotal int // files found
 	Segments   int // segments of the documents loaded so far
 	Embedded   int // segments embedded so far
 	ToEmbed    int // segments loaded so far that need embedding
-	// With Stage "enrich": the chunks of File the model has enriched so
+	// With StageEnrich: the chunks of File the model has enriched so
 	// far, of ToEnrich.
 	Enriched, ToEnrich int
-	// With Stage "file": Status is "new", "changed", "unchanged",
+	// With StageFile: Status is "new", "changed", "unchanged",
 	// "re-indexed" (same content, indexed again with another strategy) or
-	// "moved from PATH", and FileSegments the file's segments; with Stage "skip",
+	// "moved from PATH", and FileSegments the file's segments; with StageSkip,
 	// Status is the reason.
 	Status       string
 	FileSegments int
@@ -159,7 +172,7 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 	for _, s := range skipped {
 		a.p.FilesDone++
 		a.p.Status = s.Reason
-		a.report("skip", s.Path)
+		a.report(StageSkip, s.Path)
 	}
 	if len(files) == 0 && !opt.Reindex {
 		return rep, nil
@@ -198,7 +211,7 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 		if runErr = ctx.Err(); runErr != nil {
 			break
 		}
-		a.report("load", f)
+		a.report(StageLoad, f)
 		r, ok := <-next
 		if !ok {
 			runErr = ctx.Err()
@@ -212,11 +225,11 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 	if err := a.flush(); err != nil && runErr == nil {
 		runErr = err
 	}
-	a.report("done", "")
+	a.report(StageDone, "")
 	return rep, runErr
 }
 
-func (a *adder) report(stage, file string) {
+func (a *adder) report(stage Stage, file string) {
 	a.p.Stage, a.p.File = stage, file
 	a.progress(a.p)
 }
@@ -225,7 +238,7 @@ func (a *adder) skip(path, reason string) {
 	a.rep.Skipped = append(a.rep.Skipped, &ingest.SkipError{Path: path, Reason: reason})
 	a.p.FilesDone++
 	a.p.Status, a.p.FileSegments = reason, 0
-	a.report("skip", path)
+	a.report(StageSkip, path)
 }
 
 // indexPaths maps the store's documents by path, and returns them.
@@ -325,7 +338,7 @@ func (a *adder) file(r fileRead) error {
 	case a.byPath[r.abs] == doc.ID:
 		a.p.Status = "re-indexed"
 	}
-	a.report("file", r.path)
+	a.report(StageFile, r.path)
 	if len(a.pending) >= flushDocs || a.pendSegs >= flushSegs ||
 		a.pendSegs*a.l.built.Dimension*4 >= flushLimitMB<<20 || time.Since(a.lastFlush) >= flushEvery {
 		return a.flush()
@@ -367,7 +380,7 @@ func (a *adder) known(path, abs, id string) bool {
 		a.rep.Unchanged = append(a.rep.Unchanged, doc)
 		a.p.FilesDone++
 		a.p.Status, a.p.FileSegments = "unchanged", doc.Segments
-		a.report("file", path)
+		a.report(StageFile, path)
 		return true
 	case exists(doc.Path):
 		a.skip(path, "same content as "+doc.Path)
@@ -397,7 +410,7 @@ func (a *adder) known(path, abs, id string) bool {
 	a.pendSegs += len(segs)
 	a.p.FilesDone++
 	a.p.Status, a.p.FileSegments = "moved from "+from, len(segs)
-	a.report("file", path)
+	a.report(StageFile, path)
 	return true
 }
 
@@ -413,6 +426,6 @@ func (a *adder) updateMeta(path string, doc store.Document) bool {
 	a.pendSegs += len(put.Segments)
 	a.p.FilesDone++
 	a.p.Status, a.p.FileSegments = "metadata updated", doc.Segments
-	a.report("file", path)
+	a.report(StageFile, path)
 	return true
 }

@@ -16,7 +16,7 @@ import (
 func (a *adder) embed(path string, segs []store.Segment) error {
 	return embedSegments(a.ctx, a.l.emb, path, segs, func(n int) {
 		a.p.Embedded += n
-		a.report("embed", path)
+		a.report(StageEmbed, path)
 	})
 }
 
@@ -75,7 +75,7 @@ func (a *adder) flush() error {
 	if len(a.pending) == 0 {
 		return nil
 	}
-	a.report("store", "")
+	a.report(StageStore, "")
 	// A cancel must not lose documents that are whole.
 	ctx := context.WithoutCancel(a.ctx)
 	puts, deletes := a.updates()

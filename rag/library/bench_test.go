@@ -17,7 +17,7 @@ func BenchmarkLibraryAdd(b *testing.B) {
 			tmp := b.TempDir()
 			b.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
 			docs := filepath.Join(tmp, "docs")
-			libManyNotes(b, docs, 200)
+			manyNotes(b, docs, 200)
 			segs := 0
 			i := 0
 			for b.Loop() {

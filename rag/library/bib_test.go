@@ -76,7 +76,7 @@ func TestAddBibliographyExports(t *testing.T) {
 			"pdfs/10.18653_v1_2023.acl-long.99.pdf", "pdfs/Gao et al. - 2022 - Precise Zero-Shot Dense Retrieval.pdf", "who2019", true},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
-			dir := filepath.Join(libTestEnv(t), "refs")
+			dir := filepath.Join(testEnv(t), "refs")
 			gao23 := writeBytes(t, dir, c.gao23File, gao2023PDF)
 			gao22 := writeBytes(t, dir, c.gao22File, gao2022PDF)
 			writeBytes(t, dir, "Zotero/storage/Q4XR9P2M/2023.acl-long.99.html", []byte("<html><head><title>Snapshot</title></head><body><p>ACL Anthology page of the paper.</p></body></html>"))
@@ -87,7 +87,7 @@ func TestAddBibliographyExports(t *testing.T) {
 				writeBytes(t, dir, "papers/lovelace.pdf", paperPDF("Sketch of the Analytical Engine", "Sketch of the Analytical Engine", "A. A. Lovelace", "The engine weaves algebraic patterns."))
 			}
 			src := bibFixture(t, c.fixture, dir)
-			l := libOpen(t, Options{})
+			l := mustOpen(t, Options{})
 			rep := bibLibrary(t, l, src, attachments)
 
 			if rep.Files[c.gao23] != gao23 || rep.Files[c.gao22] != gao22 {
@@ -128,7 +128,7 @@ func TestAddBibliographyExports(t *testing.T) {
 			if d.Title != "Precise Zero-Shot Dense Retrieval without Relevance Labels" {
 				t.Errorf("title %q", d.Title)
 			}
-			libCheckWhole(t, l)
+			checkWhole(t, l)
 
 			// Added again, unchanged: nothing happens.
 			again := bibLibrary(t, l, src, attachments)
@@ -145,7 +145,7 @@ func TestAddBibliographyExports(t *testing.T) {
 // (same segments, same vectors); a changed file is replaced, with its
 // entry's metadata; unchanged entries stay unchanged.
 func TestBibliographyChanged(t *testing.T) {
-	dir := filepath.Join(libTestEnv(t), "refs")
+	dir := filepath.Join(testEnv(t), "refs")
 	src := filepath.Join(dir, "refs.bib")
 	gao := writeBytes(t, dir, "gao.pdf", gao2023PDF)
 	writeBytes(t, dir, "muller.pdf", mullerPDF)
@@ -154,7 +154,7 @@ func TestBibliographyChanged(t *testing.T) {
 @article{muller2021, author = {M{\"u}ller, J{\"o}rg}, title = {{\"U}ber die Entstehung}, year = {2021}, file = {:muller.pdf:PDF}}
 @misc{notes2024, author = {Ortiz, Ana}, title = {Notes on Footnotes}, year = {2024}, file = {notes.txt}}`
 	writeBytes(t, dir, "refs.bib", []byte(bibtex))
-	l := libOpen(t, Options{})
+	l := mustOpen(t, Options{})
 	first := bibLibrary(t, l, src, "")
 	if len(first.Added) != 3 {
 		t.Fatalf("%d added, want 3: %v %v", len(first.Added), first.Missing, first.Skipped)
@@ -188,7 +188,7 @@ func TestBibliographyChanged(t *testing.T) {
 	if n2, _ := docByKey(t, l, "notes2024"); n2.Title != "Notes on the Footnote" {
 		t.Errorf("replaced notes titled %q", n2.Title)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 	if len(mustDocs(t, l)) != 3 {
 		t.Errorf("%d documents, want 3", len(mustDocs(t, l)))
 	}
@@ -199,12 +199,12 @@ func TestBibliographyChanged(t *testing.T) {
 // whose DOI is printed on its first page, or whose title and first
 // author are; nothing is added; entries without a document are listed.
 func TestAttachBibliography(t *testing.T) {
-	dir := filepath.Join(libTestEnv(t), "papers")
+	dir := filepath.Join(testEnv(t), "papers")
 	writeBytes(t, dir, "hyde.pdf", gao2023PDF)
 	writeBytes(t, dir, "scan0001.pdf", mullerPDF)
 	writeBytes(t, dir, "other.md", []byte("# Unrelated\n\nA note about gardening.\n"))
-	l := libOpen(t, Options{})
-	libAdd(t, l, dir)
+	l := mustOpen(t, Options{})
+	mustAdd(t, l, dir)
 	src := bibFixture(t, "zotero.bib", t.TempDir())
 	entries, _, err := bib.ReadFile(src)
 	if err != nil {
@@ -232,17 +232,17 @@ func TestAttachBibliography(t *testing.T) {
 	if err != nil || len(again.Updated) != 0 || len(again.Unchanged) != 2 {
 		t.Errorf("again: %d updated, %d unchanged, %v", len(again.Updated), len(again.Unchanged), err)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 }
 
 // TestAttachmentsFolderByContent: an entry whose file is named by
 // nothing (a scan) is found in --attachments DIR by the title and first
 // author on its first page.
 func TestAttachmentsFolderByContent(t *testing.T) {
-	dir := filepath.Join(libTestEnv(t), "refs")
+	dir := filepath.Join(testEnv(t), "refs")
 	writeBytes(t, dir, "pdfs/scan0001.pdf", mullerPDF)
 	src := bibFixture(t, "betterbibtex.json", dir)
-	l := libOpen(t, Options{})
+	l := mustOpen(t, Options{})
 	rep := bibLibrary(t, l, src, filepath.Join(dir, "pdfs"))
 	if rep.Files["mullerUberEntstehungZitierpraxis2021"] != filepath.Join(dir, "pdfs", "scan0001.pdf") || len(rep.Added) != 1 {
 		t.Fatalf("files %v, added %d", rep.Files, len(rep.Added))
@@ -285,7 +285,7 @@ func TestWithEntry(t *testing.T) {
 // Zotero has no copy of, an item without attachments, two items sharing
 // a DOI, accented names.
 func TestZoteroLibrary(t *testing.T) {
-	dir := filepath.Join(libTestEnv(t), "home")
+	dir := filepath.Join(testEnv(t), "home")
 	storage := filepath.Join(dir, "Zotero", "storage")
 	gao := writeBytes(t, storage, "7GXQ2K3B/Gao et al. - 2023 - Precise.pdf", gao2023PDF)
 	pre := writeBytes(t, storage, "AB12CD34/Gao et al. - 2022 - Precise.pdf", gao2022PDF)
@@ -322,7 +322,7 @@ func TestZoteroLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := libOpen(t, Options{})
+	l := mustOpen(t, Options{})
 	rep, err := l.AddBibliography(context.Background(), Bibliography{Source: "zotero:", Entries: entries, Attachments: base}, AddOptions{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -352,5 +352,5 @@ func TestZoteroLibrary(t *testing.T) {
 	if err != nil || !strings.Contains(notesText(rep2.Missing), "lovelace1843: \"reports/lovelace.pdf\" is relative to Zotero's linked attachment base folder; give that folder with --attachments DIR") {
 		t.Errorf("without the base folder: %v\n%s", err, notesText(rep2.Missing))
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 }

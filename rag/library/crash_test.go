@@ -12,8 +12,8 @@ import (
 	"testing"
 )
 
-// libManyNotes writes n small Markdown notes of a few segments each.
-func libManyNotes(t testing.TB, dir string, n int) {
+// manyNotes writes n small Markdown notes of a few segments each.
+func manyNotes(t testing.TB, dir string, n int) {
 	t.Helper()
 	files := make(map[string]string, n)
 	for i := range n {
@@ -24,21 +24,21 @@ func libManyNotes(t testing.TB, dir string, n int) {
 		}
 		files[fmt.Sprintf("note-%03d.md", i)] = text
 	}
-	libWrite(t, dir, files)
+	writeFiles(t, dir, files)
 }
 
 // TestLibraryCancelledAdd cancels an add in the middle of a file: the
 // documents that were whole are kept, the one being embedded is not, and
 // the report says exactly what is in the library.
 func TestLibraryCancelledAdd(t *testing.T) {
-	tmp := libTestEnv(t)
+	tmp := testEnv(t)
 	docs := filepath.Join(tmp, "docs")
-	libManyNotes(t, docs, 40)
-	l := libOpen(t, Options{})
+	manyNotes(t, docs, 40)
+	l := mustOpen(t, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rep, err := l.Add(ctx, []string{docs}, func(p AddProgress) {
-		if p.Stage == "embed" && p.FilesDone == 5 {
+		if p.Stage == StageEmbed && p.FilesDone == 5 {
 			cancel()
 		}
 	})
@@ -48,22 +48,22 @@ func TestLibraryCancelledAdd(t *testing.T) {
 	if len(rep.Added) != 5 {
 		t.Fatalf("cancelled add reports %d added, want the 5 whole ones", len(rep.Added))
 	}
-	libSameDocs(t, l, rep)
-	libCheckWhole(t, l)
+	sameDocs(t, l, rep)
+	checkWhole(t, l)
 
 	// Reopened, the library holds the same; adding again completes it.
 	l.Close()
-	l = libOpen(t, Options{})
-	libSameDocs(t, l, rep)
-	rep = libAdd(t, l, docs)
-	if got := libCounts(rep); got != "35/5/0/0/0" {
+	l = mustOpen(t, Options{})
+	sameDocs(t, l, rep)
+	rep = mustAdd(t, l, docs)
+	if got := counts(rep); got != "35/5/0/0/0" {
 		t.Fatalf("add after cancel: %s, want 35 added, 5 unchanged", got)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 }
 
-// libSameDocs fails unless l holds exactly the documents rep added.
-func libSameDocs(t *testing.T, l *Library, rep *AddReport) {
+// sameDocs fails unless l holds exactly the documents rep added.
+func sameDocs(t *testing.T, l *Library, rep *AddReport) {
 	t.Helper()
 	want := map[string]bool{}
 	for _, d := range rep.Added {
@@ -86,22 +86,22 @@ func libSameDocs(t *testing.T, l *Library, rep *AddReport) {
 // add then completes it.
 func TestLibraryKilledAdd(t *testing.T) {
 	if dir := os.Getenv("IBID_TEST_KILL_DIR"); dir != "" {
-		libKillChild(dir, os.Getenv("IBID_TEST_KILL_DOCS"))
+		killChild(dir, os.Getenv("IBID_TEST_KILL_DOCS"))
 		return
 	}
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	tmp := libTestEnv(t)
+	tmp := testEnv(t)
 	docs := filepath.Join(tmp, "docs")
-	libManyNotes(t, docs, 150)
-	libDir := filepath.Join(tmp, "lib")
+	manyNotes(t, docs, 150)
+	folderOf := filepath.Join(tmp, "lib")
 
 	have := 0
 	midway := false
 	for round, killAfter := range []int{5, 120, 230, 260} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestLibraryKilledAdd$", "-test.v=false")
-		cmd.Env = append(os.Environ(), "IBID_TEST_KILL_DIR="+libDir, "IBID_TEST_KILL_DOCS="+docs)
+		cmd.Env = append(os.Environ(), "IBID_TEST_KILL_DIR="+folderOf, "IBID_TEST_KILL_DOCS="+docs)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -124,11 +124,11 @@ func TestLibraryKilledAdd(t *testing.T) {
 			t.Logf("round %d: the child finished before line %d", round, killAfter)
 		}
 
-		l, err := Open(context.Background(), Options{Store: libDir})
+		l, err := Open(context.Background(), Options{Store: folderOf})
 		if err != nil {
 			t.Fatalf("round %d: reopening after the kill: %v", round, err)
 		}
-		libCheckWhole(t, l)
+		checkWhole(t, l)
 		n := len(mustDocs(t, l))
 		t.Logf("round %d: killed after %d progress lines; %d documents whole", round, killAfter, n)
 		if n < have {
@@ -142,25 +142,25 @@ func TestLibraryKilledAdd(t *testing.T) {
 		t.Errorf("no kill came after a commit and before the end: the test proves nothing")
 	}
 
-	l := libOpen(t, Options{Store: libDir})
-	rep := libAdd(t, l, docs)
+	l := mustOpen(t, Options{Store: folderOf})
+	rep := mustAdd(t, l, docs)
 	if len(rep.Added)+len(rep.Unchanged) != 150 || len(rep.Unchanged) != have {
-		t.Fatalf("final add: %s, want %d unchanged and the rest added", libCounts(rep), have)
+		t.Fatalf("final add: %s, want %d unchanged and the rest added", counts(rep), have)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 }
 
-// libKillChild is the child of TestLibraryKilledAdd: it adds the folder,
+// killChild is the child of TestLibraryKilledAdd: it adds the folder,
 // printing a line at each step, until it is killed.
-func libKillChild(libDir, docs string) {
-	l, err := Open(context.Background(), Options{Store: libDir})
+func killChild(folderOf, docs string) {
+	l, err := Open(context.Background(), Options{Store: folderOf})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	w := bufio.NewWriter(os.Stdout)
 	_, err = l.Add(context.Background(), []string{docs}, func(p AddProgress) {
-		w.WriteString(p.Stage + " " + strconv.Itoa(p.FilesDone) + "\n")
+		w.WriteString(p.Stage.String() + " " + strconv.Itoa(p.FilesDone) + "\n")
 		w.Flush()
 	})
 	if err != nil {

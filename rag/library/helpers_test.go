@@ -16,9 +16,9 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// libTestEnv points XDG_DATA_HOME at a temp dir, so a test's libraries
+// testEnv points XDG_DATA_HOME at a temp dir, so a test's libraries
 // live there, and XDG_CACHE_HOME at a cache shared by the package's tests.
-func libTestEnv(t *testing.T) string {
+func testEnv(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
@@ -27,8 +27,8 @@ func libTestEnv(t *testing.T) string {
 	return dir
 }
 
-// libWrite writes files (name → content) under dir.
-func libWrite(t testing.TB, dir string, files map[string]string) {
+// writeFiles writes files (name → content) under dir.
+func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, name)
@@ -41,7 +41,7 @@ func libWrite(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
-func libOpen(t *testing.T, opt Options) *Library {
+func mustOpen(t *testing.T, opt Options) *Library {
 	t.Helper()
 	l, err := Open(context.Background(), opt)
 	if err != nil {
@@ -51,7 +51,7 @@ func libOpen(t *testing.T, opt Options) *Library {
 	return l
 }
 
-func libAdd(t *testing.T, l *Library, paths ...string) *AddReport {
+func mustAdd(t *testing.T, l *Library, paths ...string) *AddReport {
 	t.Helper()
 	rep, err := l.Add(context.Background(), paths, nil)
 	if err != nil {
@@ -60,16 +60,16 @@ func libAdd(t *testing.T, l *Library, paths ...string) *AddReport {
 	return rep
 }
 
-// libCounts is "added/unchanged/replaced/moved/skipped".
-func libCounts(r *AddReport) string {
+// counts is "added/unchanged/replaced/moved/skipped".
+func counts(r *AddReport) string {
 	return strconv.Itoa(len(r.Added)) + "/" + strconv.Itoa(len(r.Unchanged)) + "/" +
 		strconv.Itoa(len(r.Replaced)) + "/" + strconv.Itoa(len(r.Moved)) + "/" + strconv.Itoa(len(r.Skipped))
 }
 
-// libCheckWhole fails unless every document in l is whole: its segments
+// checkWhole fails unless every document in l is whole: its segments
 // are all there, indexed 0..n-1 with the right ids, each with a vector of
 // the library's dimension; and the library's segment count adds up.
-func libCheckWhole(t *testing.T, l *Library) {
+func checkWhole(t *testing.T, l *Library) {
 	t.Helper()
 	ctx := context.Background()
 	total := 0
@@ -129,9 +129,9 @@ func mustSegs(t testing.TB, l *Library, docID string) []store.Segment {
 	return segs
 }
 
-// libDir is the folder of the embedded library called name, under the
+// folderOf is the folder of the embedded library called name, under the
 // test's XDG_DATA_HOME.
-func libDir(name string) string {
+func folderOf(name string) string {
 	data, err := xdg.DataDir()
 	if err != nil {
 		panic(err)

@@ -262,10 +262,6 @@ func (l *Library) InMemory() bool { return l.loc == memory }
 // EmbedderName names the embedder that built the library.
 func (l *Library) EmbedderName() string { return l.built.Embedder }
 
-// Embedder is the library's embedder; nil when the library was opened with
-// AnyEmbedder and the embedder that built it is not at hand.
-func (l *Library) Embedder() retrieve.Embedder { return l.emb }
-
 // Store is the library's store.
 func (l *Library) Store() store.Store { return l.st }
 

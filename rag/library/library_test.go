@@ -13,12 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
 
-var libNotes = map[string]string{
+var sampleNotes = map[string]string{
 	"plants.md": `---
 title: How plants eat light
 author: A. Botanist
@@ -47,40 +48,40 @@ Basaltic lava flows far; rhyolitic magma is viscous and explodes.
 }
 
 func TestLibraryLifecycle(t *testing.T) {
-	tmp := libTestEnv(t)
+	tmp := testEnv(t)
 	docs := filepath.Join(tmp, "docs")
-	libWrite(t, docs, libNotes)
+	writeFiles(t, docs, sampleNotes)
 	ctx := context.Background()
 
-	l := libOpen(t, Options{})
+	l := mustOpen(t, Options{})
 	if l.Name() != "default" || l.Location() != "" {
 		t.Fatalf("library %q at %q, want default at the default location", l.Name(), l.Location())
 	}
-	var stages []string
+	var stages []Stage
 	rep, err := l.Add(ctx, []string{docs}, func(p AddProgress) { stages = append(stages, p.Stage) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := libCounts(rep); got != "3/0/0/0/0" {
+	if got := counts(rep); got != "3/0/0/0/0" {
 		t.Fatalf("first add: %s, want 3 added; %+v", got, rep.Skipped)
 	}
-	for _, s := range []string{"load", "embed", "store", "file", "done"} {
+	for _, s := range []Stage{StageLoad, StageEmbed, StageStore, StageFile, StageDone} {
 		if !slices.Contains(stages, s) {
 			t.Errorf("no %q progress in %v", s, stages)
 		}
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 	if n := len(mustDocs(t, l)); n != 3 {
 		t.Fatalf("%d documents, want 3", n)
 	}
-	if _, err := os.Stat(filepath.Join(libDir("default"), "bm25.idx")); err != nil {
+	if _, err := os.Stat(filepath.Join(folderOf("default"), "bm25.idx")); err != nil {
 		t.Errorf("no saved BM25 index after an add: %v", err)
 	}
 	before := mustLen(t, l)
 
 	// Unchanged: nothing happens.
-	rep = libAdd(t, l, docs)
-	if got := libCounts(rep); got != "0/3/0/0/0" {
+	rep = mustAdd(t, l, docs)
+	if got := counts(rep); got != "0/3/0/0/0" {
 		t.Fatalf("re-add: %s, want 3 unchanged", got)
 	}
 	if mustLen(t, l) != before {
@@ -89,13 +90,13 @@ func TestLibraryLifecycle(t *testing.T) {
 
 	// Changed: replaced.
 	ships := filepath.Join(docs, "ships.txt")
-	old, ok := libDocAt(t, l, ships)
+	old, ok := docAt(t, l, ships)
 	if !ok {
 		t.Fatal("ships.txt not in the library")
 	}
-	libWrite(t, docs, map[string]string{"ships.txt": libNotes["ships.txt"] + "\nThe Cutty Sark survives in Greenwich.\n"})
-	rep = libAdd(t, l, docs)
-	if got := libCounts(rep); got != "0/2/1/0/0" {
+	writeFiles(t, docs, map[string]string{"ships.txt": sampleNotes["ships.txt"] + "\nThe Cutty Sark survives in Greenwich.\n"})
+	rep = mustAdd(t, l, docs)
+	if got := counts(rep); got != "0/2/1/0/0" {
 		t.Fatalf("add after change: %s, want 2 unchanged, 1 replaced", got)
 	}
 	if rep.Replaced[0].Path != ships || rep.Replaced[0].ID == old.ID {
@@ -104,45 +105,45 @@ func TestLibraryLifecycle(t *testing.T) {
 	if _, err := l.Document(context.Background(), old.ID); err == nil || len(mustSegs(t, l, old.ID)) != 0 {
 		t.Fatalf("old version %s still in the library", old.ID)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 	if n := len(mustDocs(t, l)); n != 3 {
 		t.Fatalf("%d documents after replace, want 3", n)
 	}
 
 	// Same content under another path: skipped, saying where it is.
-	libWrite(t, docs, map[string]string{"copy/plants-copy.md": libNotes["plants.md"]})
-	rep = libAdd(t, l, filepath.Join(docs, "copy"))
-	if got := libCounts(rep); got != "0/0/0/0/1" || !strings.Contains(rep.Skipped[0].Reason, "same content as "+filepath.Join(docs, "plants.md")) {
+	writeFiles(t, docs, map[string]string{"copy/plants-copy.md": sampleNotes["plants.md"]})
+	rep = mustAdd(t, l, filepath.Join(docs, "copy"))
+	if got := counts(rep); got != "0/0/0/0/1" || !strings.Contains(rep.Skipped[0].Reason, "same content as "+filepath.Join(docs, "plants.md")) {
 		t.Fatalf("duplicate: %s %+v", got, rep.Skipped)
 	}
 
 	// Moved: the document takes the new path, keeping its id.
-	vol, _ := libDocAt(t, l, filepath.Join(docs, "sub", "volcano.md"))
+	vol, _ := docAt(t, l, filepath.Join(docs, "sub", "volcano.md"))
 	moved := filepath.Join(docs, "volcano-moved.md")
 	if err := os.Rename(filepath.Join(docs, "sub", "volcano.md"), moved); err != nil {
 		t.Fatal(err)
 	}
-	rep = libAdd(t, l, moved)
-	if got := libCounts(rep); got != "0/0/0/1/0" || rep.Moved[0].ID != vol.ID || rep.Moved[0].Path != moved {
+	rep = mustAdd(t, l, moved)
+	if got := counts(rep); got != "0/0/0/1/0" || rep.Moved[0].ID != vol.ID || rep.Moved[0].Path != moved {
 		t.Fatalf("moved: %s %+v", got, rep.Moved)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 
 	// Everything survives a reopen.
 	want := mustDocs(t, l)
 	l.Close()
-	l = libOpen(t, Options{})
+	l = mustOpen(t, Options{})
 	if got := mustDocs(t, l); !slices.EqualFunc(got, want, func(a, b store.Document) bool { return a.ID == b.ID && a.Path == b.Path }) {
 		t.Fatalf("after reopen: %+v, want %+v", got, want)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 
 	// Remove by path, then by id prefix.
 	removed, err := l.Remove(ctx, moved)
 	if err != nil || len(removed) != 1 || removed[0].ID != vol.ID {
 		t.Fatalf("Remove(path) = %+v, %v", removed, err)
 	}
-	plants, _ := libDocAt(t, l, filepath.Join(docs, "plants.md"))
+	plants, _ := docAt(t, l, filepath.Join(docs, "plants.md"))
 	removed, err = l.Remove(ctx, plants.ID[:8])
 	if err != nil || len(removed) != 1 || removed[0].ID != plants.ID {
 		t.Fatalf("Remove(prefix) = %+v, %v", removed, err)
@@ -153,15 +154,15 @@ func TestLibraryLifecycle(t *testing.T) {
 	if n := len(mustDocs(t, l)); n != 1 {
 		t.Fatalf("%d documents left, want 1", n)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 	l.Close()
-	l = libOpen(t, Options{})
+	l = mustOpen(t, Options{})
 	if n := len(mustDocs(t, l)); n != 1 {
 		t.Fatalf("%d documents after reopen, want 1", n)
 	}
 }
 
-func libDocAt(t *testing.T, l *Library, path string) (store.Document, bool) {
+func docAt(t *testing.T, l *Library, path string) (store.Document, bool) {
 	for _, d := range mustDocs(t, l) {
 		if d.Path == path {
 			return d, true
@@ -171,10 +172,10 @@ func libDocAt(t *testing.T, l *Library, path string) (store.Document, bool) {
 }
 
 func TestLibrarySearch(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
-	l := libOpen(t, Options{Name: "search"})
-	libAdd(t, l, tmp)
+	tmp := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, tmp, sampleNotes)
+	l := mustOpen(t, Options{Name: "search"})
+	mustAdd(t, l, tmp)
 	for _, tc := range []struct{ query, file, text string }{
 		{"how does chlorophyll absorb light", "plants.md", "Chlorophyll"},
 		{"tea races clipper ships", "ships.txt", "Clipper"},
@@ -199,9 +200,9 @@ func TestLibrarySearch(t *testing.T) {
 }
 
 func TestLibraryBadInputs(t *testing.T) {
-	tmp := libTestEnv(t)
+	tmp := testEnv(t)
 	dir := filepath.Join(tmp, "in")
-	libWrite(t, dir, map[string]string{
+	writeFiles(t, dir, map[string]string{
 		"good.md":     "# Good\n\nA perfectly fine note about tide pools and anemones.\n",
 		"empty.txt":   "",
 		"binary.bin":  "\x00\x01\x02\x03\xff\xfe binary",
@@ -209,8 +210,8 @@ func TestLibraryBadInputs(t *testing.T) {
 		"corrupt.pdf": "%PDF-1.7\nthis is not really a pdf\n",
 		"blank.md":    "---\ntitle: nothing\n---\n\n   \n",
 	})
-	l := libOpen(t, Options{})
-	rep := libAdd(t, l, dir, filepath.Join(tmp, "no-such-file.md"))
+	l := mustOpen(t, Options{})
+	rep := mustAdd(t, l, dir, filepath.Join(tmp, "no-such-file.md"))
 	if len(rep.Added) != 1 || filepath.Base(rep.Added[0].Path) != "good.md" {
 		t.Fatalf("added %+v, want good.md only", rep.Added)
 	}
@@ -227,15 +228,15 @@ func TestLibraryBadInputs(t *testing.T) {
 		}
 	}
 	t.Logf("reasons: %v", skipped)
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 }
 
 func TestLibraryEmbedderMismatch(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
+	tmp := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, tmp, sampleNotes)
 	fake := &fakeEmbedder{name: "fake-a", dim: 16}
-	l := libOpen(t, Options{Name: "fake", Embedder: fake})
-	libAdd(t, l, tmp)
+	l := mustOpen(t, Options{Name: "fake", Embedder: fake})
+	mustAdd(t, l, tmp)
 	n := len(mustDocs(t, l))
 	l.Close()
 
@@ -256,7 +257,7 @@ func TestLibraryEmbedderMismatch(t *testing.T) {
 	}
 
 	// Listing needs no embedder; adding and searching then say which one.
-	l = libOpen(t, Options{Name: "fake", AnyEmbedder: true})
+	l = mustOpen(t, Options{Name: "fake", AnyEmbedder: true})
 	if len(mustDocs(t, l)) != n || l.EmbedderName() != "fake-a" {
 		t.Fatalf("AnyEmbedder: %d documents by %s, want %d by fake-a", len(mustDocs(t, l)), l.EmbedderName(), n)
 	}
@@ -269,28 +270,28 @@ func TestLibraryEmbedderMismatch(t *testing.T) {
 	if err := Delete(context.Background(), Options{Name: "fake"}); err != nil {
 		t.Fatal(err)
 	}
-	l = libOpen(t, Options{Name: "fake"})
+	l = mustOpen(t, Options{Name: "fake"})
 	if mustLen(t, l) != 0 || l.EmbedderName() != retrieve.NewLocalEmbedder().Name() {
 		t.Fatalf("rebuilt library: %d segments by %s", mustLen(t, l), l.EmbedderName())
 	}
-	if got := libCounts(libAdd(t, l, tmp)); got != "3/0/0/0/0" {
+	if got := counts(mustAdd(t, l, tmp)); got != "3/0/0/0/0" {
 		t.Fatalf("rebuild add: %s", got)
 	}
 }
 
 func TestLibraryAnyEmbedderMissing(t *testing.T) {
-	libTestEnv(t)
-	l := libOpen(t, Options{Name: "nothing", AnyEmbedder: true})
+	testEnv(t)
+	l := mustOpen(t, Options{Name: "nothing", AnyEmbedder: true})
 	if mustLen(t, l) != 0 || !l.InMemory() {
 		t.Fatalf("missing library opened as %d segments at %q", mustLen(t, l), l.Location())
 	}
-	if _, err := os.Stat(libDir("nothing")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(folderOf("nothing")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("listing created the library folder: %v", err)
 	}
 }
 
 func TestLibraryNames(t *testing.T) {
-	libTestEnv(t)
+	testEnv(t)
 	for _, bad := range []string{"../x", "a/b", ".", "..", `a\b`} {
 		if _, err := Open(context.Background(), Options{Name: bad}); err == nil {
 			t.Errorf("library name %q accepted", bad)
@@ -299,10 +300,10 @@ func TestLibraryNames(t *testing.T) {
 }
 
 func TestLibraryEmbedderFailureStops(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
+	tmp := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, tmp, sampleNotes)
 	fake := &fakeEmbedder{name: "fake-a", dim: 16}
-	l := libOpen(t, Options{Embedder: fake})
+	l := mustOpen(t, Options{Embedder: fake})
 	fake.fail = errors.New("connection refused")
 	rep, err := l.Add(context.Background(), []string{tmp}, nil)
 	if err == nil || !strings.Contains(err.Error(), "connection refused") {
@@ -317,13 +318,13 @@ func TestLibraryEmbedderFailureStops(t *testing.T) {
 // would): the second writes after the first changed the library, so it must
 // reload and keep both documents.
 func TestLibraryTwoWriters(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
-	a := libOpen(t, Options{Name: "shared"})
-	b := libOpen(t, Options{Name: "shared"})
-	libAdd(t, a, filepath.Join(tmp, "plants.md"))
-	rep := libAdd(t, b, filepath.Join(tmp, "ships.txt"), filepath.Join(tmp, "plants.md"))
-	if got := libCounts(rep); got != "1/1/0/0/0" {
+	tmp := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, tmp, sampleNotes)
+	a := mustOpen(t, Options{Name: "shared"})
+	b := mustOpen(t, Options{Name: "shared"})
+	mustAdd(t, a, filepath.Join(tmp, "plants.md"))
+	rep := mustAdd(t, b, filepath.Join(tmp, "ships.txt"), filepath.Join(tmp, "plants.md"))
+	if got := counts(rep); got != "1/1/0/0/0" {
 		t.Fatalf("second writer: %s, want 1 added, 1 unchanged", got)
 	}
 	if n := len(mustDocs(t, b)); n != 2 {
@@ -333,18 +334,18 @@ func TestLibraryTwoWriters(t *testing.T) {
 	if err != nil || len(removed) != 1 {
 		t.Fatalf("first writer removing the second's document: %v %v", removed, err)
 	}
-	c := libOpen(t, Options{Name: "shared"})
+	c := mustOpen(t, Options{Name: "shared"})
 	if n := len(mustDocs(t, c)); n != 1 {
 		t.Fatalf("%d documents, want 1", n)
 	}
-	libCheckWhole(t, c)
+	checkWhole(t, c)
 }
 
 func TestLibraryInMemory(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
-	l := libOpen(t, Options{InMemory: true})
-	libAdd(t, l, tmp)
+	tmp := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, tmp, sampleNotes)
+	l := mustOpen(t, Options{InMemory: true})
+	mustAdd(t, l, tmp)
 	if len(mustDocs(t, l)) != 3 || !l.InMemory() {
 		t.Fatalf("in memory: %d documents at %q", len(mustDocs(t, l)), l.Location())
 	}
@@ -354,20 +355,17 @@ func TestLibraryInMemory(t *testing.T) {
 }
 
 func TestLibraryPDFs(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "data", "pdf")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no shared PDFs: %v", err)
-	}
-	libTestEnv(t)
-	l := libOpen(t, Options{})
-	rep := libAdd(t, l, dir)
+	dir := shareddata.Path(t, "pdf")
+	testEnv(t)
+	l := mustOpen(t, Options{})
+	rep := mustAdd(t, l, dir)
 	if len(rep.Added) < 3 {
 		t.Fatalf("added %d PDFs, want at least 3; skipped %+v", len(rep.Added), rep.Skipped)
 	}
 	for _, s := range rep.Skipped {
 		t.Logf("skipped %s: %s", s.Path, s.Reason)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 	ps, err := l.Search(context.Background(), "citation recall and precision of generated answers", retrieve.Options{K: 5})
 	if err != nil || len(ps) == 0 {
 		t.Fatalf("search: %v, %d passages", err, len(ps))
@@ -375,26 +373,8 @@ func TestLibraryPDFs(t *testing.T) {
 	if !strings.Contains(ps[0].Document.Path, "alce") || ps[0].Segment.PageStart == 0 {
 		t.Errorf("top passage from %s page %d, want the ALCE paper with a page", ps[0].Document.Path, ps[0].Segment.PageStart)
 	}
-	if got := libCounts(libAdd(t, l, dir)); !strings.HasPrefix(got, "0/"+strconv.Itoa(len(rep.Added))+"/0/0/") {
+	if got := counts(mustAdd(t, l, dir)); !strings.HasPrefix(got, "0/"+strconv.Itoa(len(rep.Added))+"/0/0/") {
 		t.Errorf("re-adding the PDFs: %s", got)
-	}
-}
-
-func TestLibraryDocumentText(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
-	l := libOpen(t, Options{})
-	libAdd(t, l, tmp)
-	doc, _ := libDocAt(t, l, filepath.Join(tmp, "plants.md"))
-	text, exact, err := l.DocumentText(context.Background(), doc.ID)
-	if err != nil || !exact || !textFits(text, mustSegs(t, l, doc.ID)) {
-		t.Fatalf("DocumentText: exact %v, %v, fits %v", exact, err, textFits(text, mustSegs(t, l, doc.ID)))
-	}
-	// The file changed: rebuilt from the segments, which still fit.
-	libWrite(t, tmp, map[string]string{"plants.md": "changed"})
-	rebuilt, exact, err := l.DocumentText(context.Background(), doc.ID)
-	if err != nil || exact || !textFits(rebuilt, mustSegs(t, l, doc.ID)) || len(rebuilt) > len(text) {
-		t.Fatalf("rebuilt text: exact %v, %v, %d bytes of %d", exact, err, len(rebuilt), len(text))
 	}
 }
 
@@ -402,11 +382,11 @@ func TestLibraryDocumentText(t *testing.T) {
 // processes would have) adding at once both succeed, and the library ends
 // with every document whole, once.
 func TestLibraryConcurrentAdders(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
-	libWrite(t, tmp, map[string]string{"more/new.md": "# New\n\nA note about lighthouses.\n"})
-	a := libOpen(t, Options{Name: "shared"})
-	b := libOpen(t, Options{Name: "shared"})
+	tmp := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, tmp, sampleNotes)
+	writeFiles(t, tmp, map[string]string{"more/new.md": "# New\n\nA note about lighthouses.\n"})
+	a := mustOpen(t, Options{Name: "shared"})
+	b := mustOpen(t, Options{Name: "shared"})
 	var wg sync.WaitGroup
 	for _, l := range []*Library{a, b} {
 		wg.Go(func() {
@@ -416,7 +396,7 @@ func TestLibraryConcurrentAdders(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	libCheckWhole(t, a)
+	checkWhole(t, a)
 	if n := len(mustDocs(t, b)); n != 4 {
 		t.Fatalf("%d documents after two concurrent adds of 4 files, want 4", n)
 	}
@@ -426,12 +406,12 @@ func TestLibraryConcurrentAdders(t *testing.T) {
 // sees, at its next search, documents another process added or removed,
 // and a library another process deleted as empty.
 func TestLibrarySeesOtherWriters(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
-	chat := libOpen(t, Options{Name: "shared"})
-	libAdd(t, chat, filepath.Join(tmp, "plants.md"))
-	other := libOpen(t, Options{Name: "shared"}) // as another process would
-	libAdd(t, other, filepath.Join(tmp, "ships.txt"))
+	tmp := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, tmp, sampleNotes)
+	chat := mustOpen(t, Options{Name: "shared"})
+	mustAdd(t, chat, filepath.Join(tmp, "plants.md"))
+	other := mustOpen(t, Options{Name: "shared"}) // as another process would
+	mustAdd(t, other, filepath.Join(tmp, "ships.txt"))
 
 	ps, err := chat.Search(context.Background(), "clipper ships tea", retrieve.Options{K: 1})
 	if err != nil || len(ps) == 0 || filepath.Base(ps[0].Document.Path) != "ships.txt" {
@@ -451,7 +431,7 @@ func TestLibrarySeesOtherWriters(t *testing.T) {
 	if n := len(mustDocs(t, chat)); n != 0 {
 		t.Fatalf("chat sees %d documents after the library was deleted", n)
 	}
-	if _, err := os.Stat(libDir("shared")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(folderOf("shared")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("refreshing recreated a deleted library: %v", err)
 	}
 }
@@ -460,9 +440,9 @@ func TestLibrarySeesOtherWriters(t *testing.T) {
 // chat quitting during /add) cancels the add within a second, and the
 // library keeps whole documents only.
 func TestLibraryCloseCancelsAdd(t *testing.T) {
-	tmp := libTestEnv(t)
+	tmp := testEnv(t)
 	docs := filepath.Join(tmp, "docs")
-	libManyNotes(t, docs, 60)
+	manyNotes(t, docs, 60)
 	started := make(chan struct{})
 	var once sync.Once
 	slow := &fakeEmbedder{name: "slow", dim: 8, hook: func() {
@@ -489,8 +469,8 @@ func TestLibraryCloseCancelsAdd(t *testing.T) {
 	if err := <-added; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the add ended with %v, want context.Canceled", err)
 	}
-	l = libOpen(t, Options{Name: "closing", Embedder: slow})
-	libCheckWhole(t, l)
+	l = mustOpen(t, Options{Name: "closing", Embedder: slow})
+	checkWhole(t, l)
 	if n := len(mustDocs(t, l)); n >= 60 {
 		t.Fatalf("%d documents: the add was not cut short", n)
 	}
@@ -501,8 +481,8 @@ func TestLibraryCloseCancelsAdd(t *testing.T) {
 // read, a Markdown file with a base64 image is added with a note, and the
 // good files beside them are added.
 func TestLibraryHostileFiles(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
+	tmp := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, tmp, sampleNotes)
 	if err := syscall.Mkfifo(filepath.Join(tmp, "pipe.md"), 0o644); err != nil {
 		t.Skipf("no named pipes here: %v", err)
 	}
@@ -511,8 +491,8 @@ func TestLibraryHostileFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	blob := "# Image\n\nA picture of a harbour: ![x](data:image/png;base64," + strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAE", 40) + ")\n"
-	libWrite(t, tmp, map[string]string{"image.md": blob})
-	l := libOpen(t, Options{})
+	writeFiles(t, tmp, map[string]string{"image.md": blob})
+	l := mustOpen(t, Options{})
 	done := make(chan *AddReport, 1)
 	go func() {
 		rep, err := l.AddWith(context.Background(), []string{tmp}, AddOptions{MaxFileSize: 4096}, nil)
@@ -535,7 +515,7 @@ func TestLibraryHostileFiles(t *testing.T) {
 		t.Errorf("skips: %q", reasons)
 	}
 	if len(rep.Added) != 4 { // the three notes and image.md
-		t.Errorf("added %d documents, want 4: %s", len(rep.Added), libCounts(rep))
+		t.Errorf("added %d documents, want 4: %s", len(rep.Added), counts(rep))
 	}
 	if len(rep.Notes) != 1 || filepath.Base(rep.Notes[0].Path) != "image.md" || !strings.Contains(rep.Notes[0].Text, "base64") {
 		t.Errorf("notes: %+v", rep.Notes)

@@ -21,10 +21,10 @@ import (
 func damagedVectors(t *testing.T, tmp string, n int) (loc, docs string, want map[string][][]float32) {
 	t.Helper()
 	docs = filepath.Join(tmp, "docs")
-	libManyNotes(t, docs, n)
+	manyNotes(t, docs, n)
 	loc = filepath.Join(tmp, "lib")
-	l := libOpen(t, Options{Store: loc})
-	libAdd(t, l, docs)
+	l := mustOpen(t, Options{Store: loc})
+	mustAdd(t, l, docs)
 	want = map[string][][]float32{}
 	for _, d := range mustDocs(t, l) {
 		v, err := l.Store().Vectors(context.Background(), d.ID)
@@ -74,8 +74,8 @@ func sameVectors(t *testing.T, l *Library, want map[string][][]float32) {
 // reporting its progress, and they are found by dense search again.
 func TestReembed(t *testing.T) {
 	const n = 12
-	loc, _, want := damagedVectors(t, libTestEnv(t), n)
-	l := libOpen(t, Options{Store: loc})
+	loc, _, want := damagedVectors(t, testEnv(t), n)
+	l := mustOpen(t, Options{Store: loc})
 	ctx := context.Background()
 	waiting, err := l.Unembedded(ctx)
 	if err != nil || len(waiting) != n {
@@ -99,7 +99,7 @@ func TestReembed(t *testing.T) {
 	if waiting, _ := l.Unembedded(ctx); len(waiting) != 0 {
 		t.Fatalf("still waiting: %d", len(waiting))
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 	sameVectors(t, l, want)
 	if done, err := l.Reembed(ctx, nil); done != 0 || err != nil {
 		t.Fatalf("a second Reembed = %d, %v", done, err)
@@ -110,11 +110,11 @@ func TestReembed(t *testing.T) {
 // that wait for their vectors (they are re-indexed, not left unchanged).
 func TestAddEmbedsUnembedded(t *testing.T) {
 	const n = 5
-	loc, docs, want := damagedVectors(t, libTestEnv(t), n)
-	l := libOpen(t, Options{Store: loc})
-	rep := libAdd(t, l, docs)
+	loc, docs, want := damagedVectors(t, testEnv(t), n)
+	l := mustOpen(t, Options{Store: loc})
+	rep := mustAdd(t, l, docs)
 	if len(rep.Reindexed) != n || len(rep.Unchanged) != 0 {
-		t.Fatalf("add again: %d re-indexed, %s; want %d re-indexed", len(rep.Reindexed), libCounts(rep), n)
+		t.Fatalf("add again: %d re-indexed, %s; want %d re-indexed", len(rep.Reindexed), counts(rep), n)
 	}
 	if waiting, _ := l.Unembedded(context.Background()); len(waiting) != 0 {
 		t.Fatalf("still waiting: %d", len(waiting))
@@ -134,7 +134,7 @@ func TestReembedKilled(t *testing.T) {
 		t.Skip("starts child processes")
 	}
 	const n = 60
-	loc, _, want := damagedVectors(t, libTestEnv(t), n)
+	loc, _, want := damagedVectors(t, testEnv(t), n)
 	waiting := n
 	midway := false
 	for round, killAfter := range []int{3, 30, 30, 20} {
@@ -166,7 +166,7 @@ func TestReembedKilled(t *testing.T) {
 		if got := len(mustDocs(t, l)); got != n {
 			t.Fatalf("round %d: %d documents, want %d", round, got, n)
 		}
-		libCheckWhole(t, l)
+		checkWhole(t, l)
 		left, err := l.Unembedded(context.Background())
 		if err != nil || len(left) > waiting {
 			t.Fatalf("round %d: %d wait, %d did before (%v)", round, len(left), waiting, err)
@@ -179,7 +179,7 @@ func TestReembedKilled(t *testing.T) {
 	if !midway {
 		t.Errorf("no kill came after a document and before the end: the test proves nothing")
 	}
-	l := libOpen(t, Options{Store: loc})
+	l := mustOpen(t, Options{Store: loc})
 	if done, err := l.Reembed(context.Background(), nil); err != nil || done != waiting {
 		t.Fatalf("final Reembed = %d, %v; want %d", done, err, waiting)
 	}

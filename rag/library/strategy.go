@@ -139,7 +139,7 @@ func (a *adder) apply(ctx context.Context, ld *ingest.Loaded) error {
 }
 
 // enrich has the Enricher write what the strategy indexes, reporting
-// progress as stage "enrich".
+// progress as StageEnrich.
 func (a *adder) enrich(path string, ld *ingest.Loaded) error {
 	if !a.strategy.NeedsModel() {
 		return nil
@@ -148,7 +148,7 @@ func (a *adder) enrich(path string, ld *ingest.Loaded) error {
 		a.pmu.Lock()
 		defer a.pmu.Unlock()
 		a.p.Enriched, a.p.ToEnrich = done, total
-		a.report("enrich", path)
+		a.report(StageEnrich, path)
 	})
 	if err != nil {
 		if ce := a.ctx.Err(); ce != nil {

@@ -27,19 +27,19 @@ func longNotes() map[string]string {
 	return map[string]string{"methods.md": a.String(), "results.md": b.String()}
 }
 
-// longNotesDir sets up the test's folders (libTestEnv) and writes
+// longNotesDir sets up the test's folders (testEnv) and writes
 // longNotes into a folder of them, which it returns.
 func longNotesDir(t *testing.T) string {
-	docs := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, docs, longNotes())
+	docs := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, docs, longNotes())
 	return docs
 }
 
 func TestLibraryStrategyRecordedRefusedAndReindexed(t *testing.T) {
 	docs := longNotesDir(t)
 	ctx := context.Background()
-	l := libOpen(t, Options{})
-	libAdd(t, l, docs)
+	l := mustOpen(t, Options{})
+	mustAdd(t, l, docs)
 	if s, mixed, err := l.Strategy(ctx); err != nil || s != ingest.Recursive || mixed {
 		t.Fatalf("Strategy = %s, %v, %v; want recursive", s, mixed, err)
 	}
@@ -58,7 +58,7 @@ func TestLibraryStrategyRecordedRefusedAndReindexed(t *testing.T) {
 	// A re-index with no paths indexes every document again.
 	var stages []string
 	rep, err := l.AddWith(ctx, nil, AddOptions{Strategy: ingest.Hierarchical, Reindex: true}, func(p AddProgress) {
-		if p.Stage == "file" {
+		if p.Stage == StageFile {
 			stages = append(stages, p.Status)
 		}
 	})
@@ -66,21 +66,21 @@ func TestLibraryStrategyRecordedRefusedAndReindexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rep.Reindexed) != 2 || len(rep.Added)+len(rep.Replaced)+len(rep.Unchanged) != 0 {
-		t.Fatalf("re-index: %d re-indexed, %s; want 2 re-indexed", len(rep.Reindexed), libCounts(rep))
+		t.Fatalf("re-index: %d re-indexed, %s; want 2 re-indexed", len(rep.Reindexed), counts(rep))
 	}
 	if !slices.Equal(stages, []string{"re-indexed", "re-indexed"}) {
 		t.Errorf("progress statuses %v", stages)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 	if s, mixed, _ := l.Strategy(ctx); s != ingest.Hierarchical || mixed {
 		t.Fatalf("after re-index: strategy %s (mixed %v)", s, mixed)
 	}
 	checkHierarchical(t, l)
 
 	// A later add without a strategy keeps the library's.
-	libWrite(t, docs, map[string]string{"more.md": "# Extra\n\nA third note about particle filters.\n"})
-	rep = libAdd(t, l, docs)
-	if got := libCounts(rep); got != "1/2/0/0/0" {
+	writeFiles(t, docs, map[string]string{"more.md": "# Extra\n\nA third note about particle filters.\n"})
+	rep = mustAdd(t, l, docs)
+	if got := counts(rep); got != "1/2/0/0/0" {
 		t.Fatalf("add to a hierarchical library: %s", got)
 	}
 	checkHierarchical(t, l)
@@ -132,7 +132,7 @@ func checkHierarchical(t *testing.T, l *Library) {
 
 func TestLibraryStrategyNeedsModel(t *testing.T) {
 	docs := longNotesDir(t)
-	l := libOpen(t, Options{Name: "fresh"})
+	l := mustOpen(t, Options{Name: "fresh"})
 	for _, s := range []ingest.Strategy{ingest.Contextual, ingest.WindowSummary, ingest.Questions} {
 		_, err := l.AddWith(context.Background(), []string{docs}, AddOptions{Strategy: s}, nil)
 		if !errors.Is(err, ErrNeedsModel) {
@@ -167,19 +167,19 @@ func TestLibraryEnricher(t *testing.T) {
 	docs := longNotesDir(t)
 	ctx := context.Background()
 	emb := &recordingEmbedder{fakeEmbedder: fakeEmbedder{name: "fake", dim: 16}}
-	l := libOpen(t, Options{Name: "ctx", Embedder: emb})
+	l := mustOpen(t, Options{Name: "ctx", Embedder: emb})
 	e := &tagEnricher{}
 	var enrichSeen bool
 	rep, err := l.AddWith(ctx, []string{docs}, AddOptions{Strategy: ingest.Contextual, Enrich: e}, func(p AddProgress) {
-		enrichSeen = enrichSeen || (p.Stage == "enrich" && p.ToEnrich > 0)
+		enrichSeen = enrichSeen || (p.Stage == StageEnrich && p.ToEnrich > 0)
 	})
 	if err != nil || len(rep.Added) != 2 {
-		t.Fatalf("add: %v, %s", err, libCounts(rep))
+		t.Fatalf("add: %v, %s", err, counts(rep))
 	}
 	if !enrichSeen || e.calls != 2 {
 		t.Errorf("enrich progress seen %v, %d enrich calls", enrichSeen, e.calls)
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 	for _, d := range mustDocs(t, l) {
 		if DocumentStrategy(d) != ingest.Contextual {
 			t.Errorf("%s: strategy %s", d.Path, DocumentStrategy(d))
@@ -201,7 +201,7 @@ func TestLibraryEnricher(t *testing.T) {
 	// Re-adding the same files pays nothing.
 	rep, err = l.AddWith(ctx, []string{docs}, AddOptions{Enrich: e}, nil)
 	if err != nil || len(rep.Unchanged) != 2 || e.calls != 2 {
-		t.Fatalf("second add: %v, %s, %d enrich calls", err, libCounts(rep), e.calls)
+		t.Fatalf("second add: %v, %s, %d enrich calls", err, counts(rep), e.calls)
 	}
 }
 
@@ -228,8 +228,8 @@ func (r *recordingEmbedder) texts() []string {
 func TestLibraryReindexKeepsGoneFiles(t *testing.T) {
 	docs := longNotesDir(t)
 	ctx := context.Background()
-	l := libOpen(t, Options{})
-	libAdd(t, l, docs)
+	l := mustOpen(t, Options{})
+	mustAdd(t, l, docs)
 	gone := filepath.Join(docs, "results.md")
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
@@ -250,10 +250,10 @@ func TestLibraryReindexKeepsGoneFiles(t *testing.T) {
 	}
 	// A mixed library takes its most common strategy (a tie: the first
 	// in ingest.Strategies) for later adds, without a refusal.
-	libWrite(t, docs, map[string]string{"late.md": "# Late\n\nA late note.\n"})
+	writeFiles(t, docs, map[string]string{"late.md": "# Late\n\nA late note.\n"})
 	rep, err = l.AddWith(ctx, []string{docs}, AddOptions{}, nil)
 	if err != nil || len(rep.Added) != 1 || DocumentStrategy(rep.Added[0]) != s {
-		t.Fatalf("add to a mixed library: %v, %s", err, libCounts(rep))
+		t.Fatalf("add to a mixed library: %v, %s", err, counts(rep))
 	}
 }
 
@@ -262,7 +262,7 @@ func TestLibraryReindexKeepsGoneFiles(t *testing.T) {
 func TestLibrarySemanticEmbedderFailureStops(t *testing.T) {
 	docs := longNotesDir(t)
 	emb := &fakeEmbedder{name: "fake", dim: 8}
-	l := libOpen(t, Options{Name: "sem", Embedder: emb})
+	l := mustOpen(t, Options{Name: "sem", Embedder: emb})
 	emb.fail = errors.New("connection refused")
 	rep, err := l.AddWith(context.Background(), []string{docs}, AddOptions{Strategy: ingest.Semantic}, nil)
 	if err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "semantic") {

@@ -3,39 +3,22 @@ package library
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store"
 )
 
-// DocumentText returns the full extracted text of a document, in which
-// each of its segments' Start and End are byte offsets, so that a viewer
-// can show a passage in place. The library does not keep the text: it is
-// loaded again from the document's file (exact is true) or, when the file
-// is gone or has changed since it was added, rebuilt from the segments,
-// with the space between them blank (exact is false).
-func (l *Library) DocumentText(ctx context.Context, id string) (text string, exact bool, err error) {
-	segs, ld, err := l.reload(ctx, id)
-	if err != nil {
-		return "", false, err
-	}
-	if ld != nil {
-		return ld.Text, true, nil
-	}
-	return rebuildText(segs), false, nil
-}
-
-// DocumentPages returns where each page of a document begins in its text
-// (DocumentText's, in which segments' Start and End are offsets): page
-// i+1 begins at byte starts[i], starts never decreases (a page without
-// text begins where the next one does) and starts[0] is 0.
-// With it a viewer can tell where inside a passage that spans pages the
-// next page begins. Like DocumentText it loads the document's file again:
-// exact is true when the file is unchanged since it was added, and starts
-// is then the loader's (nil for a document without pages: Markdown,
-// text). When the file is gone or has changed, the library does not know
-// where pages begin: starts is nil and exact false.
+// DocumentPages returns where each page of a document begins in its
+// extracted text (in which its segments' Start and End are byte offsets):
+// page i+1 begins at byte starts[i], starts never decreases (a page
+// without text begins where the next one does) and starts[0] is 0. With
+// it a viewer can tell where inside a passage that spans pages the next
+// page begins. The library does not keep the text: DocumentPages loads
+// the document's file again. exact is true when the file is unchanged
+// since it was added, and starts is then the loader's (nil for a document
+// without pages: Markdown, text). When the file is gone or has changed,
+// the library does not know where pages begin: starts is nil and exact
+// false.
 func (l *Library) DocumentPages(ctx context.Context, id string) (starts []int, exact bool, err error) {
 	_, ld, err := l.reload(ctx, id)
 	if err != nil || ld == nil {
@@ -89,20 +72,4 @@ func pagesFit(starts []int, n int) bool {
 		}
 	}
 	return true
-}
-
-// rebuildText places each segment's text at its offsets, with spaces
-// between them (a newline where the gap held one is not known).
-func rebuildText(segs []store.Segment) string {
-	n := 0
-	for _, s := range segs {
-		n = max(n, s.End)
-	}
-	b := []byte(strings.Repeat(" ", n))
-	for _, s := range segs {
-		if s.Start >= 0 && s.Start+len(s.Text) <= n {
-			copy(b[s.Start:], s.Text)
-		}
-	}
-	return string(b)
 }

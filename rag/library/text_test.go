@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/ibid-dev/ibid/internal/shareddata"
 )
 
 // TestDocumentPagesPDF: the ALCE paper (../shared/data) reloaded from its
@@ -13,18 +15,17 @@ import (
 // agree with every passage's page range, and shows passages that the page
 // turns inside; once the file changes, or is gone, the pages are not known.
 func TestDocumentPagesPDF(t *testing.T) {
-	src := filepath.Join("..", "..", "..", "shared", "data", "pdf", "alce-gao2023-citations.pdf")
-	data, err := os.ReadFile(src)
+	data, err := os.ReadFile(shareddata.Path(t, "pdf", "alce-gao2023-citations.pdf"))
 	if err != nil {
-		t.Skipf("the ALCE paper is not here: %v", err)
+		t.Fatal(err)
 	}
-	pdf := filepath.Join(libTestEnv(t), "alce.pdf")
+	pdf := filepath.Join(testEnv(t), "alce.pdf")
 	if err := os.WriteFile(pdf, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l := libOpen(t, Options{})
-	libAdd(t, l, pdf)
-	doc, ok := libDocAt(t, l, pdf)
+	l := mustOpen(t, Options{})
+	mustAdd(t, l, pdf)
+	doc, ok := docAt(t, l, pdf)
 	if !ok {
 		t.Fatal("the paper was not added")
 	}
@@ -36,9 +37,9 @@ func TestDocumentPagesPDF(t *testing.T) {
 	if len(starts) != doc.Pages || doc.Pages < 20 || starts[0] != 0 || !sort.IntsAreSorted(starts) {
 		t.Fatalf("%d page starts for %d pages (first %v), want one a page from 0, never decreasing", len(starts), doc.Pages, starts[:min(len(starts), 1)])
 	}
-	text, _, err := l.DocumentText(ctx, doc.ID)
-	if err != nil || starts[len(starts)-1] > len(text) {
-		t.Fatalf("last page starts at %d of %d bytes: %v", starts[len(starts)-1], len(text), err)
+	_, ld, err := l.reload(ctx, doc.ID)
+	if err != nil || ld == nil || starts[len(starts)-1] > len(ld.Text) {
+		t.Fatalf("last page starts beyond the text, or the text did not load again: %v", err)
 	}
 	// page p holds the offsets [starts[p-1], starts[p]); a passage's pages
 	// are those of its first and last byte
@@ -79,11 +80,11 @@ func TestDocumentPagesPDF(t *testing.T) {
 // TestDocumentPagesText: a Markdown file has no pages; unchanged, it is
 // still exact.
 func TestDocumentPagesText(t *testing.T) {
-	tmp := filepath.Join(libTestEnv(t), "docs")
-	libWrite(t, tmp, libNotes)
-	l := libOpen(t, Options{})
-	libAdd(t, l, tmp)
-	doc, _ := libDocAt(t, l, filepath.Join(tmp, "plants.md"))
+	tmp := filepath.Join(testEnv(t), "docs")
+	writeFiles(t, tmp, sampleNotes)
+	l := mustOpen(t, Options{})
+	mustAdd(t, l, tmp)
+	doc, _ := docAt(t, l, filepath.Join(tmp, "plants.md"))
 	if starts, exact, err := l.DocumentPages(context.Background(), doc.ID); err != nil || !exact || starts != nil {
 		t.Errorf("Markdown: starts %v, exact %v, %v; want none, exact", starts, exact, err)
 	}

@@ -182,7 +182,7 @@ func readStatusError(resp *http.Response) *StatusError {
 }
 
 // body is a response body under the idle timeout; it also tells a
-// doneFlag whether "[DONE]" went by.
+// doneFlag what went by, so it can tell the stream's end from a cut.
 type body struct {
 	rc     io.ReadCloser
 	ctx    context.Context // the attempt's; cancelled by the idle timer
@@ -232,13 +232,17 @@ func (b *body) Close() error {
 	return err
 }
 
-// doneFlag records whether a response body carried "data: [DONE]"
-// (go-openai reports that and a cut connection alike as io.EOF). Set it on
-// a request's context with withDoneFlag.
+// doneFlag records whether a response body carried the end of an
+// OpenAI-compatible stream, a line "data: [DONE]" (go-openai reports that
+// and a cut connection alike as io.EOF). Only a whole line counts, read as
+// go-openai reads one (white space around it ignored, one optional space
+// after "data:"), so "[DONE]" inside a chunk of the answer's text is not
+// the end. Set it on a request's context with withDoneFlag.
 type doneFlag struct {
 	mu   sync.Mutex
 	seen bool
-	tail []byte
+	line []byte // the line being read, while it may still be the marker
+	long bool   // the line being read is too long to be the marker
 }
 
 type doneKey struct{}
@@ -247,29 +251,49 @@ func withDoneFlag(ctx context.Context, f *doneFlag) context.Context {
 	return context.WithValue(ctx, doneKey{}, f)
 }
 
-var doneMarker = []byte("[DONE]")
+// maxDoneLine bounds the line kept: the marker with room for white space.
+const maxDoneLine = 64
 
-// see looks at the next bytes of the body; a marker split across reads is
-// still found.
+// see reads the next bytes of the body; a line split across reads is
+// still read whole.
 func (f *doneFlag) see(p []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.seen {
-		return
+	for len(p) > 0 && !f.seen {
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			f.add(p)
+			return
+		}
+		f.add(p[:i])
+		f.seen = !f.long && isDone(f.line)
+		f.line, f.long = f.line[:0], false
+		p = p[i+1:]
 	}
-	buf := append(f.tail, p...)
-	if bytes.Contains(buf, doneMarker) {
-		f.seen = true
-	}
-	if len(buf) > len(doneMarker) {
-		buf = buf[len(buf)-len(doneMarker):]
-	}
-	f.tail = append(f.tail[:0], buf...)
 }
 
-// Seen reports whether the marker went by.
+// add appends part of a line.
+func (f *doneFlag) add(p []byte) {
+	if f.long {
+		return
+	}
+	if len(f.line)+len(p) > maxDoneLine {
+		f.line, f.long = f.line[:0], true
+		return
+	}
+	f.line = append(f.line, p...)
+}
+
+// isDone reports whether line is the stream's last data line.
+func isDone(line []byte) bool {
+	v, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
+	return ok && string(bytes.TrimPrefix(v, []byte(" "))) == "[DONE]"
+}
+
+// Seen reports whether the marker went by (a last line without its line
+// end counts).
 func (f *doneFlag) Seen() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.seen
+	return f.seen || !f.long && isDone(f.line)
 }

@@ -424,3 +424,43 @@ func TestRefusedAdviceNamesWhatWasSet(t *testing.T) {
 		t.Errorf("a base URL the user set is not an Ollama to run: %s", got)
 	}
 }
+
+// TestDoneInAnswerTextIsNoEnd: an answer whose text holds "[DONE]" and
+// whose body then ends without the end of the stream is a cut stream, not a finished one: only
+// the SSE line "data: [DONE]" ends a stream.
+func TestDoneInAnswerTextIsNoEnd(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"The log says ", "data: [DONE]", " and [DONE] then stops."}, Unfinished: true})
+	defer srv.Close()
+	got, err := ask(context.Background(), modelOn(srv, Config{Policy: fast}))
+	if got != "The log says data: [DONE] and [DONE] then stops." || !errors.Is(err, ErrStreamCut) {
+		t.Fatalf("got %q, %v; want the text and a cut stream", got, err)
+	}
+}
+
+// TestDoneFlagLines: the marker is found whole however the body is split
+// into reads, with CRLF or LF line ends, and never inside a longer line.
+func TestDoneFlagLines(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		want bool
+	}{
+		{"data: {\"x\":1}\n\ndata: [DONE]\n\n", true},
+		{"data: {\"x\":1}\r\n\r\ndata:[DONE]\r\n\r\n", true},
+		{"data: [DONE]", true}, // the last line, its end cut off
+		{"data: {\"content\":\"[DONE]\"}\n\n", false},
+		{"data: {\"content\":\"data: [DONE]\"}\n\n", false},
+		{": [DONE]\n\n", false},
+		{"data: [DONE] more\n\n", false},
+		{strings.Repeat("x", 100) + "data: [DONE]\n", false},
+	} {
+		for cut := 0; cut <= len(c.body); cut++ {
+			f := new(doneFlag)
+			f.see([]byte(c.body[:cut]))
+			f.see([]byte(c.body[cut:]))
+			if got := f.Seen(); got != c.want {
+				t.Errorf("%q split at %d: seen %v, want %v", c.body, cut, got, c.want)
+				break
+			}
+		}
+	}
+}

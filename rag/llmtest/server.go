@@ -31,6 +31,10 @@ type Reply struct {
 	// Cut, when > 0, aborts the connection after that many chunks: no
 	// finish_reason, no [DONE].
 	Cut int
+	// Unfinished ends the body cleanly after the chunks, but with no
+	// finish_reason and no [DONE] (a stream some proxy cut between two
+	// events).
+	Unfinished bool
 	// Hang keeps the stream open after the chunks until the client goes
 	// away (for cancellation tests).
 	Hang bool
@@ -288,6 +292,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if reply.Hang {
 		<-r.Context().Done()
 		gone()
+		return
+	}
+	if reply.Unfinished {
 		return
 	}
 	write(chunk("", "", "stop"))

@@ -6,5 +6,10 @@
 // also holds the embedders (a local one that needs no server, and any
 // OpenAI-compatible endpoint) and the BEIR evaluation used by `ibid eval`.
 //
-// The package depends on store only; it never imports rag or ui.
+// It reads the store through the store.Store contract and analyses text
+// as the keyword index does (store/keyword); it uses rag/llm for the
+// OpenAI-compatible embedder and the rerankers, and rag/ingest for what
+// chunking records (the references headings, a document's strategy and
+// passages) and to count a long-document evaluation's tokens. It never
+// imports rag or ui.
 package retrieve

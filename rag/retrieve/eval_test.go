@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -94,11 +95,7 @@ func TestEvaluateTinyBEIR(t *testing.T) {
 
 // sciFact is the BEIR SciFact folder in the shared data, if present.
 func sciFact(t testing.TB) string {
-	dir := filepath.Join("..", "..", "..", "shared", "data", "scifact")
-	if _, err := os.Stat(filepath.Join(dir, "corpus.jsonl")); err != nil {
-		t.Skipf("SciFact not present at %s", dir)
-	}
-	return dir
+	return filepath.Dir(shareddata.Path(t, "scifact", "corpus.jsonl"))
 }
 
 // TestSciFactBM25 checks our BM25 against the published baseline (BEIR
@@ -144,10 +141,7 @@ func (constEmbedder) Embed(_ context.Context, texts []string) ([][]float32, erro
 // ../shared/data/scifact-train beside the test split's corpus.
 func sciFactTrain(t testing.TB) string {
 	test := sciFact(t)
-	src := filepath.Join(test, "..", "scifact-train")
-	if _, err := os.Stat(filepath.Join(src, "queries.jsonl")); err != nil {
-		t.Skipf("SciFact training split not present at %s", src)
-	}
+	src := filepath.Dir(shareddata.Path(t, "scifact-train", "queries.jsonl"))
 	dir := t.TempDir()
 	for from, to := range map[string]string{
 		filepath.Join(test, "corpus.jsonl"): "corpus.jsonl",

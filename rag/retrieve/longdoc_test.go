@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag/ingest"
 )
 
 // The long-document set, the repository's root and the shared data folder,
 // from this package's folder.
 var (
-	longDocFile   = filepath.Join("testdata", "longdoc", "questions.jsonl")
-	longDocRepo   = filepath.Join("..", "..")
-	longDocShared = filepath.Join("..", "..", "..", "shared", "data")
+	longDocFile = filepath.Join("testdata", "longdoc", "questions.jsonl")
+	longDocRepo = filepath.Join("..", "..")
 )
 
 func readLongDocSet(t *testing.T) *LongDoc {
@@ -99,7 +99,7 @@ func TestLongDocSnippetsInText(t *testing.T) {
 	defer loader.Close()
 	for _, doc := range order {
 		t.Run(doc, func(t *testing.T) {
-			path := ResolveDoc(doc, longDocRepo, longDocShared)
+			path := ResolveDoc(doc, longDocRepo, shareddata.Dir())
 			if _, err := os.Stat(path); err != nil {
 				if !strings.Contains(doc, "/") {
 					t.Skipf("shared data absent: %v", err)

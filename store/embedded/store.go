@@ -238,9 +238,6 @@ func (s *Store) removeFromCollection(e *entry) error {
 // Info says which embedder built the library.
 func (s *Store) Info() store.Info { return s.info }
 
-// Dir is the library's folder, "" for a store in memory only.
-func (s *Store) Dir() string { return s.dir }
-
 // SetBM25 sets the keyword index's BM25 parameters (for `ibid eval`'s
 // tuning; not part of the store contract).
 func (s *Store) SetBM25(k1, b float64) {

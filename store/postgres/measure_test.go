@@ -9,12 +9,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/store"
 	"github.com/jackc/pgx/v5"
 )
@@ -34,7 +36,7 @@ const (
 // measureTexts returns n passages of about 60 words.
 func measureTexts(n int, rng *rand.Rand) []string {
 	var words []string
-	if f, err := os.Open("../../../shared/data/scifact/corpus.jsonl"); err == nil {
+	if f, err := os.Open(filepath.Join(shareddata.Dir(), "scifact", "corpus.jsonl")); err == nil {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() && len(words) < 3_000_000 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -202,20 +201,12 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment, parent b
 		return nil, err
 	}
 	var vec any // NULL for the zero vector: never indexed, never returned
-	var sum float64
-	for k, x := range sg.Vector {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, fmt.Errorf("segment %s has a vector with %v at %d", sg.ID, x, k)
-		}
-		sum += float64(x) * float64(x)
+	v := append([]float32(nil), sg.Vector...)
+	zero, err := store.Normalize(v)
+	if err != nil {
+		return nil, fmt.Errorf("segment %s: %w", sg.ID, err)
 	}
-	if sum != 0 && !parent { // stored normalised, as the embedded store keeps them
-		v := append([]float32(nil), sg.Vector...)
-		if norm := math.Sqrt(sum); math.Abs(norm-1) >= 1e-7 {
-			for k := range v {
-				v[k] = float32(float64(v[k]) / norm)
-			}
-		}
+	if !zero && !parent { // stored normalised, as the embedded store keeps them
 		vec = pgvector.NewVector(v)
 	}
 	terms, freqs, n := []string{}, []int32{}, 0

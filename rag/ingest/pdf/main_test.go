@@ -6,11 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// sharedPDFDir holds the real PDFs (../shared/data/pdf from the repository
-// root); tests that need them skip when it is absent.
-var sharedPDFDir = filepath.Join("..", "..", "..", "..", "shared", "data", "pdf")
+	"github.com/ibid-dev/ibid/internal/shareddata"
+)
 
 var (
 	engineOnce sync.Once
@@ -40,11 +38,7 @@ func testCacheDir() string {
 // sharedPDF is the path of a real PDF, skipping the test without it.
 func sharedPDF(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join(sharedPDFDir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not available: %v", p, err)
-	}
-	return p
+	return shareddata.Path(t, "pdf", name)
 }
 
 // readShared reads a real PDF with the shared engine.

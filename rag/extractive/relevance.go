@@ -1,4 +1,4 @@
-package rag
+package extractive
 
 import (
 	"context"
@@ -8,13 +8,6 @@ import (
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/keyword"
 )
-
-// TermStats is what the extractive answerer asks of a library when it can
-// tell: for each term (analysed as keyword search analyses text), how many
-// segments hold it, and how many segments there are (store.TermCounter).
-// A library that cannot tell is judged by unweighted term coverage
-// instead.
-type TermStats = store.TermCounter
 
 // AnswerFloor is the relevance floor of the extractive answerer: when the
 // best passage holds less than this share of the question's terms,
@@ -56,9 +49,9 @@ var questionTermsAnalysed = func() map[string]bool {
 	return m
 }()
 
-// contentTerms is the set of analysed terms (a text's keyword.Tokenize)
+// ContentTerms is the set of analysed terms (a text's keyword.Tokenize)
 // without question words.
-func contentTerms(toks []string) map[string]bool {
+func ContentTerms(toks []string) map[string]bool {
 	set := map[string]bool{}
 	for _, t := range toks {
 		if !questionTermsAnalysed[t] {
@@ -87,15 +80,14 @@ func questionTerms(q string) []string {
 	return out
 }
 
-// termWeights are the rarity weights (idf) of terms in the library, or
-// all 1 when the library cannot tell.
-func termWeights(ctx context.Context, r Retriever, terms []string) (w []float64, weighted bool) {
+// Weights are the rarity weights (idf) of terms in the library that ts
+// counts, or all 1 when it cannot tell (ts nil, or an error).
+func Weights(ctx context.Context, ts store.TermCounter, terms []string) (w []float64, weighted bool) {
 	w = make([]float64, len(terms))
 	for i := range w {
 		w[i] = 1
 	}
-	ts, ok := r.(TermStats)
-	if !ok || len(terms) == 0 {
+	if ts == nil || len(terms) == 0 {
 		return w, false
 	}
 	df, n, err := ts.DocFreq(ctx, terms)
@@ -142,11 +134,11 @@ func cover(terms []string, weights []float64, text map[string]bool) (share float
 //
 // Sentences that quote the question itself (a list of example questions)
 // do not count: a passage that only repeats the question does not answer it.
-func relevance(terms []string, weights []float64, passages []offered, question []string) (best float64, held int) {
-	for _, o := range passages[:min(len(passages), extractivePassages)] {
-		set := termSet(o.doc.Title)
-		if strings.Contains(o.text, "?") {
-			for _, s := range splitSentences(o.text) {
+func relevance(terms []string, weights []float64, passages []Passage, question []string) (best float64, held int) {
+	for _, o := range passages[:min(len(passages), maxPassages)] {
+		set := TermSet(o.Document.Title)
+		if strings.Contains(o.Text, "?") {
+			for _, s := range splitSentences(o.Text) {
 				if toks := keyword.Tokenize(s); !quotes(toks, question) {
 					for _, t := range toks {
 						set[t] = true
@@ -154,7 +146,7 @@ func relevance(terms []string, weights []float64, passages []offered, question [
 				}
 			}
 		} else {
-			for _, t := range keyword.Tokenize(o.text) {
+			for _, t := range keyword.Tokenize(o.Text) {
 				set[t] = true
 			}
 		}
@@ -166,8 +158,8 @@ func relevance(terms []string, weights []float64, passages []offered, question [
 	return best, held
 }
 
-// termSet is the set of a text's analysed terms.
-func termSet(text string) map[string]bool {
+// TermSet is the set of a text's analysed terms.
+func TermSet(text string) map[string]bool {
 	set := map[string]bool{}
 	for _, t := range keyword.Tokenize(text) {
 		set[t] = true

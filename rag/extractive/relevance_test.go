@@ -1,4 +1,4 @@
-package rag
+package extractive
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
@@ -38,7 +39,7 @@ var relevanceFigures = []struct {
 // readQuestions reads a question set: one a line, # comments.
 func readQuestions(t *testing.T, name string) []string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "relevance", name))
+	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,23 +67,33 @@ func halves(qs []string) (calibrate, heldOut []string) {
 	return calibrate, heldOut
 }
 
-// answerRate is the share of questions the extractive answerer answers
-// (does not decline) over r.
-func answerRate(t *testing.T, r Retriever, qs []string) float64 {
+// searcher is a library as the answering pipeline searches it.
+type searcher interface {
+	Search(ctx context.Context, query string, opt retrieve.Options) ([]retrieve.Passage, error)
+}
+
+// answerRate is the share of questions the answerer answers (does not
+// decline) over r, searched as the pipeline searches (8 passages, one
+// neighbour on each side).
+func answerRate(t *testing.T, r searcher, qs []string) float64 {
 	t.Helper()
-	p := NewPipeline(r, nil, PipelineOptions{})
+	ctx := context.Background()
+	stats, _ := r.(store.TermCounter)
 	answered := 0
 	for _, q := range qs {
-		var text strings.Builder
-		conv := NewConversation("relevance")
-		if err := p.Answer(context.Background(), conv, q, func(e Event) {
-			if e.Type == EventText {
-				text.WriteString(e.Text)
-			}
-		}); err != nil {
+		ps, err := r.Search(ctx, q, retrieve.Options{K: 8})
+		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}
-		if !strings.HasPrefix(text.String(), DeclineText) {
+		ks := make([]int, len(ps))
+		for i := range ks {
+			ks[i] = i + 1
+		}
+		res, err := Answer(ctx, Query{Question: q, Passages: Views(ps, ks, 0), Stats: stats})
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		if !res.Declined {
 			answered++
 		}
 	}
@@ -143,14 +154,11 @@ func TestRelevanceFloorRates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds three libraries")
 	}
-	shared := filepath.Join("..", "..", "shared", "data")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skip("no ../shared/data")
-	}
+	shared := shareddata.Path(t)
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
 	ctx := context.Background()
-	open := func(paths ...string) Retriever {
+	open := func(paths ...string) searcher {
 		l, err := library.Open(ctx, library.Options{InMemory: true})
 		if err != nil {
 			t.Fatal(err)
@@ -163,7 +171,7 @@ func TestRelevanceFloorRates(t *testing.T) {
 	}
 	// ibid's docs as they were when the floor was calibrated (docs/ itself
 	// changes with every feature; the figures are of this fixed set).
-	docs := open(filepath.Join("testdata", "relevance", "docs-snapshot"))
+	docs := open(filepath.Join("testdata", "docs-snapshot"))
 	alce := open(filepath.Join(shared, "pdf", "alce-gao2023-citations.pdf"))
 	scifact, test := openBEIR(t, filepath.Join(shared, "scifact"))
 	train := filepath.Join(t.TempDir(), "scifact-train")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/rag/extractive"
 	"github.com/ibid-dev/ibid/rag/ragtest"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -23,7 +24,7 @@ func (l statsLibrary) DocFreq(ctx context.Context, terms []string) ([]int, int, 
 		segs, _ := l.Segments(ctx, d.ID)
 		for _, s := range segs {
 			n++
-			have := termSet(s.Text)
+			have := extractive.TermSet(s.Text)
 			for i, t := range terms {
 				if have[t] {
 					df[i]++
@@ -36,7 +37,7 @@ func (l statsLibrary) DocFreq(ctx context.Context, terms []string) ([]int, int, 
 
 func TestExtractiveDeclines(t *testing.T) {
 	var lines []string
-	p := NewPipeline(statsLibrary{newFakeLibrary()}, nil, PipelineOptions{Explain: func(s string) { lines = append(lines, s) }})
+	p := NewPipeline(statsLibrary{newFakeLibrary()}, ExtractiveAnswerer(), PipelineOptions{Explain: func(s string) { lines = append(lines, s) }})
 	// "bees" matches a passage, "mercury" and "boiling" nothing: the
 	// library does not answer this.
 	evs, err := collect(t, p, NewConversation("t"), "What is the boiling point of mercury for bees?")
@@ -71,7 +72,7 @@ func TestExtractiveWholeSentences(t *testing.T) {
 	l.Add(store.Document{ID: "d3", Title: "Summaries", Format: "markdown"},
 		ragtest.Seg("Liu et al. (2019) use ROUGE to score summaries of long papers. Fig. 3 shows that e.g. longer summaries score 98.5% of the time. "+
 			"The citation recall of summaries is measured with `ibid eval. --strict` on held-out papers.", 0))
-	p := NewPipeline(statsLibrary{l}, nil, PipelineOptions{})
+	p := NewPipeline(statsLibrary{l}, ExtractiveAnswerer(), PipelineOptions{})
 	evs, _ := collect(t, p, NewConversation("t"), "Which score do Liu et al. use for summaries of long papers?")
 	got := plain(evs)
 	if !strings.Contains(got, "Liu et al. (2019) use ROUGE to score summaries of long papers. [") {
@@ -81,11 +82,6 @@ func TestExtractiveWholeSentences(t *testing.T) {
 	got = plain(evs)
 	if !strings.Contains(got, "`ibid eval. --strict` on held-out papers. [") {
 		t.Errorf("sentence cut inside a code span: %q", got)
-	}
-	for _, s := range splitSentences("Smith et al. found it. See Fig. 2 for i.e. the rest. A value of 3.5 holds. J. Doe agrees.") {
-		if strings.HasSuffix(s, "al.") || strings.HasSuffix(s, "Fig.") || strings.HasSuffix(s, "i.e.") || strings.HasSuffix(s, " J.") {
-			t.Errorf("sentence ends at an abbreviation: %q", s)
-		}
 	}
 }
 
@@ -99,7 +95,7 @@ func TestExtractiveNoEcho(t *testing.T) {
 		ragtest.Seg(`Questions that work well: "how are numbers assigned?", "what happens when the model cites a source it was not given?".`, 0))
 	l.Add(store.Document{ID: "d6", Title: "Citations", Format: "markdown"},
 		ragtest.Seg("When the model cites a source it was not given, the id is unknown: it gets no number and is listed in the report.", 0))
-	p := NewPipeline(statsLibrary{l}, nil, PipelineOptions{})
+	p := NewPipeline(statsLibrary{l}, ExtractiveAnswerer(), PipelineOptions{})
 	evs, _ := collect(t, p, NewConversation("t"), "What happens when the model cites a source it was not given?")
 	got := plain(evs)
 	if !strings.HasPrefix(got, "When the model cites a source it was not given, the id is unknown") {
@@ -131,7 +127,7 @@ func FuzzExtractiveCodeSpans(f *testing.F) {
 		l := newFakeLibrary()
 		l.Add(store.Document{ID: "dz", Title: "Fuzz", Format: "markdown"}, ragtest.Seg(text, 0))
 		q := words[r.IntN(len(words))] + " " + words[r.IntN(len(words))]
-		p := NewPipeline(statsLibrary{l}, nil, PipelineOptions{})
+		p := NewPipeline(statsLibrary{l}, ExtractiveAnswerer(), PipelineOptions{})
 		evs, _ := collect(t, p, NewConversation("t"), q)
 		var body strings.Builder
 		for _, e := range evs {

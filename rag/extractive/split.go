@@ -1,4 +1,4 @@
-package rag
+package extractive
 
 import (
 	"strings"
@@ -56,7 +56,7 @@ func splitQuotes(text string) []quote {
 		if strings.HasSuffix(s, ":") {
 			s = s[:len(s)-1] + "."
 		}
-		out = append(out, quote{text: s, span: trimSpan(text, sp)})
+		out = append(out, quote{text: s, span: TrimSpan(text, sp)})
 	}
 	return out
 }
@@ -65,9 +65,10 @@ func splitQuotes(text string) []quote {
 // and list, quote and bold markers.
 const markers = "-*+> \t\r\n"
 
-// trimSpan is sp without the markers before it and the white space after
-// it; if nothing is left, sp itself.
-func trimSpan(text string, sp ingest.Span) ingest.Span {
+// TrimSpan is sp without the markers before it (white space, list, quote
+// and bold markers) and the white space after it; if nothing is left, sp
+// itself.
+func TrimSpan(text string, sp ingest.Span) ingest.Span {
 	a, b := sp.Start, sp.End
 	for a < b && strings.IndexByte(markers, text[a]) >= 0 {
 		a++
