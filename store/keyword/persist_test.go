@@ -82,6 +82,32 @@ func TestSaveLoadReconcile(t *testing.T) {
 	}
 	sameResults(t, Build(ids, texts), loaded, queries...)
 
+	// A loaded index keeps its saved postings packed and the added ones
+	// apart; saved again and loaded, it is the same index; compacted
+	// (every posting decoded), too.
+	if len(loaded.packed) == 0 {
+		t.Fatal("a loaded index decoded its postings")
+	}
+	again := filepath.Join(t.TempDir(), "again.idx")
+	if err := loaded.Save(again); err != nil {
+		t.Fatal(err)
+	}
+	reloaded, err := Load(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResults(t, Build(ids, texts), reloaded, queries...)
+	df, n := reloaded.DocFreq([]string{"unicorn", "patient", "nothing"})
+	wdf, wn := Build(ids, texts).DocFreq([]string{"unicorn", "patient", "nothing"})
+	if !slices.Equal(df, wdf) || n != wn {
+		t.Errorf("DocFreq %v of %d, built %v of %d", df, n, wdf, wn)
+	}
+	reloaded.compact()
+	if reloaded.packed != nil {
+		t.Error("compact left postings packed")
+	}
+	sameResults(t, Build(ids, texts), reloaded, queries...)
+
 	// A corrupt or foreign file is refused.
 	b, _ := os.ReadFile(path)
 	for _, bad := range [][]byte{b[:len(b)/2], append(slices.Clone(b[:len(b)-1]), b[len(b)-1]^1), []byte("hello"), nil} {
