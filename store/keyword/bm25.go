@@ -233,14 +233,18 @@ func (x *BM25) Search(query string, n int, admit func(segID string) bool) []Scor
 		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
 		w := idf * float64(f.tf) * (k1 + 1) // a repeated query term counts again, as in Lucene
 		c0, c1 := k1*(1-b), k1*b/avg
-		c := x.postingsOf(id)
-		for p, ok := c.next(); ok; p, ok = c.next() {
-			sl := &x.slots[p.slot]
-			if sl.dead {
-				continue
+		score := func(s, tf int32) {
+			sl := &x.slots[s]
+			if !sl.dead {
+				t := float64(tf)
+				acc.add(s, w*t/(t+c0+c1*float64(sl.length)))
 			}
-			tf := float64(p.tf)
-			acc.add(p.slot, w*tf/(tf+c0+c1*float64(sl.length)))
+		}
+		if int(id) < len(x.packed) {
+			x.packed[id].each(int32(len(x.slots)), score)
+		}
+		for _, p := range x.postings[id] {
+			score(p.slot, p.tf)
 		}
 	}
 	return x.top(acc, n, admit)

@@ -52,6 +52,40 @@ func (c *cursor) next() (p posting, ok bool) {
 	return p, true
 }
 
+// each calls fn with every saved posting's slot and frequency, in order,
+// decoding the one-byte varints (most of them) inline; a slot at or past
+// limit ends the walk (it cannot happen: the file's checksum matched).
+func (p packed) each(limit int32, fn func(slot, tf int32)) {
+	b := p.b
+	slot := int32(0)
+	for len(b) > 0 {
+		var d, tf uint64
+		if b[0] < 0x80 {
+			d, b = uint64(b[0]), b[1:]
+		} else {
+			n := 0
+			if d, n = binary.Uvarint(b); n <= 0 {
+				return
+			}
+			b = b[n:]
+		}
+		if len(b) > 0 && b[0] < 0x80 {
+			tf, b = uint64(b[0]), b[1:]
+		} else {
+			n := 0
+			if tf, n = binary.Uvarint(b); n <= 0 {
+				return
+			}
+			b = b[n:]
+		}
+		if d >= uint64(limit-slot) {
+			return
+		}
+		slot += int32(d)
+		fn(slot, int32(tf))
+	}
+}
+
 // count is how many postings term id has, the dead ones included.
 func (x *BM25) count(id int32) int {
 	n := len(x.postings[id])

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ibid-dev/ibid/internal/synthtext"
@@ -181,4 +183,41 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkSearchLoaded compares a search of an index as built (postings
+// decoded) with the same index saved and loaded (postings packed), on
+// 50,000 synthetic segments.
+func BenchmarkSearchLoaded(b *testing.B) {
+	texts := synthtext.Segments(50_000, 180)
+	ids := make([]string, len(texts))
+	for i := range ids {
+		ids[i] = "d:" + strconv.Itoa(i)
+	}
+	built := Build(ids, texts)
+	path := filepath.Join(b.TempDir(), "bm25.idx")
+	if err := built.Save(path); err != nil {
+		b.Fatal(err)
+	}
+	loaded, err := Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var queries []string
+	for i := range 16 {
+		w := strings.Fields(texts[i*97])
+		queries = append(queries, strings.Join(w[:4], " "))
+	}
+	for _, c := range []struct {
+		name string
+		x    *BM25
+	}{{"built", built}, {"loaded", loaded}} {
+		b.Run(c.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				c.x.Search(queries[i%len(queries)], 10, nil)
+				i++
+			}
+		})
+	}
 }
