@@ -17,9 +17,9 @@ import (
 // figures are held to within longDocSlack (tokens within 5%); the order
 // that makes recursive the default is held exactly.
 var longDocFigures = map[string][4]float64{
-	"recursive":    {0.859, 0.968, 0.720, 1478},
-	"semantic":     {0.808, 0.936, 0.722, 1120},
-	"hierarchical": {0.788, 0.942, 0.663, 641},
+	"recursive":    {0.872, 0.968, 0.731, 1388},
+	"semantic":     {0.808, 0.936, 0.705, 1101},
+	"hierarchical": {0.814, 0.942, 0.666, 653},
 }
 
 const longDocSlack = 0.015
@@ -52,7 +52,7 @@ func TestEvalLongDocStrategies(t *testing.T) {
 		}
 	}
 	// The default stands while no strategy reaches its recall at 5 or 20
-	// or beats its nDCG@10 by more than the slack (semantic ties it).
+	// or beats its nDCG@10 by more than the slack.
 	for _, s := range []string{"semantic", "hierarchical"} {
 		g, r := got[s], got["recursive"]
 		if g[0] >= r[0] || g[1] >= r[1] || g[2] > r[2]+longDocSlack {

@@ -25,8 +25,9 @@ const (
 // Lucene's idf, ln(1 + (N - df + 0.5)/(df + 0.5)). Texts are analysed by
 // Tokenize.
 //
-// Invariants: postings[t] lists, in increasing slot order, every slot whose
-// text holds term t, with its frequency; a removed segment's slot stays in
+// Invariants: packed[t] then postings[t] list, in increasing slot order,
+// every slot whose text holds term t, with its frequency (packed is empty
+// but for an index loaded from a file); a removed segment's slot stays in
 // the postings, marked dead, until the next compaction, and is never
 // returned nor counted in N, df or the average length.
 //
@@ -36,7 +37,8 @@ type BM25 struct {
 	K1, B float64
 
 	dict     map[string]int32 // term → id
-	postings [][]posting      // by term id
+	postings [][]posting      // by term id: decoded (after packed's, for a loaded index)
+	packed   []packed         // by term id: the postings of a loaded index, as saved (packed.go)
 	slots    []slot           // by slot number
 	bySeg    map[string]int32 // segment id → slot
 	live     int              // live slots
@@ -178,7 +180,8 @@ func (x *BM25) compact() {
 	var postings [][]posting
 	for term, id := range x.dict {
 		var ps []posting
-		for _, p := range x.postings[id] {
+		c := x.postingsOf(id)
+		for p, ok := c.next(); ok; p, ok = c.next() {
 			if n := renum[p.slot]; n >= 0 {
 				ps = append(ps, posting{n, p.tf})
 			}
@@ -188,7 +191,7 @@ func (x *BM25) compact() {
 			postings = append(postings, ps)
 		}
 	}
-	x.dict, x.postings, x.slots, x.dead = dict, postings, slots, 0
+	x.dict, x.postings, x.packed, x.slots, x.dead = dict, postings, nil, slots, 0
 }
 
 // Scored is a segment id with its score.
@@ -214,11 +217,11 @@ func (x *BM25) Search(query string, n int, admit func(segID string) bool) []Scor
 		if !ok {
 			continue
 		}
-		ps := x.postings[id]
-		df := len(ps)
+		df := x.count(id)
 		if x.dead > 0 {
 			df = 0
-			for _, p := range ps {
+			c := x.postingsOf(id)
+			for p, ok := c.next(); ok; p, ok = c.next() {
 				if !x.slots[p.slot].dead {
 					df++
 				}
@@ -230,13 +233,18 @@ func (x *BM25) Search(query string, n int, admit func(segID string) bool) []Scor
 		idf := math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
 		w := idf * float64(f.tf) * (k1 + 1) // a repeated query term counts again, as in Lucene
 		c0, c1 := k1*(1-b), k1*b/avg
-		for _, p := range ps {
-			sl := &x.slots[p.slot]
-			if sl.dead {
-				continue
+		score := func(s, tf int32) {
+			sl := &x.slots[s]
+			if !sl.dead {
+				t := float64(tf)
+				acc.add(s, w*t/(t+c0+c1*float64(sl.length)))
 			}
-			tf := float64(p.tf)
-			acc.add(p.slot, w*tf/(tf+c0+c1*float64(sl.length)))
+		}
+		if int(id) < len(x.packed) {
+			x.packed[id].each(int32(len(x.slots)), score)
+		}
+		for _, p := range x.postings[id] {
+			score(p.slot, p.tf)
 		}
 	}
 	return x.top(acc, n, admit)

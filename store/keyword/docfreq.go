@@ -10,7 +10,8 @@ func (x *BM25) DocFreq(terms []string) (df []int, n int) {
 		if !ok {
 			continue
 		}
-		for _, p := range x.postings[id] {
+		c := x.postingsOf(id)
+		for p, ok := c.next(); ok; p, ok = c.next() {
 			if !x.slots[p.slot].dead {
 				df[i]++
 			}

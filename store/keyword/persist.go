@@ -49,29 +49,28 @@ func (x *BM25) appendBinary(b []byte) []byte {
 	for t, id := range x.dict {
 		terms[id] = t
 	}
-	for _, ps := range x.postings {
-		for _, p := range ps {
+	counts := make([]int, len(x.postings))
+	for id := range x.postings {
+		c := x.postingsOf(int32(id))
+		for p, ok := c.next(); ok; p, ok = c.next() {
 			if renum[p.slot] >= 0 {
-				live++
-				break
+				counts[id]++
 			}
+		}
+		if counts[id] > 0 {
+			live++
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(live))
-	for id, ps := range x.postings {
-		count := 0
-		for _, p := range ps {
-			if renum[p.slot] >= 0 {
-				count++
-			}
-		}
-		if count == 0 {
+	for id := range x.postings {
+		if counts[id] == 0 {
 			continue
 		}
 		b = wire.AppendString(b, terms[id])
-		b = binary.AppendUvarint(b, uint64(count))
+		b = binary.AppendUvarint(b, uint64(counts[id]))
 		prev := int32(0)
-		for _, p := range ps {
+		c := x.postingsOf(int32(id))
+		for p, ok := c.next(); ok; p, ok = c.next() {
 			if s := renum[p.slot]; s >= 0 {
 				b = binary.AppendUvarint(b, uint64(s-prev))
 				b = binary.AppendUvarint(b, uint64(p.tf))
@@ -117,24 +116,23 @@ func decodeBM25(b []byte) (*BM25, error) {
 	}
 	x.live = len(x.slots)
 	nterms := d.Count()
-	x.postings = make([][]posting, 0, nterms)
+	x.postings = make([][]posting, nterms)
+	x.packed = make([]packed, 0, nterms)
 	x.dict = make(map[string]int32, nterms)
 	for t := 0; t < nterms && d.Err() == nil; t++ {
 		term := d.String()
 		n := d.Count()
-		ps := make([]posting, n)
-		s := int32(0)
-		for j := range ps {
-			s += int32(d.Uvarint())
-			ps[j] = posting{s, int32(d.Uvarint())}
-			if s < 0 || int(s) >= len(x.slots) {
-				return nil, errCorrupt
-			}
+		// The postings stay as they are (packed.go): only their length is
+		// found here, and the file's checksum stands for their values.
+		k := skipVarints(d.B, 2*n)
+		if k < 0 || n > len(x.slots) {
+			return nil, errCorrupt
 		}
+		x.packed = append(x.packed, packed{b: d.B[:k:k], n: n})
+		d.B = d.B[k:]
 		x.dict[term] = int32(t)
-		x.postings = append(x.postings, ps)
 	}
-	if d.Err() != nil || len(d.B) != 0 || len(x.slots) != nslots || len(x.postings) != nterms {
+	if d.Err() != nil || len(d.B) != 0 || len(x.slots) != nslots || len(x.packed) != nterms {
 		return nil, errCorrupt
 	}
 	return x, nil

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ibid-dev/ibid/internal/synthtext"
@@ -82,6 +84,32 @@ func TestSaveLoadReconcile(t *testing.T) {
 	}
 	sameResults(t, Build(ids, texts), loaded, queries...)
 
+	// A loaded index keeps its saved postings packed and the added ones
+	// apart; saved again and loaded, it is the same index; compacted
+	// (every posting decoded), too.
+	if len(loaded.packed) == 0 {
+		t.Fatal("a loaded index decoded its postings")
+	}
+	again := filepath.Join(t.TempDir(), "again.idx")
+	if err := loaded.Save(again); err != nil {
+		t.Fatal(err)
+	}
+	reloaded, err := Load(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResults(t, Build(ids, texts), reloaded, queries...)
+	df, n := reloaded.DocFreq([]string{"unicorn", "patient", "nothing"})
+	wdf, wn := Build(ids, texts).DocFreq([]string{"unicorn", "patient", "nothing"})
+	if !slices.Equal(df, wdf) || n != wn {
+		t.Errorf("DocFreq %v of %d, built %v of %d", df, n, wdf, wn)
+	}
+	reloaded.compact()
+	if reloaded.packed != nil {
+		t.Error("compact left postings packed")
+	}
+	sameResults(t, Build(ids, texts), reloaded, queries...)
+
 	// A corrupt or foreign file is refused.
 	b, _ := os.ReadFile(path)
 	for _, bad := range [][]byte{b[:len(b)/2], append(slices.Clone(b[:len(b)-1]), b[len(b)-1]^1), []byte("hello"), nil} {
@@ -155,4 +183,41 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkSearchLoaded compares a search of an index as built (postings
+// decoded) with the same index saved and loaded (postings packed), on
+// 50,000 synthetic segments.
+func BenchmarkSearchLoaded(b *testing.B) {
+	texts := synthtext.Segments(50_000, 180)
+	ids := make([]string, len(texts))
+	for i := range ids {
+		ids[i] = "d:" + strconv.Itoa(i)
+	}
+	built := Build(ids, texts)
+	path := filepath.Join(b.TempDir(), "bm25.idx")
+	if err := built.Save(path); err != nil {
+		b.Fatal(err)
+	}
+	loaded, err := Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var queries []string
+	for i := range 16 {
+		w := strings.Fields(texts[i*97])
+		queries = append(queries, strings.Join(w[:4], " "))
+	}
+	for _, c := range []struct {
+		name string
+		x    *BM25
+	}{{"built", built}, {"loaded", loaded}} {
+		b.Run(c.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				c.x.Search(queries[i%len(queries)], 10, nil)
+				i++
+			}
+		})
+	}
 }
