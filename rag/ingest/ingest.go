@@ -61,6 +61,13 @@ func (l *Loader) Close() error {
 	return l.pdf.Close()
 }
 
+// RenderPage renders page (1-based) of the PDF at path as a PNG with
+// marks (a passage's boxes) drawn over it, with the Loader's PDF engine:
+// "the page as it looks". It has the shape of pdf.RenderFunc.
+func (l *Loader) RenderPage(ctx context.Context, path string, page int, marks []store.Box) ([]byte, error) {
+	return l.pdf.RenderPage(ctx, path, page, marks)
+}
+
 // Loaded is one file read and chunked.
 //
 // Invariants: Document.Segments == len(Segments) > 0; Segments[i].Index == i

@@ -11,6 +11,7 @@ import (
 
 	"github.com/klippa-app/go-pdfium"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
@@ -285,49 +286,74 @@ func guard[T any](e *Engine, ctx context.Context, work func(dctx context.Context
 	return r.out, r.err
 }
 
-// read does extract's work on inst, which it owns and gives back (or
-// kills, if pdfium failed) before it returns.
-func (e *Engine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte) (out *extracted, err error) {
+// session is one document open on a pdfium instance (see onDocument).
+type session struct {
+	broken  bool     // pdfium failed: the instance is killed, not reused
+	release []func() // run before the instance is given back, unless broken
+}
+
+// onDocument opens data on inst, which it owns and gives back (or kills,
+// if pdfium failed or work panicked) before it returns, and runs work on
+// the open document. The compressed streams are checked first (see
+// checkStreams). An engine failure becomes a *hostileError that says why
+// (see hostile).
+func (e *Engine) onDocument(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte, work func(s *session, doc references.FPDF_DOCUMENT) error) (err error) {
 	if err := dctx.Err(); err != nil {
 		inst.Close()
-		return nil, err
+		return err
 	}
-	broken := false
-	var wd *wasmDoc
+	s := &session{}
 	defer func() {
 		if r := recover(); r != nil {
-			broken = true
+			s.broken = true
 			err = fmt.Errorf("%w: %v", errPDFEngine, r)
-			out = nil
 		}
-		if err != nil && ctx.Err() == nil && (broken || errors.Is(err, errPDFEngine)) {
+		if err != nil && ctx.Err() == nil && (s.broken || errors.Is(err, errPDFEngine)) {
 			err = e.hostile(dctx, inst, err)
-			broken = true
+			s.broken = true
 		}
-		if wd != nil && !broken {
-			wd.free()
+		if !s.broken {
+			for _, f := range s.release {
+				f()
+			}
 		}
-		if broken {
+		if s.broken {
 			inst.Kill() // the worker may be in a bad state: let the pool replace it
 		} else {
 			inst.Close()
 		}
 	}()
-
 	if err := checkStreams(dctx, data); err != nil {
-		return nil, err
+		return err
 	}
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
 		if !isDocumentError(err) {
-			broken = true
+			s.broken = true
 		}
-		return nil, err
+		return err
 	}
 	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+	return work(s, doc.Document)
+}
 
-	out = &extracted{}
-	if md, err := inst.GetMetaData(&requests.GetMetaData{Document: doc.Document, Tags: &[]string{"Title", "Author"}}); err == nil {
+// read does extract's work on inst (see onDocument).
+func (e *Engine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte) (out *extracted, err error) {
+	err = e.onDocument(ctx, dctx, inst, data, func(s *session, doc references.FPDF_DOCUMENT) error {
+		var err error
+		out, err = e.readOpen(dctx, s, inst, doc, data)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readOpen reads an open document's Info, outline and pages.
+func (e *Engine) readOpen(dctx context.Context, s *session, inst pdfium.Pdfium, document references.FPDF_DOCUMENT, data []byte) (*extracted, error) {
+	out := &extracted{}
+	if md, err := inst.GetMetaData(&requests.GetMetaData{Document: document, Tags: &[]string{"Title", "Author"}}); err == nil {
 		for _, t := range md.Tags {
 			v := strings.TrimSpace(strings.ToValidUTF8(t.Value, ""))
 			switch t.Tag {
@@ -338,13 +364,14 @@ func (e *Engine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte
 			}
 		}
 	}
-	if bm, err := inst.GetBookmarks(&requests.GetBookmarks{Document: doc.Document}); err == nil {
+	if bm, err := inst.GetBookmarks(&requests.GetBookmarks{Document: document}); err == nil {
 		out.Outline = flattenOutline(bm.Bookmarks, 1, nil)
 	}
-	wd, err = openWasmDoc(dctx, inst, data)
+	wd, err := openWasmDoc(dctx, inst, data)
 	if err != nil {
 		return nil, err
 	}
+	s.release = append(s.release, wd.free)
 	n, err := wd.pageCount()
 	if err != nil {
 		return nil, fmt.Errorf("couldn't count pages: %w", err)
