@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag/ingest/pdf"
@@ -28,6 +29,11 @@ func (l *Loader) loadPDF(ctx context.Context, path string, data []byte) (*parsed
 		return nil, skip(path, "%s", pdf.ReasonNoText)
 	}
 	p.title, p.author, p.heads = doc.Title, doc.Author, doc.RunningHeads
+	for i, pg := range doc.Pages {
+		if pg.OCR {
+			p.ocrPages = append(p.ocrPages, strconv.Itoa(i+1))
+		}
+	}
 	return p, nil
 }
 

@@ -42,6 +42,9 @@ type Page struct {
 	// Label is the page number printed on the page ("vii", "7"), "" when
 	// none was found; it is taken out of the text.
 	Label string
+	// OCR is set for a page without a text layer whose text Tesseract
+	// read from its image (see OCR).
+	OCR bool
 }
 
 // Kind says what a block is.

@@ -33,6 +33,7 @@ type Engine struct {
 	memPages uint32
 	// chars bounds the characters of one PDF (0: maxChars).
 	chars int
+	ocr   OCR // see SetOCR
 
 	once   sync.Once
 	mu     sync.Mutex // guards pool, cache, closed
@@ -481,33 +482,98 @@ const ReasonNoText = "no extractable text in this PDF (scanned pages or text dra
 // document; a bug in the layout on a strange file is an *Error too, so it
 // costs that file, not the run.
 func (e *Engine) Read(ctx context.Context, data []byte) (*Document, error) {
-	d, err := guard(e, ctx, func(dctx context.Context, inst pdfium.Pdfium) (*Document, error) {
-		out, err := e.read(ctx, dctx, inst, data)
-		if err != nil {
-			return nil, err
-		}
-		if len(out.Pages) == 0 {
-			return nil, &Error{Reason: "PDF has no pages"}
-		}
-		// Most text runs unmapped: what little comes out is fragments
-		// out of order, worse than nothing for retrieval.
-		if out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
-			return nil, &Error{Reason: fmt.Sprintf("no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)}
-		}
-		return readPaper(dctx, out)
-	})
-	if err == nil {
-		return d, nil
+	start := time.Now()
+	out, err := e.extract(ctx, data)
+	if err != nil {
+		return nil, e.readErr(ctx, err)
 	}
+	if len(out.Pages) == 0 {
+		return nil, &Error{Reason: "PDF has no pages"}
+	}
+	// Pages without a text layer are read with Tesseract (see ocr.go);
+	// the time it takes is bounded per page, not by the PDF's deadline.
+	var scanned []int
+	var spent time.Duration
+	if pages := needsOCR(out); len(pages) > 0 {
+		t0 := time.Now()
+		scanned, err = e.readScans(ctx, data, out, pages)
+		spent = time.Since(t0)
+		switch {
+		case errors.Is(err, errNoTesseract):
+			if len(pages) == len(out.Pages) {
+				return nil, &Error{Reason: ReasonNoTesseract}
+			}
+			scanned = nil // a mixed PDF without Tesseract: its text pages
+		case err != nil:
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &Error{Reason: "OCR failed: " + oneLine(err.Error()), Err: err}
+		}
+	}
+	// Most text runs unmapped: what little comes out is fragments out of
+	// order, worse than nothing for retrieval.
+	if len(scanned) == 0 && out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
+		return nil, &Error{Reason: fmt.Sprintf("no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)}
+	}
+	d, err := e.layOutWithin(ctx, e.timeout()-(time.Since(start)-spent), out)
+	if err != nil {
+		return nil, e.readErr(ctx, err)
+	}
+	for _, i := range scanned {
+		d.Pages[i].OCR = true
+	}
+	return d, nil
+}
+
+// ReasonNoTesseract is the Reason for a PDF whose pages have no text
+// layer where Tesseract is not installed: it says how to install it.
+const ReasonNoTesseract = "no extractable text in this PDF (scanned pages); install Tesseract to read it with OCR: " + InstallTesseract
+
+// readErr turns an error of reading into what Read returns: the
+// context's, ErrUnavailable, or an *Error.
+func (e *Engine) readErr(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return nil, ctxErr
+		return ctxErr
 	}
 	var de *Error
 	if errors.Is(err, ErrUnavailable) || errors.As(err, &de) {
-		return nil, err
+		return err
 	}
-	return nil, &Error{Reason: pdfReason(err), Err: err}
+	return &Error{Reason: pdfReason(err), Err: err}
 }
+
+// layOutWithin lays out the pages within what is left of the PDF's
+// deadline: at the deadline it returns at once (the layout stops at its
+// next page).
+func (e *Engine) layOutWithin(ctx context.Context, left time.Duration, out *extracted) (*Document, error) {
+	dctx, cancel := context.WithTimeout(ctx, max(left, time.Millisecond))
+	defer cancel()
+	type result struct {
+		d   *Document
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := readPaper(dctx, out)
+		done <- result{d, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() == nil && errors.Is(r.err, context.DeadlineExceeded) {
+			r.err = fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}, r.err)
+		}
+		return r.d, r.err
+	case <-dctx.Done():
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}
+	}
+}
+
+// oneLine is s on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // readPaper lays the pages out; a panic in the layout becomes an *Error,
 // and the layout stops with ctx's error when ctx is done.
