@@ -14,7 +14,7 @@ import (
 
 // scanOf renders each page of a PDF at dpi and wraps the images as a PDF
 // with no text layer: a scan of it.
-func scanOf(t *testing.T, data []byte, pages, dpi int) []byte {
+func scanOf(t testing.TB, data []byte, pages, dpi int) []byte {
 	t.Helper()
 	var imgs []image.Image
 	for i := range pages {
@@ -145,4 +145,23 @@ func TestOCRCancel(t *testing.T) {
 	if late := time.Since(start) - 1500*time.Millisecond; late > time.Second {
 		t.Errorf("stopped %v after the cancel", late)
 	}
+}
+
+// BenchmarkOCRPages reads the scanned two-page paper with Tesseract (no
+// cache) and reports pages per second.
+//
+//	go test ./rag/ingest/pdf/ -run '^$' -bench OCRPages -benchtime 2x
+func BenchmarkOCRPages(b *testing.B) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		b.Skipf("tesseract not installed (%s)", InstallTesseract)
+	}
+	scan := scanOf(b, scannedPaper(), 2, 300)
+	e := NewEngine(testCacheDir())
+	defer e.Close()
+	for b.Loop() {
+		if _, err := e.Read(context.Background(), scan); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(2*b.N)/b.Elapsed().Seconds(), "pages/s")
 }
