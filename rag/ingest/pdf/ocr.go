@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/ibid-dev/ibid/internal/atomicfile"
 )
@@ -65,10 +66,14 @@ func (o OCR) lang() string {
 // errNoTesseract is a PDF that needs OCR where Tesseract is not installed.
 var errNoTesseract = errors.New("tesseract is not installed")
 
-// needsOCR lists the pages (0-based) with no character of their own.
+// needsOCR lists the pages (0-based) with no character of their own, or
+// with only an OCR layer that is junk (see junkLayer), which it clears.
 func needsOCR(out *extracted) []int {
 	var pages []int
 	for i, p := range out.Pages {
+		if junkLayer(p) {
+			p.chars = nil
+		}
 		text := false
 		for _, c := range p.chars {
 			if !c.generated && !c.unmapped && c.r > ' ' {
@@ -364,4 +369,64 @@ func medianBand(words []ocrWord) float32 {
 	slices.Sort(tops)
 	slices.Sort(bottoms)
 	return tops[len(tops)/2] - bottoms[len(bottoms)/2]
+}
+
+// junkLayer reports whether a page's text is only an invisible layer over
+// a scan (every text object drawn invisible, an image over most of the
+// page) that reads as junk: fewer than half of its words are words (two
+// letters or more with a vowel, or a number). A scanner's own OCR that
+// reads well is kept.
+func junkLayer(p *rawPage) bool {
+	if p.textObjects == 0 || p.invisible < p.textObjects {
+		return false
+	}
+	scan := false
+	for _, f := range p.figures {
+		scan = scan || (f.x1-f.x0)*(f.y1-f.y0) > 0.7*p.width*p.height
+	}
+	if !scan {
+		return false
+	}
+	var b strings.Builder
+	for _, c := range p.chars {
+		if c.generated {
+			b.WriteByte(' ')
+		} else {
+			b.WriteRune(c.r)
+		}
+	}
+	words, good := 0, 0
+	for _, w := range strings.Fields(b.String()) {
+		words++
+		t := strings.TrimRight(w, ".,;:!?)")
+		t = strings.TrimLeft(t, "(")
+		if plausibleWord(t) {
+			good++
+		}
+	}
+	return words > 0 && good*2 < words
+}
+
+// plausibleWord reports whether a token reads as a word: a number, or two
+// letters or more, all letters (a hyphen or an apostrophe inside), with a
+// vowel when it is Latin.
+func plausibleWord(t string) bool {
+	if _, err := strconv.ParseFloat(t, 64); err == nil {
+		return true
+	}
+	letters, latin, vowel := 0, false, false
+	for _, r := range t {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+			if r < 0x250 {
+				latin = true
+				vowel = vowel || strings.ContainsRune("aeiouyAEIOUYàáâäèéêëìíîïòóôöùúûü", r)
+			}
+		case r == '-' || r == '\'' || r == '’':
+		default:
+			return false
+		}
+	}
+	return letters >= 2 && (!latin || vowel)
 }

@@ -165,3 +165,31 @@ func BenchmarkOCRPages(b *testing.B) {
 	}
 	b.ReportMetric(float64(2*b.N)/b.Elapsed().Seconds(), "pages/s")
 }
+
+// A scan whose text layer is an invisible OCR layer of junk is read
+// again with Tesseract; one whose invisible layer reads well is kept as
+// it is.
+func TestInvisibleJunkLayer(t *testing.T) {
+	needTesseract(t)
+	page := pdftest.Column(72, 660, 216, "A scan with a layer of text that", "nobody could read, read again.")
+	img, _, err := testEngine(t).render(context.Background(), pdftest.Paper([][]pdftest.Item{page}), 0, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := pdftest.ScannedWithLayer(612, 792, [][]string{{"xq#z kkq 9f@ Zr~ pqw", "tt% ## lkj 0o0o !! q"}}, img)
+	d, err := testEngine(t).Read(context.Background(), junk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Pages[0].OCR || !strings.Contains(d.text(), "nobody could read") || strings.Contains(d.text(), "kkq") {
+		t.Errorf("junk layer: OCR %v, text %q", d.Pages[0].OCR, d.text())
+	}
+	good := pdftest.ScannedWithLayer(612, 792, [][]string{{"A scan with a layer of text that", "everybody can read, kept as it is."}}, img)
+	d, err = testEngine(t).Read(context.Background(), good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Pages[0].OCR || !strings.Contains(d.text(), "everybody can read, kept as it is.") {
+		t.Errorf("good layer: OCR %v, text %q", d.Pages[0].OCR, d.text())
+	}
+}

@@ -370,9 +370,16 @@ func Tagged(tagged bool) []byte {
 // width by height points and nothing else drawn: a scan, with no text
 // layer. The images are stored as 8-bit RGB, Flate-compressed.
 func Scanned(width, height float64, pages ...image.Image) []byte {
-	objs := []Object{"<< /Type /Catalog /Pages 2 0 R >>", ""}
+	return ScannedWithLayer(width, height, nil, pages...)
+}
+
+// ScannedWithLayer is Scanned with, over page i, the text layer layers[i]
+// drawn invisible (text render mode 3, as a scanner's OCR draws it) in
+// Helvetica at 10 points, a line every 12 points from (72, 660).
+func ScannedWithLayer(width, height float64, layers [][]string, pages ...image.Image) []byte {
+	objs := []Object{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"}
 	var kids []string
-	for _, img := range pages {
+	for i, img := range pages {
 		b := img.Bounds()
 		var raw bytes.Buffer
 		z := zlib.NewWriter(&raw)
@@ -389,8 +396,15 @@ func Scanned(width, height float64, pages ...image.Image) []byte {
 		page := len(objs) + 1
 		kids = append(kids, fmt.Sprintf("%d 0 R", page))
 		content := fmt.Sprintf("q %g 0 0 %g 0 0 cm /Im0 Do Q", width, height)
+		if i < len(layers) && len(layers[i]) > 0 {
+			content += "\nBT 3 Tr /F1 10 Tf 72 660 Td 12 TL\n"
+			for _, l := range layers[i] {
+				content += "(" + strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(l) + ") Tj T*\n"
+			}
+			content += "ET"
+		}
 		objs = append(objs,
-			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", width, height, page+2, page+1),
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 3 0 R >> /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", width, height, page+2, page+1),
 			Stream(content),
 			fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream", b.Dx(), b.Dy(), raw.Len(), raw.Bytes()),
 		)
