@@ -3,12 +3,12 @@ package pdf
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
-	"io"
-	"os"
+	"io/fs"
 
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/references"
@@ -59,19 +59,11 @@ func (e *Engine) RenderPage(ctx context.Context, path string, page int, marks []
 
 // readPDF reads a regular file of at most maxRenderFile bytes.
 func readPDF(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	data, err := readBounded(path, maxRenderFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+		return nil, &Error{Reason: err.Error(), Err: err}
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxRenderFile {
-		return nil, &Error{Reason: fmt.Sprintf("%s: not a regular file of at most %d MiB", path, maxRenderFile>>20)}
-	}
-	return io.ReadAll(io.LimitReader(f, maxRenderFile))
+	return data, err
 }
 
 // render draws page index (0-based) of data at dpi, or less where the
