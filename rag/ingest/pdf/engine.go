@@ -482,8 +482,14 @@ const ReasonNoText = "no extractable text in this PDF (scanned pages or text dra
 // document; a bug in the layout on a strange file is an *Error too, so it
 // costs that file, not the run.
 func (e *Engine) Read(ctx context.Context, data []byte) (*Document, error) {
-	start := time.Now()
-	out, err := e.extract(ctx, data)
+	// The PDF's deadline runs from when pdfium starts on it (not while
+	// the engine starts or waits for an instance) and covers the
+	// layout too; OCR's time is bounded per page instead.
+	var began time.Time
+	out, err := guard(e, ctx, func(dctx context.Context, inst pdfium.Pdfium) (*extracted, error) {
+		began = time.Now()
+		return e.read(ctx, dctx, inst, data)
+	})
 	if err != nil {
 		return nil, e.readErr(ctx, err)
 	}
@@ -516,7 +522,7 @@ func (e *Engine) Read(ctx context.Context, data []byte) (*Document, error) {
 	if len(scanned) == 0 && out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
 		return nil, &Error{Reason: fmt.Sprintf("no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)}
 	}
-	d, err := e.layOutWithin(ctx, e.timeout()-(time.Since(start)-spent), out)
+	d, err := e.layOutWithin(ctx, e.timeout()-(time.Since(began)-spent), out)
 	if err != nil {
 		return nil, e.readErr(ctx, err)
 	}
