@@ -50,7 +50,7 @@ func scannedPaper(t *testing.T, path, sentence string) {
 // sentence is found by search.
 func TestLibraryKilledDuringOCR(t *testing.T) {
 	if dir := os.Getenv("IBID_TEST_KILL_DIR"); dir != "" {
-		libKillChild(dir, os.Getenv("IBID_TEST_KILL_DOCS"))
+		killChild(dir, os.Getenv("IBID_TEST_KILL_DOCS"))
 		return
 	}
 	if testing.Short() {
@@ -59,9 +59,9 @@ func TestLibraryKilledDuringOCR(t *testing.T) {
 	if _, err := exec.LookPath("tesseract"); err != nil {
 		t.Skip("tesseract not installed")
 	}
-	tmp := libTestEnv(t)
+	tmp := testEnv(t)
 	docs := filepath.Join(tmp, "docs")
-	libManyNotes(t, docs, 5)
+	manyNotes(t, docs, 5)
 	sentences := []string{
 		"Honey bees dance to tell the hive where the flowers are.",
 		"Glaciers carve deep valleys as they slide down from the peaks.",
@@ -88,14 +88,14 @@ func TestLibraryKilledDuringOCR(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 
-	l := libOpen(t, Options{Store: libDir})
-	libCheckWhole(t, l)
+	l := mustOpen(t, Options{Store: libDir})
+	checkWhole(t, l)
 	t.Logf("killed: %d documents whole", len(mustDocs(t, l)))
-	rep := libAdd(t, l, docs)
+	rep := mustAdd(t, l, docs)
 	if n := len(mustDocs(t, l)); n != 7 {
-		t.Fatalf("after the add: %d documents (%s), want 7", n, libCounts(rep))
+		t.Fatalf("after the add: %d documents (%s), want 7", n, counts(rep))
 	}
-	libCheckWhole(t, l)
+	checkWhole(t, l)
 	for _, s := range sentences {
 		ps, err := l.Search(context.Background(), s, retrieve.Options{K: 3})
 		if err != nil || len(ps) == 0 {
