@@ -94,6 +94,7 @@ ibid add --bib refs.bib`,
 	fs.StringArrayVar(&cfg.Bib, "bib", nil, "give the documents already in the library the metadata of this bibliography's entries (.bib, CSL .json or zotero:), matched by DOI or title and first author; adds no file")
 	fs.StringVar(&cfg.Attachments, "attachments", "", "folder where a bibliography's entries without a file of their own are looked for (by DOI, citekey or title), and Zotero's linked attachment base folder")
 	fs.StringVar(&cfg.ZoteroURL, "zotero-url", cfg.ZoteroURL, "Zotero's local API (env IBID_ZOTERO_URL; default http://127.0.0.1:23119/api/)")
+	fs.StringVar(&cfg.OCRLang, "ocr-lang", "", "Tesseract's languages for scanned PDF pages, e.g. deu+eng (its language packs installed: apt-get install tesseract-ocr-deu); empty is English")
 	fs.StringVar(&cfg.EnrichModel, "enrich-model", cfg.EnrichModel,
 		"chat model that writes what contextual, window-summary and questions index (env IBID_ENRICH_MODEL); empty uses --model")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "chat model name (env IBID_MODEL), for the strategies that need one")

@@ -51,6 +51,9 @@ type Config struct {
 	// ZoteroURL is Zotero's local API (--zotero-url, IBID_ZOTERO_URL;
 	// "" for http://127.0.0.1:23119/api/).
 	ZoteroURL string
+	// OCRLang is Tesseract's language list for scanned PDF pages
+	// (--ocr-lang: "eng", "deu+eng"); "" is English.
+	OCRLang string
 	// EnrichModel is the chat model the strategies that need one use; ""
 	// uses Model (--enrich-model, IBID_ENRICH_MODEL).
 	EnrichModel string

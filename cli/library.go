@@ -78,7 +78,7 @@ func openExisting(ctx context.Context, cfg *Config, name string, a access) (*lib
 }
 
 func open(ctx context.Context, cfg *Config, name string, a access, mustExist bool) (*library.Library, error) {
-	opt := library.Options{Name: name, Store: cfg.Store, AnyEmbedder: a != writable, MustExist: mustExist}
+	opt := library.Options{Name: name, Store: cfg.Store, AnyEmbedder: a != writable, MustExist: mustExist, OCRLang: cfg.OCRLang}
 	if a != listable {
 		var err error
 		if opt.Embedder, err = newEmbedder(cfg); err != nil {

@@ -137,10 +137,12 @@ func appendUnits(ctx context.Context, out []unit, text string, sp span, budget, 
 		}
 	}
 	var parts []span
-	switch level {
-	case 0:
+	switch {
+	case level == 0 && isTable(text[sp.start:sp.end]):
+		level, parts = 1, lines(text, sp.start, sp.end) // a row is a unit
+	case level == 0:
 		parts = sentences(text, sp.start, sp.end)
-	case 1:
+	case level == 1:
 		parts = lines(text, sp.start, sp.end)
 	default:
 		return appendCuts(ctx, out, text, sp, budget)
@@ -155,6 +157,20 @@ func appendUnits(ctx context.Context, out []unit, text string, sp span, budget, 
 		}
 	}
 	return out, nil
+}
+
+// isTable reports whether a paragraph is a Markdown table: two lines or
+// more, each a row that starts with "|". Its rows are its units, so a
+// segment never cuts a row.
+func isTable(p string) bool {
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(p), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "|") {
+			return false
+		}
+		n++
+	}
+	return n >= 2
 }
 
 // appendCuts cuts sp into pieces of at most budget tokens on rune

@@ -4,10 +4,19 @@ import (
 	"fmt"
 	"strings"
 
-	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
+
+// htmlConverter converts HTML to Markdown as html-to-markdown does by
+// default, and its tables to Markdown tables, a row to a line, so that a
+// row is read (and chunked) whole.
+var htmlConverter = converter.NewConverter(converter.WithPlugins(
+	base.NewBasePlugin(), commonmark.NewCommonmarkPlugin(), table.NewTablePlugin()))
 
 // parseHTML converts HTML to Markdown (html-to-markdown) and reads that as
 // Markdown; the text, sections and offsets are the Markdown's. The
@@ -22,7 +31,7 @@ func parseHTML(path, s string) (*parsed, error) {
 	}
 	title := htmlTitle(root)
 	flattened := flattenDOM(root, 0)
-	md, err := htmltomarkdown.ConvertNode(root)
+	md, err := htmlConverter.ConvertNode(root)
 	if err != nil {
 		return nil, skip(path, "cannot convert HTML to Markdown: %v", err)
 	}

@@ -61,6 +61,21 @@ func (l *Loader) Close() error {
 	return l.pdf.Close()
 }
 
+// SetOCR sets how the PDF engine reads pages without a text layer:
+// Tesseract's languages (lang, "" for English) and the folder that keeps
+// each page's words so that a page is read once (cacheDir, "" for none).
+// Call it before the first Load.
+func (l *Loader) SetOCR(lang, cacheDir string) {
+	l.pdf.SetOCR(pdf.OCR{Lang: lang, CacheDir: cacheDir})
+}
+
+// RenderPage renders page (1-based) of the PDF at path as a PNG with
+// marks (a passage's boxes) drawn over it, with the Loader's PDF engine:
+// "the page as it looks". It has the shape of pdf.RenderFunc.
+func (l *Loader) RenderPage(ctx context.Context, path string, page int, marks []store.Box) ([]byte, error) {
+	return l.pdf.RenderPage(ctx, path, page, marks)
+}
+
 // Loaded is one file read and chunked.
 //
 // Invariants: Document.Segments == len(Segments) > 0; Segments[i].Index == i
@@ -227,6 +242,9 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 	if len(p.heads) > 0 {
 		doc.Meta = withMeta(doc.Meta, MetaRunningHeads, strings.Join(p.heads, "\n"))
 	}
+	if len(p.ocrPages) > 0 {
+		doc.Meta = withMeta(doc.Meta, MetaOCRPages, strings.Join(p.ocrPages, ","))
+	}
 	return &Loaded{Document: doc, Text: p.text, Segments: segs, PageStarts: p.pageStarts, Notes: p.notes, PageLabels: p.pageLabels, sections: p.sections, lines: p.lines}, nil
 }
 
@@ -246,6 +264,7 @@ type parsed struct {
 	lines                    []lineBox
 	abstract                 string   // PDF only: the abstract's text, when a heading names it
 	heads                    []string // PDF only: running headers and footers taken out of the text
+	ocrPages                 []string // PDF only: the pages (1-based) whose text Tesseract read
 }
 
 // section is a run of text under one heading path.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -158,6 +159,13 @@ func TestLoadDeterministic(t *testing.T) {
 
 func TestLoadBadInput(t *testing.T) {
 	dir := t.TempDir()
+	// A PDF without text is read with OCR when Tesseract is installed
+	// (its blank page gives no text); without it, skipped with the
+	// command that installs it.
+	noText := pdf.ReasonNoText
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		noText = pdf.ReasonNoTesseract
+	}
 	unreadable := filepath.Join(dir, "secret.txt")
 	os.WriteFile(unreadable, []byte("hidden"), 0o000)
 	tests := []struct {
@@ -175,7 +183,7 @@ func TestLoadBadInput(t *testing.T) {
 		{"testdata/fake.pdf", "corrupt PDF (pdfium cannot parse it)"},
 		{"testdata/corrupt.pdf", "corrupt PDF (pdfium cannot parse it)"},
 		{"testdata/encrypted.pdf", "encrypted PDF (needs a password); save an unencrypted copy to add it"},
-		{"testdata/notext.pdf", pdf.ReasonNoText},
+		{"testdata/notext.pdf", noText},
 		{"testdata/missing.md", "no such file or directory"},
 		{"testdata", "is a directory"},
 		{unreadable, "permission denied; check the file's permissions"},

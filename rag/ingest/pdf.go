@@ -3,7 +3,9 @@ package ingest
 import (
 	"context"
 	"errors"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag/ingest/pdf"
@@ -27,6 +29,11 @@ func (l *Loader) loadPDF(ctx context.Context, path string, data []byte) (*parsed
 		return nil, skip(path, "%s", pdf.ReasonNoText)
 	}
 	p.title, p.author, p.heads = doc.Title, doc.Author, doc.RunningHeads
+	for i, pg := range doc.Pages {
+		if pg.OCR {
+			p.ocrPages = append(p.ocrPages, strconv.Itoa(i+1))
+		}
+	}
 	return p, nil
 }
 
@@ -65,7 +72,10 @@ func assemblePDF(doc *pdf.Document) *parsed {
 	}
 	headings := 0
 	abstractAt := -1 // where the abstract's text begins, after its heading
-	for _, blk := range doc.Blocks {
+	cited := tableSections(doc)
+	var resume []string // the path to go back to after a table
+	inTable, afterTable := false, false
+	for i, blk := range doc.Blocks {
 		if strings.TrimSpace(blk.Text) == "" {
 			continue
 		}
@@ -74,6 +84,25 @@ func assemblePDF(doc *pdf.Document) *parsed {
 		}
 		off := b.Len()
 		startPage(blk.Lines[0].Page(), off)
+		// A table and its caption are a section of their own, under the
+		// section whose text cites the table (else the one around it).
+		n := tableNumber(doc.Blocks, i)
+		wasTable := afterTable
+		afterTable = false
+		if wasTable && n == "" {
+			newSection(off, resume) // the blank line before is the table's
+		}
+		if n != "" && !inTable {
+			if !wasTable {
+				resume = path
+			}
+			inTable = true
+			at := path
+			if p, ok := cited[n]; ok {
+				at = p
+			}
+			newSection(off, at)
+		}
 		switch blk.Kind {
 		case pdf.Heading:
 			t := blk.Text
@@ -89,7 +118,7 @@ func assemblePDF(doc *pdf.Document) *parsed {
 		case pdf.Footnote:
 			newSection(off, path)
 		default:
-			if blk.Turned {
+			if blk.Turned && !inTable {
 				newSection(off, path)
 			}
 		}
@@ -102,6 +131,9 @@ func assemblePDF(doc *pdf.Document) *parsed {
 		}
 		if blk.Kind == pdf.Footnote || blk.Turned {
 			newSection(b.Len(), path)
+		}
+		if blk.Kind == pdf.Table && inTable {
+			inTable, afterTable = false, true // back to resume at the next block
 		}
 	}
 	startPage(len(doc.Pages)-1, b.Len())
@@ -133,4 +165,50 @@ func blockLines(lines []lineBox, blk pdf.Block, off int) []lineBox {
 		lines = append(lines, lineBox{start: off + start, end: off + end, box: l.Box, flow: l.Flow, size: l.Size})
 	}
 	return lines
+}
+
+// tableCaptionRE reads a table's number from its caption.
+var tableCaptionRE = regexp.MustCompile(`^(?:Table|TABLE|Tab\.|表)\s*([0-9A-Z]+)`)
+
+// tableNumber is the number of the table that block i opens: a table
+// block, or the caption just before one; "" for any other block.
+func tableNumber(blocks []pdf.Block, i int) string {
+	switch {
+	case blocks[i].Kind == pdf.Caption && i+1 < len(blocks) && blocks[i+1].Kind == pdf.Table:
+	case blocks[i].Kind == pdf.Table && (i == 0 || blocks[i-1].Kind != pdf.Caption):
+		return "?" // a table without its caption before it
+	default:
+		return ""
+	}
+	if m := tableCaptionRE.FindStringSubmatch(blocks[i].Text); m != nil {
+		return m[1]
+	}
+	return "?"
+}
+
+// tableMentionRE finds "Table 4", "Tables 4, 5, and 6", "Table 18, 19 and
+// 20" in running text.
+var tableMentionRE = regexp.MustCompile(`\bTables?\s+([0-9A-Z]+(?:(?:\s*,\s*|\s*,?\s*and\s+|\s*[–-]\s*)[0-9A-Z]+)*)`)
+
+// tableSections maps each table number cited in the body text to the
+// heading path of the first body block that cites it.
+func tableSections(doc *pdf.Document) map[string][]string {
+	out := map[string][]string{}
+	var stack []string
+	for _, blk := range doc.Blocks {
+		switch blk.Kind {
+		case pdf.Heading:
+			d := min(max(blk.Level, 1), len(stack)+1)
+			stack = append(stack[:d-1], blk.Text)
+		case pdf.Body:
+			for _, m := range tableMentionRE.FindAllStringSubmatch(blk.Text, -1) {
+				for _, n := range regexp.MustCompile(`[0-9A-Z]+`).FindAllString(m[1], -1) {
+					if _, ok := out[n]; !ok && len(stack) > 0 {
+						out[n] = slices.Clone(stack)
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -25,6 +25,9 @@ func TestALCEStructure(t *testing.T) {
 	ld := load(t, path)
 	var got []string
 	for _, s := range ld.Segments {
+		if regexp.MustCompile(`^Table \d+:`).MatchString(s.Text) || strings.Contains(s.Text, " · ") {
+			continue // a table (its rows' cells apart) is filed under the section that cites it
+		}
 		if len(s.Section) > 0 && !slices.Contains(got, s.Section[len(s.Section)-1]) {
 			got = append(got, s.Section[len(s.Section)-1])
 		}

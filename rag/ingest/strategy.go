@@ -65,10 +65,14 @@ func (s Strategy) NeedsModel() bool {
 // its segments are passages when index rows follow them; MetaAbstract a
 // paper's abstract (a PDF whose first page has an Abstract heading), its
 // text as in the first passage; MetaRunningHeads a PDF's running headers
-// and footers, taken out of its passages, one per line as first drawn.
+// and footers, taken out of its passages, one per line as first drawn;
+// MetaOCRPages the pages of a PDF whose text Tesseract read from their
+// image (1-based, comma-separated: "1,2,5"): a passage on one of them is
+// OCR text, for a viewer to say so.
 const (
 	MetaStrategy     = "strategy"
 	MetaPassages     = "passages"
 	MetaAbstract     = "abstract"
 	MetaRunningHeads = "running_heads"
+	MetaOCRPages     = "ocr_pages"
 )

@@ -45,6 +45,9 @@ type Options struct {
 	// creating it), with an error wrapping store.ErrNoLibrary that lists
 	// the libraries there are.
 	MustExist bool
+	// OCRLang is Tesseract's language list for PDF pages without a text
+	// layer ("eng", "deu+eng"); "" is English.
+	OCRLang string
 }
 
 func (o Options) name() string {
@@ -81,8 +84,9 @@ type Library struct {
 	closing context.Context // done once Close is called
 	close   context.CancelFunc
 
-	lmu    sync.Mutex     // guards loader
-	loader *ingest.Loader // created when first needed (safe for concurrent use)
+	lmu     sync.Mutex     // guards loader
+	loader  *ingest.Loader // created when first needed (safe for concurrent use)
+	ocrLang string         // Options.OCRLang
 }
 
 // memory is the location of a library kept in memory.
@@ -168,7 +172,7 @@ func Open(ctx context.Context, opt Options) (*Library, error) {
 		}
 	}
 	closing, cancel := context.WithCancel(context.Background())
-	return &Library{name: name, loc: loc, st: st, built: built, emb: emb, closing: closing, close: cancel}, nil
+	return &Library{name: name, loc: loc, st: st, built: built, emb: emb, closing: closing, close: cancel, ocrLang: opt.OCRLang}, nil
 }
 
 // openHint adds to an error that opening a store returned what to do about
@@ -272,6 +276,7 @@ func (l *Library) getLoader() *ingest.Loader {
 	defer l.lmu.Unlock()
 	if l.loader == nil {
 		l.loader = ingest.NewLoader(filepath.Join(xdg.CacheDir(), "wazero"))
+		l.loader.SetOCR(l.ocrLang, filepath.Join(xdg.CacheDir(), "ocr"))
 	}
 	return l.loader
 }

@@ -208,18 +208,13 @@ func (v vocabulary) add(line string, afterBreak bool) {
 	}
 }
 
-// joinLines appends the next line of a paragraph to text. A word broken
-// at the line end is mended: "hal-" + "lucination" is "hallucination"
-// when the document uses that word or its first part is not a word of it;
+// joinTo appends the next line of a paragraph to text. A word broken at
+// the line end is mended: "hal-" + "lucination" is "hallucination" when
+// the document uses that word or its first part is not a word of it;
 // "state-of-the-" + "art" and "natural-" + "language" keep their hyphen.
-// CJK text joins without a space; other lines join with one.
-func joinLines(text, next string, vocab vocabulary) string {
-	return string(joinTo([]byte(text), next, vocab))
-}
-
-// joinTo is joinLines appending to a buffer, so a paragraph of many lines
-// is written in time linear in its length: it reads only text's last
-// word.
+// CJK text joins without a space; other lines join with one. It reads
+// only text's last word, so a paragraph of many lines is written in time
+// linear in its length.
 func joinTo(text []byte, next string, vocab vocabulary) []byte {
 	if len(text) == 0 {
 		return append(text, next...)

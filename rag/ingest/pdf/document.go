@@ -17,9 +17,10 @@ import (
 // that starts on a later page); every block has at least one line;
 // Lines[0].Start == 0 and Start is nondecreasing and at most len(Text);
 // every line's Box.Page is 1..len(Pages) and lies inside its page; Text
-// holds no line break. Text that is not the paper's (running headers and
-// footers, page numbers, figure labels, the arXiv stamp in the margin) is
-// in no block.
+// holds no line break but between a table's rows. Text that is not the paper's (running headers and
+// footers, page numbers, figure labels) is in no block. A Table block's
+// rows are separated by a blank line ("\n\n") and its cells by " · ";
+// it follows its caption.
 type Document struct {
 	// Title is the Info dictionary's title unless it names a file or the
 	// program that made it, else the largest text at the top of page 1,
@@ -41,21 +42,25 @@ type Page struct {
 	// Label is the page number printed on the page ("vii", "7"), "" when
 	// none was found; it is taken out of the text.
 	Label string
+	// OCR is set for a page without a text layer whose text Tesseract
+	// read from its image (see OCR).
+	OCR bool
 }
 
 // Kind says what a block is.
 type Kind int
 
 const (
-	Body     Kind = iota // running text (and tables, for now)
+	Body     Kind = iota // running text
 	Heading              // a section heading; Block.Level is its depth
 	Caption              // a figure's or table's caption ("Table 1: ...")
 	Footnote             // one footnote, its mark first ("1 Our code ...")
 	Title                // the paper's title on page 1
 	Authors              // the author names under the title
+	Table                // a table: rows separated by a blank line, cells by " · "
 )
 
-var kindNames = [...]string{"body", "heading", "caption", "footnote", "title", "authors"}
+var kindNames = [...]string{"body", "heading", "caption", "footnote", "title", "authors", "table"}
 
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {

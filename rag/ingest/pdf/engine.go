@@ -11,6 +11,7 @@ import (
 
 	"github.com/klippa-app/go-pdfium"
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
+	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 	"github.com/klippa-app/go-pdfium/webassembly"
 	"github.com/tetratelabs/wazero"
@@ -32,6 +33,7 @@ type Engine struct {
 	memPages uint32
 	// chars bounds the characters of one PDF (0: maxChars).
 	chars int
+	ocr   OCR // see SetOCR
 
 	once   sync.Once
 	mu     sync.Mutex // guards pool, cache, closed
@@ -285,49 +287,74 @@ func guard[T any](e *Engine, ctx context.Context, work func(dctx context.Context
 	return r.out, r.err
 }
 
-// read does extract's work on inst, which it owns and gives back (or
-// kills, if pdfium failed) before it returns.
-func (e *Engine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte) (out *extracted, err error) {
+// session is one document open on a pdfium instance (see onDocument).
+type session struct {
+	broken  bool     // pdfium failed: the instance is killed, not reused
+	release []func() // run before the instance is given back, unless broken
+}
+
+// onDocument opens data on inst, which it owns and gives back (or kills,
+// if pdfium failed or work panicked) before it returns, and runs work on
+// the open document. The compressed streams are checked first (see
+// checkStreams). An engine failure becomes a *hostileError that says why
+// (see hostile).
+func (e *Engine) onDocument(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte, work func(s *session, doc references.FPDF_DOCUMENT) error) (err error) {
 	if err := dctx.Err(); err != nil {
 		inst.Close()
-		return nil, err
+		return err
 	}
-	broken := false
-	var wd *wasmDoc
+	s := &session{}
 	defer func() {
 		if r := recover(); r != nil {
-			broken = true
+			s.broken = true
 			err = fmt.Errorf("%w: %v", errPDFEngine, r)
-			out = nil
 		}
-		if err != nil && ctx.Err() == nil && (broken || errors.Is(err, errPDFEngine)) {
+		if err != nil && ctx.Err() == nil && (s.broken || errors.Is(err, errPDFEngine)) {
 			err = e.hostile(dctx, inst, err)
-			broken = true
+			s.broken = true
 		}
-		if wd != nil && !broken {
-			wd.free()
+		if !s.broken {
+			for _, f := range s.release {
+				f()
+			}
 		}
-		if broken {
+		if s.broken {
 			inst.Kill() // the worker may be in a bad state: let the pool replace it
 		} else {
 			inst.Close()
 		}
 	}()
-
 	if err := checkStreams(dctx, data); err != nil {
-		return nil, err
+		return err
 	}
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
 		if !isDocumentError(err) {
-			broken = true
+			s.broken = true
 		}
-		return nil, err
+		return err
 	}
 	defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc.Document})
+	return work(s, doc.Document)
+}
 
-	out = &extracted{}
-	if md, err := inst.GetMetaData(&requests.GetMetaData{Document: doc.Document, Tags: &[]string{"Title", "Author"}}); err == nil {
+// read does extract's work on inst (see onDocument).
+func (e *Engine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte) (out *extracted, err error) {
+	err = e.onDocument(ctx, dctx, inst, data, func(s *session, doc references.FPDF_DOCUMENT) error {
+		var err error
+		out, err = e.readOpen(dctx, s, inst, doc, data)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readOpen reads an open document's Info, outline and pages.
+func (e *Engine) readOpen(dctx context.Context, s *session, inst pdfium.Pdfium, document references.FPDF_DOCUMENT, data []byte) (*extracted, error) {
+	out := &extracted{}
+	if md, err := inst.GetMetaData(&requests.GetMetaData{Document: document, Tags: &[]string{"Title", "Author"}}); err == nil {
 		for _, t := range md.Tags {
 			v := strings.TrimSpace(strings.ToValidUTF8(t.Value, ""))
 			switch t.Tag {
@@ -338,13 +365,14 @@ func (e *Engine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte
 			}
 		}
 	}
-	if bm, err := inst.GetBookmarks(&requests.GetBookmarks{Document: doc.Document}); err == nil {
+	if bm, err := inst.GetBookmarks(&requests.GetBookmarks{Document: document}); err == nil {
 		out.Outline = flattenOutline(bm.Bookmarks, 1, nil)
 	}
-	wd, err = openWasmDoc(dctx, inst, data)
+	wd, err := openWasmDoc(dctx, inst, data)
 	if err != nil {
 		return nil, err
 	}
+	s.release = append(s.release, wd.free)
 	n, err := wd.pageCount()
 	if err != nil {
 		return nil, fmt.Errorf("couldn't count pages: %w", err)
@@ -454,33 +482,104 @@ const ReasonNoText = "no extractable text in this PDF (scanned pages or text dra
 // document; a bug in the layout on a strange file is an *Error too, so it
 // costs that file, not the run.
 func (e *Engine) Read(ctx context.Context, data []byte) (*Document, error) {
-	d, err := guard(e, ctx, func(dctx context.Context, inst pdfium.Pdfium) (*Document, error) {
-		out, err := e.read(ctx, dctx, inst, data)
-		if err != nil {
-			return nil, err
-		}
-		if len(out.Pages) == 0 {
-			return nil, &Error{Reason: "PDF has no pages"}
-		}
-		// Most text runs unmapped: what little comes out is fragments
-		// out of order, worse than nothing for retrieval.
-		if out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
-			return nil, &Error{Reason: fmt.Sprintf("no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)}
-		}
-		return readPaper(dctx, out)
+	// The PDF's deadline runs from when pdfium starts on it (not while
+	// the engine starts or waits for an instance) and covers the
+	// layout too; OCR's time is bounded per page instead.
+	var began time.Time
+	out, err := guard(e, ctx, func(dctx context.Context, inst pdfium.Pdfium) (*extracted, error) {
+		began = time.Now()
+		return e.read(ctx, dctx, inst, data)
 	})
-	if err == nil {
-		return d, nil
+	if err != nil {
+		return nil, e.readErr(ctx, err)
 	}
+	if len(out.Pages) == 0 {
+		return nil, &Error{Reason: "PDF has no pages"}
+	}
+	// Pages without a text layer are read with Tesseract (see ocr.go);
+	// the time it takes is bounded per page, not by the PDF's deadline.
+	var scanned []int
+	var spent time.Duration
+	if pages := needsOCR(out); len(pages) > 0 {
+		t0 := time.Now()
+		scanned, err = e.readScans(ctx, data, out, pages)
+		spent = time.Since(t0)
+		switch {
+		case errors.Is(err, errNoTesseract):
+			if len(pages) == len(out.Pages) {
+				return nil, &Error{Reason: ReasonNoTesseract}
+			}
+			scanned = nil // a mixed PDF without Tesseract: its text pages
+		case err != nil:
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &Error{Reason: "OCR failed: " + oneLine(err.Error()), Err: err}
+		}
+	}
+	// Most text runs unmapped: what little comes out is fragments out of
+	// order, worse than nothing for retrieval.
+	if len(scanned) == 0 && out.Unmapped > 0 && out.Unmapped*2 > out.TextObjects {
+		return nil, &Error{Reason: fmt.Sprintf("no extractable text in this PDF (%d of %d text runs use fonts without a Unicode map); run OCR on it first", out.Unmapped, out.TextObjects)}
+	}
+	d, err := e.layOutWithin(ctx, e.timeout()-(time.Since(began)-spent), out)
+	if err != nil {
+		return nil, e.readErr(ctx, err)
+	}
+	for _, i := range scanned {
+		d.Pages[i].OCR = true
+	}
+	return d, nil
+}
+
+// ReasonNoTesseract is the Reason for a PDF whose pages have no text
+// layer where Tesseract is not installed: it says how to install it.
+const ReasonNoTesseract = "no extractable text in this PDF (scanned pages); install Tesseract to read it with OCR: " + InstallTesseract
+
+// readErr turns an error of reading into what Read returns: the
+// context's, ErrUnavailable, or an *Error.
+func (e *Engine) readErr(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return nil, ctxErr
+		return ctxErr
 	}
 	var de *Error
 	if errors.Is(err, ErrUnavailable) || errors.As(err, &de) {
-		return nil, err
+		return err
 	}
-	return nil, &Error{Reason: pdfReason(err), Err: err}
+	return &Error{Reason: pdfReason(err), Err: err}
 }
+
+// layOutWithin lays out the pages within what is left of the PDF's
+// deadline: at the deadline it returns at once (the layout stops at its
+// next page).
+func (e *Engine) layOutWithin(ctx context.Context, left time.Duration, out *extracted) (*Document, error) {
+	dctx, cancel := context.WithTimeout(ctx, max(left, time.Millisecond))
+	defer cancel()
+	type result struct {
+		d   *Document
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := readPaper(dctx, out)
+		done <- result{d, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() == nil && errors.Is(r.err, context.DeadlineExceeded) {
+			r.err = fmt.Errorf("%w: %w", &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}, r.err)
+		}
+		return r.d, r.err
+	case <-dctx.Done():
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &hostileError{fmt.Sprintf("took longer than %s", e.timeout())}
+	}
+}
+
+// oneLine is s on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // readPaper lays the pages out; a panic in the layout becomes an *Error,
 // and the layout stops with ctx's error when ctx is done.

@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -60,6 +61,7 @@ func layOut(ctx context.Context, raw []*rawPage, outline []outlineItem) *layout 
 	}
 	for _, p := range lay.pages {
 		checkCtx(ctx)
+		p.lines, p.tables = findTables(p)
 		for _, q := range withSideways(p) {
 			markSmallText(q.lines, lay.body)
 		}
@@ -109,6 +111,7 @@ func layOut(ctx context.Context, raw []*rawPage, outline []outlineItem) *layout 
 	}
 	markHeadings(bodies, lay, outline)
 	for i := range all {
+		all[i].body = placeTables(all[i].body, lay.pages[i].tables)
 		all[i].body = append(all[i].body, all[i].sideways...)
 	}
 	// Join paragraphs broken by a column or page break, then place each
@@ -141,6 +144,22 @@ func layOut(ctx context.Context, raw []*rawPage, outline []outlineItem) *layout 
 				for at > 0 && (body[at-1].kind == Heading || body[at-1].kind == Caption) {
 					at--
 				}
+				// A table of this page after the paragraph that runs on
+				// (placed after its caption) goes before it, with its
+				// caption, so that the text keeps to the page order.
+				var tables []*paragraph
+				rest := body[: k+1 : k+1]
+				for j := k + 1; j < len(body); j++ {
+					if body[j].kind == Table || body[j].kind == Caption && j+1 < len(body) && body[j+1].kind == Table {
+						tables = append(tables, body[j])
+					} else {
+						rest = append(rest, body[j])
+					}
+				}
+				if len(tables) > 0 {
+					body = slices.Concat(body[:at], tables, rest[at:])
+					at += len(tables)
+				}
 				break
 			}
 		}
@@ -153,6 +172,44 @@ func layOut(ctx context.Context, raw []*rawPage, outline []outlineItem) *layout 
 		paraText(para, vocab)
 	}
 	return lay
+}
+
+// placeTables puts each table right after the paragraph that holds its
+// caption (at the end when none does).
+func placeTables(body []*paragraph, tables []*paragraph) []*paragraph {
+	for _, t := range tables {
+		at := len(body)
+		for k, para := range body {
+			if slices.Contains(para.lines, t.caption) {
+				at = k + 1
+				break
+			}
+		}
+		body = slices.Insert(body, at, t)
+	}
+	return body
+}
+
+// tableText writes a table's cells: " · " between the cells of a row, a
+// blank line between rows.
+func tableText(p *paragraph) {
+	var text []byte
+	for i, l := range p.lines {
+		t := cleanLine(l.text)
+		if f := strings.Fields(t); len(f) > 1 && bareNumbers(t) {
+			t = strings.Join(f, " · ") // two columns of numbers set close
+		}
+		switch {
+		case i == 0:
+		case sameRow(p.lines[i-1].y0, p.lines[i-1].y1, l.y0, l.y1):
+			text = append(text, " · "...)
+		default:
+			text = append(text, "\n\n"...)
+		}
+		p.lineOffs = append(p.lineOffs, len(text))
+		text = append(text, t...)
+	}
+	p.text = string(text)
 }
 
 // withSideways is p and the pages of its sideways text.
@@ -220,7 +277,7 @@ func runsOn(prev, next *paragraph) bool {
 // across the page while open is in a column, or text smaller than the
 // body's size while open is not.
 func isFloat(para, open *paragraph, body float32) bool {
-	return para.kind == Caption || para.sideways || para.first().flow == 0 && open.last().flow != 0 ||
+	return para.kind == Caption || para.kind == Table || para.sideways || para.first().flow == 0 && open.last().flow != 0 ||
 		para.first().size < body-0.8 && open.last().size >= body-0.8
 }
 
@@ -243,6 +300,10 @@ func paraText(p *paragraph, vocab vocabulary) {
 	sep := " "
 	if rows >= 2 && p.kind != Heading {
 		sep = " | "
+	}
+	if p.kind == Table {
+		tableText(p)
+		return
 	}
 	var text []byte
 	for i, l := range p.lines {

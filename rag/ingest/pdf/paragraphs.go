@@ -21,6 +21,7 @@ type layoutPage struct {
 	lines         []*textLine
 	label         string // the page number printed on it, if found
 	sideways      []*layoutPage
+	tables        []*paragraph // taken off lines by findTables
 }
 
 // paragraph is a paragraph: lines of one flow that belong together.
@@ -45,6 +46,10 @@ type paragraph struct {
 	// sideways is text turned away from its page's text: read after the
 	// page's text, as a float, never joined to other paragraphs.
 	sideways bool
+	// caption is a table's caption line and sources the page's lines its
+	// cells come from (kind Table; see findTables).
+	caption *textLine
+	sources []*textLine
 }
 
 // pageOff is a byte offset in a paragraph's text where a page begins.

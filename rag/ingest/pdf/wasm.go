@@ -166,6 +166,7 @@ type rawPage struct {
 	chars         []char
 	figures       []region
 	textObjects   int // text objects drawn directly on the page
+	invisible     int // of them, drawn invisible (a scan's OCR layer)
 	// headingObjs maps text objects (by address) inside a tagged heading
 	// to its depth; nil for an untagged page.
 	headingObjs map[uint32]int
@@ -336,6 +337,13 @@ func (w *wasmDoc) readFigures(page uint64, out *rawPage) error {
 		}
 		if t == 1 { // FPDF_PAGEOBJ_TEXT
 			out.textObjects++
+			mode, err := w.call("FPDFTextObj_GetTextRenderMode", o)
+			if err != nil {
+				return err
+			}
+			if int32(mode) == 3 { // FPDF_TEXTRENDERMODE_INVISIBLE: an OCR layer
+				out.invisible++
+			}
 			if tags != nil {
 				id, err := w.call("FPDFPageObj_GetMarkedContentID", o)
 				if err != nil {

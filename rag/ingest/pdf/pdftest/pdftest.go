@@ -5,10 +5,12 @@ package pdftest
 
 import (
 	"bytes"
+	"compress/zlib"
 	"crypto/md5"
 	"crypto/rc4"
 	"encoding/hex"
 	"fmt"
+	"image"
 	"strings"
 )
 
@@ -361,5 +363,52 @@ func Tagged(tagged bool) []byte {
 	for i, it := range items {
 		objs = append(objs, fmt.Sprintf("<< /Type /StructElem /S /%s /P 7 0 R /Pg 4 0 R /K %d >>", it.tag, i))
 	}
+	return Build(objs, "")
+}
+
+// Scanned is a PDF of one page per image, each image filling a page of
+// width by height points and nothing else drawn: a scan, with no text
+// layer. The images are stored as 8-bit RGB, Flate-compressed.
+func Scanned(width, height float64, pages ...image.Image) []byte {
+	return ScannedWithLayer(width, height, nil, pages...)
+}
+
+// ScannedWithLayer is Scanned with, over page i, the text layer layers[i]
+// drawn invisible (text render mode 3, as a scanner's OCR draws it) in
+// Helvetica at 10 points, a line every 12 points from (72, 660).
+func ScannedWithLayer(width, height float64, layers [][]string, pages ...image.Image) []byte {
+	objs := []Object{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"}
+	var kids []string
+	for i, img := range pages {
+		b := img.Bounds()
+		var raw bytes.Buffer
+		z := zlib.NewWriter(&raw)
+		row := make([]byte, 0, 3*b.Dx())
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			row = row[:0]
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				row = append(row, byte(r>>8), byte(g>>8), byte(bl>>8))
+			}
+			z.Write(row)
+		}
+		z.Close()
+		page := len(objs) + 1
+		kids = append(kids, fmt.Sprintf("%d 0 R", page))
+		content := fmt.Sprintf("q %g 0 0 %g 0 0 cm /Im0 Do Q", width, height)
+		if i < len(layers) && len(layers[i]) > 0 {
+			content += "\nBT 3 Tr /F1 10 Tf 72 660 Td 12 TL\n"
+			for _, l := range layers[i] {
+				content += "(" + strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(l) + ") Tj T*\n"
+			}
+			content += "ET"
+		}
+		objs = append(objs,
+			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 3 0 R >> /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", width, height, page+2, page+1),
+			Stream(content),
+			fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream", b.Dx(), b.Dy(), raw.Len(), raw.Bytes()),
+		)
+	}
+	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages))
 	return Build(objs, "")
 }

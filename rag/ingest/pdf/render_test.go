@@ -1,0 +1,97 @@
+package pdf
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// dark reports whether a pixel is ink (a glyph's), not paper.
+func dark(img image.Image, x, y int) bool {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return (r+g+b)/3 < 0x6000
+}
+
+// The page renders as it looks, and a mark lies over the words of the
+// sentence it marks: the sentence's ink is all inside the rectangle, the
+// rectangle holds ink, and nothing outside it changes.
+func TestRenderPageMarksTheSentence(t *testing.T) {
+	var page []pdftest.Item
+	page = append(page, pdftest.Column(72, 700, 300, "An unmarked paragraph opens the page here.")...)
+	page = append(page, pdftest.Column(72, 640, 300, "The marked sentence is this one, alone.")...)
+	page = append(page, pdftest.Column(72, 580, 300, "Another unmarked paragraph closes it.")...)
+	data := pdftest.Paper([][]pdftest.Item{page})
+	path := filepath.Join(t.TempDir(), "marks.pdf")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := readDoc(t, data)
+	var marks []store.Box
+	for _, b := range d.Blocks {
+		if strings.Contains(b.Text, "The marked sentence") {
+			for _, l := range b.Lines {
+				marks = append(marks, l.Box)
+			}
+		}
+	}
+	if len(marks) != 1 {
+		t.Fatalf("marks %v", marks)
+	}
+	e := testEngine(t)
+	decode := func(marks []store.Box) image.Image {
+		t.Helper()
+		b, err := e.RenderPage(context.Background(), path, 1, marks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	plain, marked := decode(nil), decode(marks)
+	scale := float64(renderDPI) / 72
+	if got := plain.Bounds(); got.Dx() != int(612*scale+0.5) || got.Dy() != int(792*scale+0.5) {
+		t.Fatalf("rendered %v, want a Letter page at %d DPI", got, renderDPI)
+	}
+	m := marks[0]
+	rect := image.Rect(int(float64(m.X0)*scale), int(float64(m.Y0)*scale), int(float64(m.X1)*scale+0.999), int(float64(m.Y1)*scale+0.999))
+	inside, outsideInBand, changedOutside := 0, 0, 0
+	b := plain.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			in := image.Pt(x, y).In(rect)
+			if dark(plain, x, y) {
+				switch {
+				case in:
+					inside++
+				case y >= rect.Min.Y && y < rect.Max.Y:
+					outsideInBand++ // the sentence's row, outside the mark
+				}
+			}
+			if !in && plain.At(x, y) != marked.At(x, y) {
+				changedOutside++
+			}
+		}
+	}
+	if inside < 200 || outsideInBand > 0 || changedOutside > 0 {
+		t.Errorf("ink inside the mark %d px, beside it on its row %d px; pixels changed outside it %d", inside, outsideInBand, changedOutside)
+	}
+	// Inside, the highlight tints the paper but keeps the words dark.
+	cy := (rect.Min.Y + rect.Max.Y) / 2
+	if r, g, bl, _ := marked.At(rect.Min.X+4, cy).RGBA(); !(r > 0xC000 && g > 0xC000 && bl < 0x4000) {
+		t.Errorf("the mark's fill is %x %x %x, want yellow", r, g, bl)
+	}
+	if _, err := e.RenderPage(context.Background(), path, 2, nil); err == nil {
+		t.Error("page 2 of a one-page PDF rendered")
+	}
+}

@@ -1,0 +1,109 @@
+package library
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
+	"github.com/ibid-dev/ibid/rag/retrieve"
+)
+
+// scannedPaper writes a PDF of one scanned page (a page of text rendered
+// to an image, no text layer) that says sentence.
+func scannedPaper(t *testing.T, path, sentence string) {
+	t.Helper()
+	half := len(sentence) / 2
+	for half < len(sentence) && sentence[half] != ' ' {
+		half++
+	}
+	text := filepath.Join(t.TempDir(), "text.pdf")
+	page := pdftest.Column(72, 660, 216, sentence[:half], strings.TrimSpace(sentence[half:]))
+	if err := os.WriteFile(text, pdftest.Paper([][]pdftest.Item{page}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ld := ingest.NewLoader(filepath.Join(os.Getenv("XDG_CACHE_HOME"), "wazero"))
+	defer ld.Close()
+	b, err := ld.RenderPage(context.Background(), text, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, pdftest.Scanned(612, 792, img), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A SIGKILL while scanned PDFs are read with OCR leaves whole documents
+// only; the add that follows completes the library, and a scanned page's
+// sentence is found by search.
+func TestLibraryKilledDuringOCR(t *testing.T) {
+	if dir := os.Getenv("IBID_TEST_KILL_DIR"); dir != "" {
+		killChild(dir, os.Getenv("IBID_TEST_KILL_DOCS"))
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Skip("tesseract not installed")
+	}
+	tmp := testEnv(t)
+	docs := filepath.Join(tmp, "docs")
+	manyNotes(t, docs, 5)
+	sentences := []string{
+		"Honey bees dance to tell the hive where the flowers are.",
+		"Glaciers carve deep valleys as they slide down from the peaks.",
+	}
+	for i, s := range sentences {
+		scannedPaper(t, filepath.Join(docs, "scan"+string(rune('a'+i))+".pdf"), s)
+	}
+	libDir := filepath.Join(tmp, "lib")
+	// The scans are read while the notes are embedded: kill after the
+	// first progress line, a little later, while tesseract works.
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLibraryKilledDuringOCR$", "-test.v=false")
+	cmd.Env = append(os.Environ(), "IBID_TEST_KILL_DIR="+libDir, "IBID_TEST_KILL_DOCS="+docs)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	if sc.Scan() {
+		time.Sleep(1500 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	l := mustOpen(t, Options{Store: libDir})
+	checkWhole(t, l)
+	t.Logf("killed: %d documents whole", len(mustDocs(t, l)))
+	rep := mustAdd(t, l, docs)
+	if n := len(mustDocs(t, l)); n != 7 {
+		t.Fatalf("after the add: %d documents (%s), want 7", n, counts(rep))
+	}
+	checkWhole(t, l)
+	for _, s := range sentences {
+		ps, err := l.Search(context.Background(), s, retrieve.Options{K: 3})
+		if err != nil || len(ps) == 0 {
+			t.Fatalf("search %q: %v", s, err)
+		}
+		top := ps[0]
+		if !strings.HasSuffix(top.Document.Path, ".pdf") || top.Segment.PageStart != 1 || len(top.Segment.Boxes) == 0 || top.Document.Meta[ingest.MetaOCRPages] != "1" {
+			t.Errorf("search %q: top passage %q from %s page %d, boxes %d, ocr pages %q", s, top.Segment.Text, top.Document.Path, top.Segment.PageStart, len(top.Segment.Boxes), top.Document.Meta[ingest.MetaOCRPages])
+		}
+	}
+}
