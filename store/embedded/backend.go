@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -148,7 +146,7 @@ func (folders) Drop(ctx context.Context, location, name string) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	flk := flock.New(filepath.Join(dir, lockName))
+	flk := newLock(dir)
 	unlock, err := lockLibrary(ctx, flk, dir)
 	if err != nil {
 		return err
