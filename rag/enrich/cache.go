@@ -53,8 +53,10 @@ func key(strategy, model string, maxTokens int, msgs []llm.Message) string {
 
 func (c cache) path(k string) string { return filepath.Join(c.dir, k[:2], k+".json") }
 
-// get returns the cached answer for k.
-func (c cache) get(k string) (string, bool) {
+// get returns the cached answer for k, bounded as the model's answer was
+// (llm.CutAnswer to bound bytes): an entry written by hand, or by an ibid
+// that kept more, costs no more than an answer does.
+func (c cache) get(k string, bound int) (string, bool) {
 	if c.dir == "" {
 		return "", false
 	}
@@ -66,7 +68,7 @@ func (c cache) get(k string) (string, bool) {
 	if json.Unmarshal(data, &e) != nil || e.Key != k || e.Text == "" {
 		return "", false
 	}
-	return e.Text, true
+	return llm.CutAnswer(e.Text, bound), true
 }
 
 // put stores text as the answer for k.
