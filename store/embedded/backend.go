@@ -115,6 +115,11 @@ func (folders) Libraries(ctx context.Context, location string) ([]store.LibraryI
 // (without reading vectors); ok is false for a folder without a library.
 func describe(dir string) (store.LibraryInfo, bool, error) {
 	m, _, ok, err := readManifest(dir)
+	if err == nil && !ok && len(libraryFiles(dir)) > 0 {
+		// A library that lost its manifest is still listed (with what is
+		// unknown left zero), for doctor to repair.
+		err = &ManifestError{Dir: dir, Missing: true}
+	}
 	if err != nil || !ok {
 		return store.LibraryInfo{}, false, err
 	}
