@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -74,10 +75,10 @@ ibid --resume=e96d6a868b2e2bd1`,
 
 func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) error {
 	ctx := cmd.Context()
-	if err := unknownCommand(cmd, paths); err != nil {
+	if err := resumeIDAsPath(resume, paths); err != nil {
 		return err
 	}
-	if err := resumeIDAsPath(resume, paths); err != nil {
+	if err := unknownCommand(cmd, paths); err != nil {
 		return err
 	}
 	if err := cfg.check(); err != nil {
@@ -160,11 +161,13 @@ func openSettings(cfg *Config) viewer.OpenSettings {
 	return viewer.OpenSettings{PDFViewer: cfg.PDFViewer, Editor: cfg.Editor}
 }
 
-// unknownCommand catches a mistyped command (ibid serach …): a first
-// argument that is no file, no folder and no glob, but close to a command's
-// name. Anything else is a path to add.
+// unknownCommand catches a word that is no command: a first argument
+// that is no file, no folder and no glob, and reads as a word (no path
+// separator, no dot). Close to a command's name, it was mistyped (ibid
+// serach …); otherwise ibid says it is neither, and lists the commands.
+// Anything else is a path to add.
 func unknownCommand(cmd *cobra.Command, paths []string) error {
-	if len(paths) == 0 || strings.ContainsAny(paths[0], `*?[/\.`) {
+	if len(paths) == 0 || strings.ContainsAny(paths[0], `*?[/\.`) || paths[0] == "" {
 		return nil
 	}
 	if _, err := os.Lstat(paths[0]); err == nil {
@@ -173,23 +176,36 @@ func unknownCommand(cmd *cobra.Command, paths []string) error {
 	if s := cmd.SuggestionsFor(paths[0]); len(s) > 0 {
 		return fmt.Errorf("unknown command %q: did you mean ibid %s? (to add a file of that name, write ./%s)", paths[0], s[0], paths[0])
 	}
-	return nil
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() && c.Name() != "help" {
+			names = append(names, c.Name())
+		}
+	}
+	return fmt.Errorf("%q is neither a command nor a file or folder here; the commands are %s (ibid --help says what each does; "+
+		"ibid PATH… adds files and opens the chat)", paths[0], strings.Join(names, ", "))
 }
 
-// resumeIDAsPath refuses "--resume ID": with --resume given without a
+// resumeIDAsPath catches "--resume ID": with --resume given without a
 // value, a first PATH that does not exist but reads like a conversation's
-// id (hex) was meant as one, and ibid says how to write it.
+// id was meant as one. ibid then says how to write it when there is such
+// a conversation, and that there is none otherwise.
 func resumeIDAsPath(resume string, paths []string) error {
-	if resume != resumeLatest || len(paths) == 0 || len(paths[0]) < 8 {
+	if resume != resumeLatest || len(paths) == 0 || !conversationID.MatchString(paths[0]) {
 		return nil
-	}
-	for _, r := range paths[0] {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return nil
-		}
 	}
 	if _, err := os.Lstat(paths[0]); err == nil {
 		return nil
 	}
+	dir, err := rag.ConversationsDir()
+	if err != nil {
+		return err
+	}
+	if _, err := rag.LoadConversation(dir, paths[0]); err != nil {
+		return fmt.Errorf("%w; to add a file of that name, write ./%s", err, paths[0])
+	}
 	return fmt.Errorf("no file or folder %q to add: to reopen the conversation of that id, write --resume=%s", paths[0], paths[0])
 }
+
+// conversationID is what a conversation's id may look like.
+var conversationID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,6 +24,9 @@ func TestChatFlags(t *testing.T) {
 		{[]string{}, "needs a terminal"},
 		{[]string{"docs/", "--library", "x"}, "needs a terminal"}, // PATHs, then flags
 		{[]string{"serach", "tides"}, `did you mean ibid search?`},
+		// A word that is no command and no file is not added as a path.
+		{[]string{"sync"}, `"sync" is neither a command nor a file or folder here; the commands are add, ask,`},
+		{[]string{"mcpx", "--library", "x"}, `"mcpx" is neither a command`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, out, errs := runCmd(t, c.args...)
@@ -38,9 +45,16 @@ func TestChatFlags(t *testing.T) {
 
 // TestResumeTakesOptionalID: --resume alone is the latest conversation and
 // leaves the next argument a PATH; an id is written --resume=ID, and an id
-// written as a separate argument is refused with how to write it.
+// written as a separate argument is refused: with how to write it when
+// there is such a conversation, saying there is none otherwise (never
+// added as a path while the latest conversation is reopened).
 func TestResumeTakesOptionalID(t *testing.T) {
 	cmdEnv(t)
+	convs := filepath.Join(os.Getenv("XDG_DATA_HOME"), "ibid", "conversations")
+	os.MkdirAll(convs, 0o755)
+	if err := os.WriteFile(filepath.Join(convs, "e96d6a868b2e2bd1.json"), []byte(`{"id":"e96d6a868b2e2bd1","library":"default"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -49,6 +63,8 @@ func TestResumeTakesOptionalID(t *testing.T) {
 		{[]string{"--resume", "docs/"}, "needs a terminal"},
 		{[]string{"docs/", "--resume"}, "needs a terminal"},
 		{[]string{"--resume", "e96d6a868b2e2bd1"}, "write --resume=e96d6a868b2e2bd1"},
+		{[]string{"--resume", "nosuchid"}, `no saved conversation "nosuchid"`},
+		{[]string{"--resume", "0123456789abcdef"}, `no saved conversation "0123456789abcdef"`},
 	} {
 		code, _, errs := runCmd(t, c.args...)
 		if code != exitError || !strings.Contains(errs, c.want) {
@@ -57,5 +73,22 @@ func TestResumeTakesOptionalID(t *testing.T) {
 	}
 	if _, out, _ := runCmd(t, "--help"); !strings.Contains(out, "--resume=ID") {
 		t.Errorf("help does not show how to give an id:\n%s", out)
+	}
+}
+
+// TestChatWithoutTerminal: with standard input a character device that is
+// no terminal (/dev/null), the chat says it needs a terminal instead of
+// failing inside its terminal library.
+func TestChatWithoutTerminal(t *testing.T) {
+	cmdEnv(t)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer null.Close()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), nil, Env{In: null, Out: &out, Err: &errb, Getenv: os.Getenv})
+	if code != exitError || !strings.Contains(errb.String(), "the chat needs a terminal") || strings.Contains(errb.String(), "bubbletea") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }

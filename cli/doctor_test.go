@@ -132,3 +132,34 @@ func TestCmdDoctorReembeds(t *testing.T) {
 		})
 	}
 }
+
+// TestCmdDoctorReembedsRemote: a library built through an embeddings
+// endpoint embeds its texts again through it, with progress; without the
+// endpoint's model named, --repair keeps the texts and says how to finish.
+func TestCmdDoctorReembedsRemote(t *testing.T) {
+	docs := cmdEnv(t)
+	srv, calls := fakeEmbeddings(t)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "test")
+	if code, out, errs := runCmd(t, "add", "--embed-model", "fake-embed", docs); code != 0 {
+		t.Fatalf("add: %d\n%s\n%s", code, out, errs)
+	}
+	dir := filepath.Join(os.Getenv("XDG_DATA_HOME"), "ibid", "libraries", "default")
+	os.Remove(only(t, dir, "vectors-*.f32"))
+
+	code, out, errs := runCmd(t, "doctor", "--repair")
+	if code == 0 || !strings.Contains(out, "2 documents keep their text") || !strings.Contains(errs, "--embed-model fake-embed") ||
+		!strings.Contains(errs, "ibid doctor --repair again") {
+		t.Fatalf("doctor --repair without the endpoint's model: %d\n%s\n%s", code, out, errs)
+	}
+	before := calls.Load()
+	code, out, errs = runCmd(t, "doctor", "--repair", "--embed-model", "fake-embed")
+	if code != 0 || !strings.Contains(out, "embedded 2 documents again with openai:fake-embed") ||
+		!strings.Contains(errs, "embedding again with openai:fake-embed: 0/2 documents") || calls.Load() == before {
+		t.Fatalf("doctor --repair with it: %d, %d requests\n%s\n%s", code, calls.Load()-before, out, errs)
+	}
+	code, out, _ = runCmd(t, "search", "--embed-model", "fake-embed", "sourdough yeast")
+	if code != 0 || !strings.Contains(out, "Sourdough") {
+		t.Fatalf("search after the repair: %d\n%s", code, out)
+	}
+}

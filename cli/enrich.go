@@ -43,7 +43,9 @@ func newEnricher(ctx context.Context, cfg *Config, s ingest.Strategy) (*enricher
 // chatEnricher is the enricher of strategy s with model m, caching in
 // $XDG_CACHE_HOME/ibid/enrich.
 func chatEnricher(m *llm.Model, s ingest.Strategy) *enricher {
-	return &enricher{opt: enrich.Options{Strategy: s, Model: m, CacheDir: filepath.Join(xdg.CacheDir(), "enrich")}}
+	// One breaker for the whole add: a model that fails every call is
+	// given up on after a run of failures, whatever documents they were.
+	return &enricher{opt: enrich.Options{Strategy: s, Model: m, CacheDir: filepath.Join(xdg.CacheDir(), "enrich"), Breaker: enrich.NewBreaker()}}
 }
 
 // Enrich enriches one loaded document (library.Enricher).
@@ -71,6 +73,9 @@ func (e *enricher) printReport(w io.Writer) {
 	}
 	r := e.total
 	fmt.Fprintf(w, "%s, with %s in %.1f s\n", r, e.opt.Model.Label(), r.Wall.Seconds())
+	if e.opt.Breaker.Tripped() != nil {
+		return // the add's error says why and how to go on; the chunks of the stopped document were not added
+	}
 	for i, f := range r.Failures {
 		if i == maxFailures {
 			fmt.Fprintf(w, "  … and %d more chunks indexed without enrichment\n", len(r.Failures)-maxFailures)

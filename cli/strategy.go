@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ibid-dev/ibid/rag/enrich"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/store"
@@ -96,6 +97,9 @@ func addError(err error, cfg *Config, lib string) error {
 			err, se.Want, lib, se.Want, se.Have)
 	case errors.Is(err, library.ErrNeedsModel):
 		return fmt.Errorf("add: %w; %s", err, needsModelAdvice)
+	case errors.Is(err, enrich.ErrModelFailing):
+		return fmt.Errorf("add: %w.\nThe documents enriched before were added; the rest were not. When the model answers again, "+
+			"run the same ibid add (its answers so far are cached, so nothing is paid twice)", err)
 	}
 	return err
 }

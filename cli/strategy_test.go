@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ibid-dev/ibid/rag/llmtest"
@@ -118,5 +119,36 @@ func TestAddQuestionsFindsTheChunk(t *testing.T) {
 	first := strings.SplitN(out, "\n", 4)
 	if !strings.Contains(first[0], "Tides") || strings.Contains(first[2], "oceans") {
 		t.Errorf("first passage is not the tides chunk with its own text:\n%s", out)
+	}
+}
+
+// A model that fails for good (here its key is refused while the second
+// file is enriched) stops the add at once, with the document before it
+// added and the way to go on; the same add, once the model answers, adds
+// the rest and pays nothing twice.
+func TestAddStopsOnFailingModel(t *testing.T) {
+	docs := cmdEnv(t)
+	t.Setenv("IBID_NO_OLLAMA", "1")
+	srv := llmtest.New()
+	defer srv.Close()
+	var refuse atomic.Bool
+	refuse.Store(true)
+	srv.Handle(func(r llmtest.Request) llmtest.Reply {
+		msgs := r.Chat()
+		if refuse.Load() && strings.Contains(msgs[len(msgs)-1].Content, "Moon") {
+			return llmtest.Reply{Status: 401}
+		}
+		return llmtest.Reply{Chunks: []string{"zeppelin almanac entry"}}
+	})
+	args := []string{"add", "--library", "c", "--strategy", "contextual", "--base-url", srv.BaseURL(), "--model", "fake-model", docs}
+	code, out, errs := runCmd(t, args...)
+	if code == 0 || !strings.Contains(out, "1 added") || !strings.Contains(errs, "not asked again") ||
+		!strings.Contains(errs, "run the same ibid add") || strings.Contains(out, "not enriched") {
+		t.Fatalf("add with a failing model: exit %d\n%s%s", code, out, errs)
+	}
+	refuse.Store(false)
+	code, out, errs = runCmd(t, args...)
+	if code != 0 || !strings.Contains(out, "1 added, 1 unchanged") || !strings.Contains(out, "enrichment: 1 call, 0 cache hits") {
+		t.Fatalf("the same add again: exit %d\n%s%s", code, out, errs)
 	}
 }

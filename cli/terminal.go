@@ -21,8 +21,6 @@ func isTerminal(w io.Writer) (bool, int) {
 	return true, width
 }
 
-// isTTY reports whether f is a terminal (a character device).
-func isTTY(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// isTTY reports whether f is a terminal (not merely a character device:
+// /dev/null is one, and the chat cannot read keys from it).
+func isTTY(f *os.File) bool { return term.IsTerminal(f.Fd()) }

@@ -62,11 +62,22 @@ func (t *TextWriter) done(e rag.Event) string {
 	if len(t.sources) > 0 {
 		b.WriteString("\nSources:\n")
 		for _, s := range t.sources {
-			b.WriteString("[" + strconv.Itoa(s.Number) + "] " + escapeText(rag.SourceLine(s, false)) + "\n")
+			b.WriteString("[" + strconv.Itoa(s.Number) + "] " + escapeText(oneLine(rag.SourceLine(s, false))) + "\n")
 		}
 	}
 	if e.Info != nil && e.Info.Note != "" {
 		b.WriteString("\nNote: " + e.Info.Note + "\n")
 	}
 	return b.String()
+}
+
+// oneLine keeps a source's line on one line: a line break, tab or line
+// separator inside a title, section or path (a file may be named so) reads
+// as its control picture (␤, ␉), as TerminalSafe shows the other controls,
+// so that the list's lines stay one per source and the name stays exact.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\t\u2028\u2029\u0085") {
+		return s
+	}
+	return strings.NewReplacer("\n", "\u2424", "\t", "\u2409", "\u2028", "\u2424", "\u2029", "\u2424", "\u0085", "\u2424").Replace(s)
 }

@@ -130,3 +130,27 @@ func TestTextWriterInferredAndExtractive(t *testing.T) {
 		}
 	}
 }
+
+// A source whose path (or title, or section) holds line breaks is listed
+// on one line, the breaks shown as ␤: a file may be named so, and the list
+// must stay one line per source.
+func TestTextWriterSourceOnOneLine(t *testing.T) {
+	var out bytes.Buffer
+	w := &TextWriter{prose: prose{w: &out}}
+	src := rag.Source{Number: 1, Alias: "source_1", SegmentID: "d:0", Title: "Two\nlines", Section: "a\tb", Path: "/tmp/evil\nname\r\n[2] forged.md"}
+	for _, e := range []rag.Event{
+		{Type: rag.EventText, Text: "A claim"},
+		{Type: rag.EventCitation, Number: 1, Source: &src},
+		{Type: rag.EventRef, Number: 1, Offset: 7},
+		{Type: rag.EventDone, Total: 1},
+	} {
+		w.Write(e)
+	}
+	_, list, ok := strings.Cut(out.String(), "Sources:\n")
+	if !ok {
+		t.Fatalf("no source list:\n%s", out.String())
+	}
+	if want := "[1] Two␤lines, § a␉b, /tmp/evil␤name␍␤\\[2] forged.md\n"; list != want {
+		t.Errorf("source list %q, want %q", list, want)
+	}
+}

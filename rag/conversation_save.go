@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/internal/atomicfile"
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/internal/xdg"
 )
 
@@ -30,6 +31,10 @@ func ConversationsDir() (string, error) {
 	}
 	return filepath.Join(d, "conversations"), nil
 }
+
+// maxConversationFile bounds what is read of a saved conversation: a
+// conversation of thousands of turns is a few megabytes.
+const maxConversationFile = 256 << 20
 
 // validID is what a conversation id may look like (NewConversation makes
 // 16 hex digits); anything else could name a file outside the folder.
@@ -111,7 +116,7 @@ func LoadConversation(dir, id string) (*Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, maxConversationFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no saved conversation %q in %s%s", id, dir, savedHint(dir))
 	}
@@ -183,7 +188,7 @@ func ListConversations(dir string) ([]SavedConversation, error) {
 			continue // removed meanwhile
 		}
 		s.Modified = info.ModTime()
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := regular.ReadFile(filepath.Join(dir, e.Name()), maxConversationFile)
 		var c Conversation
 		if err == nil {
 			err = json.Unmarshal(data, &c)

@@ -65,18 +65,51 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, tooLarge(path, fi.Size(), max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
+	// Sized from the file, as os.ReadFile does, plus a byte to see growth.
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if int64(len(data)) > max {
+			return nil, tooLarge(path, int64(len(data)), max)
+		}
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // it grew since fstat
+		}
 	}
-	if int64(len(data)) > max {
-		return nil, tooLarge(path, int64(len(data)), max)
-	}
-	return data, nil
 }
 
 func tooLarge(path string, size, max int64) error {
 	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%d bytes; at most %d are read)", ErrTooLarge, size, max)}
+}
+
+// Sweep removes from the cache folder dir, and from its folders down to
+// depth levels, every entry that is neither a regular file nor a folder (a
+// named pipe, a socket, a device, a symbolic link), so that a library that
+// opens the cache's entries as they are cannot hang on one. What cannot be
+// listed or removed is left; a missing dir is fine.
+func Sweep(dir string, depth int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		p := dir + string(os.PathSeparator) + e.Name()
+		switch {
+		case e.IsDir():
+			if depth > 1 {
+				Sweep(p, depth-1)
+			}
+		case !e.Type().IsRegular():
+			os.Remove(p)
+		}
+	}
 }
 
 // Kind names a file type that is not a regular file: "a named pipe", "a

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/ibid-dev/ibid/internal/atomicfile"
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/rag/llm"
 )
 
@@ -18,6 +19,10 @@ import (
 // keeps what it finished. An entry that cannot be read, or that holds
 // another key or no text, is a miss, and the next answer replaces it.
 type cache struct{ dir string }
+
+// maxEntry bounds what is read of a cache entry: an answer is bounded by
+// what was asked for (llm.AnswerBound), and its JSON by a few times that.
+const maxEntry = 4 << 20
 
 // entry is one cached answer.
 type entry struct {
@@ -48,20 +53,22 @@ func key(strategy, model string, maxTokens int, msgs []llm.Message) string {
 
 func (c cache) path(k string) string { return filepath.Join(c.dir, k[:2], k+".json") }
 
-// get returns the cached answer for k.
-func (c cache) get(k string) (string, bool) {
+// get returns the cached answer for k, bounded as the model's answer was
+// (llm.CutAnswer to bound bytes): an entry written by hand, or by an ibid
+// that kept more, costs no more than an answer does.
+func (c cache) get(k string, bound int) (string, bool) {
 	if c.dir == "" {
 		return "", false
 	}
-	data, err := os.ReadFile(c.path(k))
+	data, err := regular.ReadFile(c.path(k), maxEntry)
 	if err != nil {
-		return "", false
+		return "", false // a FIFO, a device, a huge file: a miss, never a hang
 	}
 	var e entry
 	if json.Unmarshal(data, &e) != nil || e.Key != k || e.Text == "" {
 		return "", false
 	}
-	return e.Text, true
+	return llm.CutAnswer(e.Text, bound), true
 }
 
 // put stores text as the answer for k.

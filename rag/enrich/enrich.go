@@ -30,7 +30,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
@@ -61,6 +60,10 @@ type Options struct {
 	// (enriched, found in the cache or failed) with the chunks done and
 	// the total; calls are serialised, and must return quickly.
 	Progress func(done, total int)
+	// Breaker, when not nil, stops calling a model that fails every call
+	// (see Breaker); share one between the Enrich calls of an add. Each
+	// EnrichAll without one has its own.
+	Breaker *Breaker
 }
 
 // Enrich enriches one document; see EnrichAll.
@@ -75,9 +78,11 @@ func Enrich(ctx context.Context, l *ingest.Loaded, opt Options) (Report, error) 
 // The documents must hold passages only (no index rows). An error is
 // returned, and no document changed, only when the options are unusable
 // (no model, a strategy that needs none), a document already has index
-// rows, or ctx ends (at once; what was finished stays in the cache).
-// Failed chunks are not errors: they are indexed without enrichment and
-// listed in the Report.
+// rows, ctx ends (at once; what was finished stays in the cache), or the
+// model failed every call of a run (an error wrapping ErrModelFailing,
+// see Breaker: what it answered stays in the cache). Other failed chunks
+// are not errors: they are indexed without enrichment and listed in the
+// Report.
 func EnrichAll(ctx context.Context, docs []*ingest.Loaded, opt Options) (Report, error) {
 	if err := check(docs, opt); err != nil {
 		return Report{}, err
@@ -96,6 +101,9 @@ func EnrichAll(ctx context.Context, docs []*ingest.Loaded, opt Options) (Report,
 	wg.Wait()
 	r.rep.Wall = time.Since(start)
 	if err := ctx.Err(); err != nil {
+		return r.rep, err
+	}
+	if err := r.breaker.Tripped(); err != nil {
 		return r.rep, err
 	}
 	for i, d := range docs {
@@ -161,10 +169,10 @@ type run struct {
 	rep         Report
 	done, total int
 
-	// stop, once set, is a failure that will not go away by itself (no
-	// server, a refused key, no such model): later calls fail at once
-	// with it instead of each paying the retry policy.
-	stop atomic.Pointer[error]
+	// breaker counts failed calls in a row (across the runs that share
+	// it); once it trips, later calls fail at once instead of each paying
+	// the retry policy.
+	breaker *Breaker
 }
 
 func newRun(opt Options) *run {
@@ -174,7 +182,11 @@ func newRun(opt Options) *run {
 	if opt.LongDocument <= 0 {
 		opt.LongDocument = DefaultLongDocument
 	}
-	return &run{opt: opt, model: opt.Model, sem: make(chan struct{}, opt.Concurrency), cache: cache{dir: opt.CacheDir}}
+	b := opt.Breaker
+	if b == nil {
+		b = NewBreaker()
+	}
+	return &run{opt: opt, model: opt.Model, sem: make(chan struct{}, opt.Concurrency), cache: cache{dir: opt.CacheDir}, breaker: b}
 }
 
 // document enriches one document's chunks into res.
@@ -194,7 +206,7 @@ func (r *run) document(ctx context.Context, d *ingest.Loaded, res result) {
 // cached.
 func (r *run) call(ctx context.Context, msgs []llm.Message, maxTokens int, valid func(string) error) (string, error) {
 	k := key(string(r.opt.Strategy), r.model.Name(), maxTokens, msgs)
-	if text, ok := r.cache.get(k); ok && valid(text) == nil {
+	if text, ok := r.cache.get(k, llm.AnswerBound(maxTokens)); ok && valid(text) == nil {
 		r.mu.Lock()
 		r.rep.CacheHits++
 		r.mu.Unlock()
@@ -205,9 +217,9 @@ func (r *run) call(ctx context.Context, msgs []llm.Message, maxTokens int, valid
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
-	if err := r.stop.Load(); err != nil {
+	if err := r.breaker.Tripped(); err != nil {
 		<-r.sem
-		return "", fmt.Errorf("not asked: %w", *err)
+		return "", fmt.Errorf("not asked: %w", err)
 	}
 	c, err := r.model.Complete(ctx, msgs, maxTokens)
 	<-r.sem
@@ -215,10 +227,8 @@ func (r *run) call(ctx context.Context, msgs []llm.Message, maxTokens int, valid
 		return "", ctx.Err()
 	}
 	r.account(msgs, c, err)
+	r.breaker.record(err, err != nil && lasting(err))
 	if err != nil {
-		if lasting(err) {
-			r.stop.CompareAndSwap(nil, &err)
-		}
 		return "", err
 	}
 	text := strings.TrimSpace(c.Text)

@@ -2,6 +2,8 @@ package enrich
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -94,32 +96,112 @@ func TestFailedChunksKept(t *testing.T) {
 }
 
 // A failure that will not pass (a refused key) stops the asking: the
-// remaining chunks fail at once instead of each paying the retries.
+// remaining chunks fail at once instead of each paying the retries, and
+// Enrich says the model fails (ErrModelFailing), changing no document, so
+// that the add stops instead of indexing every file without enrichment.
 func TestLastingFailureStopsAsking(t *testing.T) {
 	f := newFake()
 	srv, m := server(t, f)
 	f.fail = func(string) *llmtest.Reply { return &llmtest.Reply{Status: 401} }
 	d := document(t, "doc", 30, 1, 40)
+	before := texts(d.Segments)
 	rep, err := Enrich(context.Background(), d, Options{Strategy: ingest.Contextual, Model: m, Concurrency: 2})
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, ErrModelFailing) || !strings.Contains(err.Error(), "API key") {
+		t.Fatalf("Enrich error %v, want one wrapping ErrModelFailing that says why", err)
 	}
-	if rep.Failed != 30 || len(d.Segments) != 30 {
+	if rep.Failed != 30 {
 		t.Fatalf("report %+v", rep)
 	}
 	if n := len(srv.Requests()); n > 2 {
 		t.Errorf("%d requests after the key was refused, want at most the 2 in flight", n)
-	}
-	if !strings.Contains(rep.Failures[29], "API key") {
-		t.Errorf("failure %q does not say why", rep.Failures[29])
 	}
 	for _, s := range d.Segments {
 		if s.IndexText != "" {
 			t.Error("a failed chunk got an IndexText")
 		}
 	}
-	if d.Document.Meta[ingest.MetaStrategy] != "contextual" {
-		t.Error("the strategy was not recorded")
+	if !slices.Equal(texts(d.Segments), before) || d.Document.Meta[ingest.MetaStrategy] == "contextual" {
+		t.Error("the document was changed")
+	}
+}
+
+// An endpoint that fails every call (HTTP 500 always, or every answer cut
+// off) is asked DefaultFailureRun times in a row, each past the retry
+// policy, and no more, across the documents that share a Breaker: the
+// first documents' answers are kept in the cache, and Enrich says the
+// model fails. Before, every chunk of every document paid the retries
+// (about 25 minutes for a thousand chunks).
+func TestFailingEndpointStops(t *testing.T) {
+	for _, how := range []string{"500", "cut"} {
+		t.Run(how, func(t *testing.T) {
+			f := newFake()
+			srv, m := server(t, f)
+			dir := t.TempDir()
+			b := NewBreaker()
+			opt := Options{Strategy: ingest.Contextual, Model: m, Concurrency: 2, CacheDir: dir, Breaker: b}
+			if _, err := Enrich(context.Background(), document(t, "first", 3, 1, 40), opt); err != nil {
+				t.Fatal(err)
+			}
+			f.fail = func(string) *llmtest.Reply {
+				if how == "cut" {
+					return &llmtest.Reply{Chunks: []string{"half an ", "answer"}, Cut: 1}
+				}
+				return &llmtest.Reply{Status: 500}
+			}
+			asked := len(srv.Requests())
+			var err error
+			docs := 0
+			for ; docs < 50 && err == nil; docs++ {
+				_, err = Enrich(context.Background(), document(t, fmt.Sprintf("doc%d", docs), 3, 1, 40), opt)
+			}
+			if !errors.Is(err, ErrModelFailing) || !strings.Contains(err.Error(), "calls in a row failed") {
+				t.Fatalf("after %d documents: %v, want an error wrapping ErrModelFailing", docs, err)
+			}
+			calls := len(srv.Requests()) - asked
+			// DefaultFailureRun calls failed, each tried 1+Retries times,
+			// and at most the calls in flight besides.
+			if most := (DefaultFailureRun + opt.Concurrency) * (1 + fast.Retries); calls > most {
+				t.Errorf("%d requests to a failing endpoint, want at most %d", calls, most)
+			}
+			// Once tripped, nothing more is asked.
+			before := len(srv.Requests())
+			if _, err := Enrich(context.Background(), document(t, "later", 3, 1, 40), opt); !errors.Is(err, ErrModelFailing) || len(srv.Requests()) != before {
+				t.Errorf("after the trip: %v, %d more requests", err, len(srv.Requests())-before)
+			}
+			// The first document's answers are cached: a rerun once the
+			// server answers pays nothing for them.
+			f.fail = nil
+			rep, err := Enrich(context.Background(), document(t, "first", 3, 1, 40), Options{Strategy: ingest.Contextual, Model: m, CacheDir: dir})
+			if err != nil || rep.CacheHits != 3 || rep.Calls != 0 {
+				t.Errorf("rerun of the first document: %+v, %v", rep, err)
+			}
+		})
+	}
+}
+
+// A success in between starts the count again: an endpoint that fails
+// often but not always is never given up on.
+func TestFlakyEndpointKeptOn(t *testing.T) {
+	f := newFake()
+	_, m := server(t, f)
+	// Two chunks of three fail past the retries, the third is answered.
+	f.fail = func(user string) *llmtest.Reply {
+		sec := -1
+		for i := range 12 {
+			if strings.Contains(chunkOf(user), fmt.Sprintf("s%dp0 opens", i)) {
+				sec = i
+			}
+		}
+		if sec%3 != 2 {
+			return &llmtest.Reply{Status: 500}
+		}
+		return nil
+	}
+	// Window summaries go in order, so the runs are as written.
+	opt := Options{Strategy: ingest.WindowSummary, Model: m, Breaker: &Breaker{Limit: 3}}
+	rep, err := Enrich(context.Background(), document(t, "doc", 12, 1, 40), opt)
+	if err != nil || rep.Failed != 8 {
+		t.Fatalf("a flaky endpoint: %v, %+v; want 8 chunks failed and no stop", err, rep)
 	}
 }
 

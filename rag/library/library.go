@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -275,7 +276,11 @@ func (l *Library) getLoader() *ingest.Loader {
 	l.lmu.Lock()
 	defer l.lmu.Unlock()
 	if l.loader == nil {
-		l.loader = ingest.NewLoader(filepath.Join(xdg.CacheDir(), "wazero"))
+		dir := filepath.Join(xdg.CacheDir(), "wazero")
+		// The PDF engine's compiler cache opens its entries as they are: a
+		// named pipe left there would hang it. A cache holds regular files.
+		regular.Sweep(dir, 3)
+		l.loader = ingest.NewLoader(dir)
 		l.loader.SetOCR(l.ocrLang, filepath.Join(xdg.CacheDir(), "ocr"))
 	}
 	return l.loader

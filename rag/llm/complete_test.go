@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -34,7 +35,7 @@ func TestCompleteTextAndUsage(t *testing.T) {
 	}
 	r := reqs[0]
 	got := r.Chat()
-	if r.Stream || r.MaxTokens != 120 || r.MaxCompletionTokens != 0 || r.Model != "fake-model" ||
+	if !r.Stream || r.StreamOptions == nil || !r.StreamOptions.IncludeUsage || r.MaxTokens != 120 || r.MaxCompletionTokens != 0 || r.Model != "fake-model" ||
 		len(got) != 2 || got[0] != (llmtest.Message{Role: "system", Content: "be brief"}) ||
 		got[1] != (llmtest.Message{Role: "user", Content: "situate this"}) {
 		t.Errorf("request = %+v, messages %+v", r, got)
@@ -85,18 +86,19 @@ func TestCompleteRetriesThroughPolicy(t *testing.T) {
 	}
 }
 
-// A body that breaks off after the headers is sent again.
+// An answer whose stream breaks off before its end is sent again.
 func TestCompleteBrokenBodyRetried(t *testing.T) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"who"}}]}`+"\n\n")
 		if n.Add(1) == 1 {
-			w.Header().Set("Content-Length", "500")
-			io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"mess`)
-			return // the server closes a body shorter than its length: the client reads an unexpected EOF
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // the connection is cut mid-answer
 		}
-		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"whole"},"finish_reason":"stop"}]}`)
+		io.WriteString(w, `data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"le"},"finish_reason":"stop"}]}`+"\n\n")
+		io.WriteString(w, "data: [DONE]\n\n")
 	}))
 	defer srv.Close()
 	m := NewModel(New(Config{BaseURL: srv.URL + "/v1", Policy: fast}), "m")
@@ -108,8 +110,9 @@ func TestCompleteBrokenBodyRetried(t *testing.T) {
 
 func TestCompleteNoChoices(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"x","object":"chat.completion","choices":[]}`)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"id":"x","object":"chat.completion.chunk","choices":[]}`+"\n\n")
+		io.WriteString(w, "data: [DONE]\n\n")
 	}))
 	defer srv.Close()
 	m := NewModel(New(Config{BaseURL: srv.URL + "/v1", Policy: fast}), "m")
@@ -128,5 +131,73 @@ func TestCompleteCancel(t *testing.T) {
 	_, err := modelOn(srv, Config{Policy: fast}).Complete(ctx, []Message{{Role: RoleUser, Content: "q"}}, 0)
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
 		t.Errorf("cancelled: %v after %v", err, time.Since(start))
+	}
+}
+
+// A server that ignores max_tokens and a model that loops: the answer is
+// cut at a sentence's end within AnswerBound, Complete stops reading and
+// closes the stream (the server sees the client go), long before the
+// 200,000 lines the model would write.
+func TestCompleteBoundsRunawayAnswer(t *testing.T) {
+	lines := make([]string, 200_000)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("Line %d of an answer that never ends. ", i)
+	}
+	srv := llmtest.New(llmtest.Reply{Chunks: lines, Usage: &llmtest.Usage{Prompt: 10, Completion: 1e6}})
+	defer srv.Close()
+	var wrote atomic.Int64
+	srv.Wrote = func(int) { wrote.Add(1) }
+	start := time.Now()
+	c, err := modelOn(srv, Config{Policy: fast}).Complete(context.Background(), []Message{{Role: RoleUser, Content: "summarise"}}, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Truncated || len(c.Text) > AnswerBound(150) || len(c.Text) < AnswerBound(150)/2 || !strings.HasSuffix(c.Text, "never ends.") {
+		t.Fatalf("Complete = %d bytes, truncated %v, ending %q", len(c.Text), c.Truncated, c.Text[max(0, len(c.Text)-20):])
+	}
+	if c.InputTokens != 0 || c.OutputTokens != 0 {
+		t.Errorf("a cut answer claims the usage of the whole: %+v", c)
+	}
+	select {
+	case <-srv.Gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server never saw the client go: the stream was not closed")
+	}
+	if n := wrote.Load(); n > 10_000 {
+		t.Errorf("the server wrote %d of 200,000 lines before the client went", n)
+	}
+	t.Logf("cut after %v; the server wrote %d lines", time.Since(start), wrote.Load())
+}
+
+// One piece of 5.4 MB in a single line is not read whole: reading stops at
+// the raw bound, and what came before is the answer.
+func TestCompleteBoundsOneHugePiece(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"A first sentence. ", strings.Repeat("x", 5_400_000)}})
+	defer srv.Close()
+	c, err := modelOn(srv, Config{Policy: fast}).Complete(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, 150)
+	if err != nil || !c.Truncated || c.Text != "A first sentence." {
+		t.Fatalf("Complete = %q (truncated %v), %v", c.Text, c.Truncated, err)
+	}
+}
+
+// A server that refuses stream_options is asked again without, and not
+// asked with it again.
+func TestCompleteStreamOptionsRefused(t *testing.T) {
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"fine"}, RefuseStreamOptions: true})
+	defer srv.Close()
+	m := modelOn(srv, Config{Policy: fast})
+	for range 2 {
+		if c, err := m.Complete(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, 10); err != nil || c.Text != "fine" {
+			t.Fatalf("Complete = %+v, %v", c, err)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[0].StreamOptions == nil || reqs[1].StreamOptions != nil || reqs[2].StreamOptions != nil {
+		t.Fatalf("%d requests; stream_options sent: %v", len(reqs), func() (out []bool) {
+			for _, r := range reqs {
+				out = append(out, r.StreamOptions != nil)
+			}
+			return out
+		}())
 	}
 }

@@ -38,6 +38,9 @@ type Model struct {
 	// noSchema is set once the server refused a json_schema response
 	// format; later requests ask for json_object at once.
 	noSchema atomic.Bool
+	// noUsage is set once the server refused stream_options (asking for
+	// the usage of a streamed answer); later requests do without.
+	noUsage atomic.Bool
 }
 
 // Name is the model's name as the server knows it.

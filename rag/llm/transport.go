@@ -138,6 +138,9 @@ func (d *doer) once(req *http.Request, again bool) (*http.Response, error) {
 	if f, ok := req.Context().Value(doneKey{}).(*doneFlag); ok {
 		b.done = f
 	}
+	if n, ok := req.Context().Value(bodyLimitKey{}).(int64); ok && resp.StatusCode < 300 {
+		b.left = n
+	}
 	resp.Body = b
 	return resp, nil
 }
@@ -191,12 +194,21 @@ type body struct {
 	idle   time.Duration
 	host   string
 	done   *doneFlag
+	left   int64 // bytes that may still be read (withBodyLimit); 0: no bound
 
 	mu    sync.Mutex // guards timer
 	timer *time.Timer
 }
 
 func (b *body) Read(p []byte) (int, error) {
+	if b.left != 0 {
+		if b.left < 0 {
+			return 0, errAnswerTooLong
+		}
+		if int64(len(p)) > b.left {
+			p = p[:b.left]
+		}
+	}
 	if b.idle > 0 {
 		b.mu.Lock()
 		if b.timer == nil {
@@ -214,6 +226,11 @@ func (b *body) Read(p []byte) (int, error) {
 	}
 	if n > 0 && b.done != nil {
 		b.done.see(p[:n])
+	}
+	if b.left > 0 {
+		if b.left -= int64(n); b.left == 0 {
+			b.left = -1 // the bound is reached: the next read fails
+		}
 	}
 	if err != nil && err != io.EOF && b.outer.Err() == nil && context.Cause(b.ctx) == ErrIdleTimeout {
 		return n, &TimeoutError{Host: b.host, After: b.idle, cause: ErrIdleTimeout}

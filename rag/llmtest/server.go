@@ -51,8 +51,12 @@ type Reply struct {
 	// until the client goes away.
 	Silent bool
 	// Usage, when not nil, is sent as the `usage` of a non-streaming
-	// chat answer (which has none otherwise).
+	// chat answer, and of a streamed one whose request asked for it
+	// (stream_options.include_usage: a last chunk without choices).
 	Usage *Usage
+	// RefuseStreamOptions answers 400 to a request that sends
+	// stream_options (like servers that know nothing of it).
+	RefuseStreamOptions bool
 }
 
 // Usage is the token accounting of a non-streaming chat answer, as OpenAI
@@ -75,6 +79,9 @@ type Request struct {
 	} `json:"response_format"`
 	MaxTokens           int `json:"max_tokens"`
 	MaxCompletionTokens int `json:"max_completion_tokens"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 }
 
 // Message is one chat message of a request.
@@ -219,7 +226,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if reply.RefuseSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" {
+	if reply.RefuseSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema" ||
+		reply.RefuseStreamOptions && req.StreamOptions != nil {
 		reply = Reply{Status: http.StatusBadRequest}
 	}
 	if reply.Silent {
@@ -298,7 +306,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	write(chunk("", "", "stop"))
+	if u := reply.Usage; u != nil && req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		write("data: " + usageChunk(u) + "\n\n")
+	}
 	write("data: [DONE]\n\n")
+}
+
+// usageChunk is the last chunk of a stream that asked for its usage: no
+// choices, and the usage.
+func usageChunk(u *Usage) string {
+	b, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": "fake-model",
+		"choices": []any{}, "usage": usageObject(u),
+	})
+	return string(b)
+}
+
+// usageObject is OpenAI's usage object (prompt_tokens_details only when
+// Cached > 0).
+func usageObject(u *Usage) map[string]any {
+	usage := map[string]any{"prompt_tokens": u.Prompt, "completion_tokens": u.Completion,
+		"total_tokens": u.Prompt + u.Completion}
+	if u.Cached > 0 {
+		usage["prompt_tokens_details"] = map[string]int{"cached_tokens": u.Cached}
+	}
+	return usage
 }
 
 // gone tells Gone that a client went away.
@@ -344,12 +376,7 @@ func completion(w http.ResponseWriter, req Request, reply Reply) {
 			"message": map[string]string{"role": "assistant", "content": content.String()}}},
 	}
 	if u := reply.Usage; u != nil {
-		usage := map[string]any{"prompt_tokens": u.Prompt, "completion_tokens": u.Completion,
-			"total_tokens": u.Prompt + u.Completion}
-		if u.Cached > 0 {
-			usage["prompt_tokens_details"] = map[string]int{"cached_tokens": u.Cached}
-		}
-		obj["usage"] = usage
+		obj["usage"] = usageObject(u)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(obj)

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -117,6 +115,11 @@ func (folders) Libraries(ctx context.Context, location string) ([]store.LibraryI
 // (without reading vectors); ok is false for a folder without a library.
 func describe(dir string) (store.LibraryInfo, bool, error) {
 	m, _, ok, err := readManifest(dir)
+	if err == nil && !ok && len(libraryFiles(dir)) > 0 {
+		// A library that lost its manifest is still listed (with what is
+		// unknown left zero), for doctor to repair.
+		err = &ManifestError{Dir: dir, Missing: true}
+	}
 	if err != nil || !ok {
 		return store.LibraryInfo{}, false, err
 	}
@@ -148,7 +151,7 @@ func (folders) Drop(ctx context.Context, location, name string) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	flk := flock.New(filepath.Join(dir, lockName))
+	flk := newLock(dir)
 	unlock, err := lockLibrary(ctx, flk, dir)
 	if err != nil {
 		return err

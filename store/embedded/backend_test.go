@@ -160,6 +160,13 @@ func TestLibrariesWithDamage(t *testing.T) {
 		libs[1].Name != "good" || libs[1].Segments != 2 {
 		t.Fatalf("Libraries = %+v, %v", libs, err)
 	}
+	// Without its manifest at all, it is listed still, for doctor.
+	if err := os.Remove(filepath.Join(loc, "bad", manifestName)); err != nil {
+		t.Fatal(err)
+	}
+	if libs, err := store.Libraries(ctx, loc); err != nil || len(libs) != 2 || libs[0].Name != "bad" {
+		t.Fatalf("Libraries without a manifest = %+v, %v", libs, err)
+	}
 }
 
 // openLibraryX opens (creating) the library "x" at loc through store.Open.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"unsafe"
 
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store/internal/quant"
 )
 
@@ -263,9 +264,9 @@ func (d *disk) appendCodes(entries []*entry) {
 	if d.codesBroken || len(entries) == 0 {
 		return // rewritten whole by the next writer (fixCodes)
 	}
-	f, err := os.OpenFile(d.path(codesName(d.man.Generation)), os.O_RDWR|os.O_CREATE, 0o644)
+	f, _, err := regular.OpenFile(d.path(codesName(d.man.Generation)), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		d.codesBroken = true
+		d.codesBroken = true // a named pipe there too: rewritten whole, by a rename
 		return
 	}
 	defer f.Close()
@@ -313,7 +314,7 @@ func (d *disk) appendCodes(entries []*entry) {
 // openCodes opens generation gen's codes file for reading, nil when there
 // is none.
 func (d *disk) openCodes(gen int) *os.File {
-	f, err := os.Open(d.path(codesName(gen)))
+	f, _, err := regular.Open(d.path(codesName(gen)))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			d.codesBroken = true

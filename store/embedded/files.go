@@ -76,6 +76,9 @@ func readManifest(dir string) (m manifest, fi fs.FileInfo, ok bool, err error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return manifest{}, nil, false, nil
 	}
+	if errors.Is(err, regular.ErrNotRegular) {
+		return manifest{}, nil, false, &ManifestError{Dir: dir, Err: err}
+	}
 	if err != nil {
 		return manifest{}, nil, false, fmt.Errorf("couldn't read library manifest: %w", err)
 	}
@@ -123,6 +126,12 @@ func syncDir(dir string) error {
 	return nil
 }
 
+// newLock is the lock of the library in dir (its file is opened when a
+// writer first locks it: see lockLibrary).
+func newLock(dir string) *flock.Flock {
+	return flock.New(filepath.Join(dir, lockName), flock.SetFlag(os.O_CREATE|os.O_RDWR))
+}
+
 // lockWait is how often a writer retries a lock another process holds.
 const lockWait = 20 * time.Millisecond
 
@@ -152,6 +161,11 @@ func (d *disk) lockFile(ctx context.Context) (func(), error) {
 }
 
 func lockLibrary(ctx context.Context, flk *flock.Flock, dir string) (func(), error) {
+	// Opening a named pipe waits for ever: anything at the lock's path that
+	// is not a regular file is no one's lock, and is put right first.
+	if fi, err := os.Lstat(flk.Path()); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		os.Remove(flk.Path())
+	}
 	ok, err := flk.TryLock()
 	if err == nil && !ok {
 		ok, err = flk.TryLockContext(ctx, lockWait)
@@ -183,7 +197,15 @@ func (d *disk) openFiles() error {
 		return fmt.Errorf("couldn't open library log: %w", err)
 	}
 	if d.man.Format >= 4 {
-		if d.mark, _, err = regular.OpenFile(d.path(markName(gen)), os.O_RDWR|os.O_CREATE, 0o644); err != nil {
+		path := d.path(markName(gen))
+		d.mark, _, err = regular.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if errors.Is(err, regular.ErrNotRegular) {
+			// Not one: evidence nobody can read. Put a commit file there.
+			if err = os.Remove(path); err == nil {
+				d.mark, _, err = regular.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+			}
+		}
+		if err != nil {
 			d.closeFiles()
 			return fmt.Errorf("couldn't open library commit file: %w", err)
 		}

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ibid-dev/ibid/store"
 )
@@ -201,6 +203,12 @@ func TestDamageAttacks(t *testing.T) {
 		{"flip at 10%", flipAt(0.10)},
 		{"flip at 50%", flipAt(0.50)},
 		{"delete", func(t testing.TB, p string) { os.Remove(p) }},
+		{"replace with a FIFO", func(t testing.TB, p string) {
+			os.Remove(p)
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skipf("no named pipes here: %v", err)
+			}
+		}},
 	}
 	// Attacks that leave the library as it was: caches and evidence that
 	// the next write rebuilds, and bytes after the ends.
@@ -223,7 +231,9 @@ func TestDamageAttacks(t *testing.T) {
 				dir := copyDir(t, base)
 				a.do(t, filepath.Join(dir, file))
 				before := sizes(t, dir)
-				s, err := OpenDir(ctx, dir, store.Options{Info: testInfo})
+				var s *Store
+				var err error
+				within(t, 20*time.Second, func() { s, err = OpenDir(ctx, dir, store.Options{Info: testInfo}) })
 				if err != nil {
 					// Only the manifest may make a library unreadable, and
 					// the message says what to do.
@@ -347,6 +357,21 @@ func repairAttacked(t *testing.T, dir string, n int, all []string) Report {
 		t.Fatalf("Check after Repair = %+v, %v", rep, err)
 	}
 	return rep
+}
+
+// within fails t unless fn returns within d: a hang is what it looks for.
+func within(t testing.TB, d time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still blocked after %v", d)
+	}
 }
 
 func mapsEqual(a, b map[string]int64) bool {

@@ -33,6 +33,11 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 	if errors.Is(err, fs.ErrNotExist) {
 		return from, rows, nil
 	}
+	if errors.Is(err, regular.ErrNotRegular) {
+		d.addDamage(Problem{File: name, Offset: -1, What: fmt.Sprintf("it cannot be read: %v", err)})
+		d.cut = true
+		return from, rows, nil
+	}
 	if err != nil {
 		return from, rows, fmt.Errorf("couldn't open library log: %w", err)
 	}
@@ -227,6 +232,10 @@ func (d *disk) apply(name string, off int64, o *op, rows int, live map[string]*e
 func (d *disk) openVectors() (*os.File, error) {
 	f, _, err := regular.Open(d.path(vectorName(d.man.Generation)))
 	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if errors.Is(err, regular.ErrNotRegular) {
+		d.addDamage(Problem{File: vectorName(d.man.Generation), Offset: -1, What: fmt.Sprintf("it cannot be read: %v", err)})
 		return nil, nil
 	}
 	if err != nil {

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/gofrs/flock"
-
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/internal/quant"
 	"github.com/ibid-dev/ibid/store/keyword"
@@ -60,7 +58,7 @@ func openWith(dir string, m manifest, fi fs.FileInfo, opt store.Options) (*Store
 	if opt.Info != (store.Info{}) && m.info() != opt.Info {
 		return nil, mismatch(dir, m.info(), opt.Info)
 	}
-	d := &disk{dir: dir, man: m, manSeen: fi, readOnly: opt.ReadOnly, library: opt.Library, flk: flock.New(filepath.Join(dir, lockName))}
+	d := &disk{dir: dir, man: m, manSeen: fi, readOnly: opt.ReadOnly, library: opt.Library, flk: newLock(dir)}
 	var err error
 	if d.dirSeen, err = os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("couldn't open library: %w", err)
@@ -95,7 +93,7 @@ func create(ctx context.Context, dir string, info store.Info) (manifest, fs.File
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return manifest{}, nil, fmt.Errorf("couldn't create library folder: %w", err)
 	}
-	flk := flock.New(filepath.Join(dir, lockName))
+	flk := newLock(dir)
 	defer flk.Close()
 	unlock, err := lockLibrary(ctx, flk, dir)
 	if err != nil {

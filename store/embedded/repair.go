@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -42,7 +40,7 @@ func Repair(dir string) (Report, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return Report{Dir: dir}, fmt.Errorf("%w in %s", store.ErrNoLibrary, dir)
 	}
-	flk := flock.New(filepath.Join(dir, lockName))
+	flk := newLock(dir)
 	defer flk.Close()
 	unlock, err := lockLibrary(ctx, flk, dir)
 	if err != nil {

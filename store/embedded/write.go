@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/internal/quant"
 	"github.com/ibid-dev/ibid/store/keyword"
@@ -185,10 +185,10 @@ func (s *Store) openFiles() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.vf == nil {
-		s.vf, _ = os.Open(d.path(vectorName(d.man.Generation)))
+		s.vf, _, _ = regular.Open(d.path(vectorName(d.man.Generation)))
 	}
 	if s.lf == nil {
-		s.lf, _ = os.Open(d.path(logName(d.man.Generation)))
+		s.lf, _, _ = regular.Open(d.path(logName(d.man.Generation)))
 	}
 }
 

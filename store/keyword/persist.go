@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"os"
 
 	"github.com/ibid-dev/ibid/internal/atomicfile"
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store/internal/wire"
 )
 
@@ -81,6 +81,10 @@ func (x *BM25) appendBinary(b []byte) []byte {
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
 
+// maxSaved bounds what Load reads: an index of millions of segments is a
+// few hundred megabytes.
+const maxSaved = 8 << 30
+
 // errCorrupt is returned for a saved index that does not decode.
 var errCorrupt = errors.New("saved BM25 index is corrupt")
 
@@ -88,7 +92,7 @@ var errCorrupt = errors.New("saved BM25 index is corrupt")
 // file that does not decode, or whose checksum does not match, is an error
 // wrapping errCorrupt: the caller rebuilds the index from its texts.
 func Load(path string) (*BM25, error) {
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path, maxSaved)
 	if err != nil {
 		return nil, err
 	}

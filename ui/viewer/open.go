@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -50,8 +50,13 @@ type openEnv struct {
 
 // osOpenEnv is the machine's: programs on PATH, files on disk.
 func osOpenEnv(s OpenSettings) openEnv {
-	return openEnv{OpenSettings: s, lookPath: exec.LookPath, readFile: os.ReadFile, goos: runtime.GOOS}
+	return openEnv{OpenSettings: s, lookPath: exec.LookPath, readFile: readDocument, goos: runtime.GOOS}
 }
+
+// readDocument reads a document's file to find a line in it, as the
+// loaders open documents: a named pipe or a device where the file was is
+// refused at once, and no more than a text file's limit is read.
+func readDocument(path string) ([]byte, error) { return regular.ReadFile(path, 256<<20) }
 
 // openPlace is where o opens a document: in the passage seg, at page (a
 // PDF's page of the first line in view; 0: the passage's first page) and
