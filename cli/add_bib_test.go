@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,5 +92,54 @@ func TestAddZotero(t *testing.T) {
 	code, _, errOut = runCmd(t, "add", "zotero:")
 	if code == 0 || !strings.Contains(errOut, "Allow other applications on this computer to communicate with Zotero") {
 		t.Errorf("API off: exit %d, %s", code, errOut)
+	}
+}
+
+// TestAskPandoc: a library built from a .bib answers with Pandoc
+// citations and writes the cited works as CSL JSON, added to what the
+// file held; pandoc --citeproc renders them (when installed). --cite
+// pandoc outside Markdown, and a bibliography file that is not CSL
+// JSON, are refused before anything is written.
+func TestAskPandoc(t *testing.T) {
+	dir := filepath.Dir(askEnv(t))
+	writeFile(t, dir, "refs/tides.md", "# Tides\n\nSpring tides come at new and full moon, when Sun and Moon pull together.\n")
+	writeFile(t, dir, "refs/bread.md", "# Bread\n\nSourdough rises because wild yeast ferments the dough.\n")
+	refs := writeFile(t, dir, "refs/refs.bib", `@article{garcia2020, author = {Garc{\'\i}a, Mar{\'\i}a}, title = {Spring Tides}, journal = {Ocean Letters}, year = 2020, file = {tides.md}}
+@book{baker2019, author = {Baker, Ann}, title = {Bread}, year = 2019, file = {bread.md}}`)
+	if code, out, errs := runCmd(t, "add", refs); code != 0 {
+		t.Fatalf("add: %d\n%s\n%s", code, out, errs)
+	}
+	cited := writeFile(t, dir, "cited.json", `[{"id": "kept2001", "type": "book", "title": "Kept", "note": "not ibid's"}]`)
+	code, out, errs := runCmd(t, "ask", "--format", "markdown", "--cite", "pandoc", "--bibliography", cited, "when do spring tides come?")
+	if code != 0 {
+		t.Fatalf("ask: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "[@garcia2020]") || strings.Contains(out, "[^") {
+		t.Errorf("answer without a Pandoc citation, or with a footnote:\n%s", out)
+	}
+	data, _ := os.ReadFile(cited)
+	if !strings.Contains(string(data), `"note": "not ibid's"`) || !strings.Contains(string(data), `"id": "garcia2020"`) || !strings.Contains(string(data), "García") {
+		t.Errorf("bibliography file:\n%s", data)
+	}
+	if !strings.Contains(errs, "1 cited work in "+cited+", 1 new") {
+		t.Errorf("stderr %q", errs)
+	}
+	if _, err := exec.LookPath("pandoc"); err == nil {
+		cmd := exec.Command("pandoc", "-f", "markdown", "-t", "plain", "--citeproc", "--bibliography", cited)
+		cmd.Stdin = strings.NewReader(out)
+		got, err := cmd.Output()
+		if err != nil || !strings.Contains(string(got), "(García 2020)") || !strings.Contains(string(got), "García, María. 2020. “Spring Tides.” Ocean Letters.") {
+			t.Errorf("pandoc --citeproc: %v\n%s", err, got)
+		}
+	}
+	if code, _, errs := runCmd(t, "ask", "--cite", "pandoc", "tides?"); code == 0 || !strings.Contains(errs, "--format markdown") {
+		t.Errorf("--cite pandoc with text: exit %d, %s", code, errs)
+	}
+	notCSL := writeFile(t, dir, "notes.json", `{"mine": true}`)
+	if code, _, errs := runCmd(t, "ask", "--format", "markdown", "--bibliography", notCSL, "tides?"); code == 0 || !strings.Contains(errs, "not a CSL JSON array") {
+		t.Errorf("a bibliography that is not CSL JSON: exit %d, %s", code, errs)
+	}
+	if data, _ := os.ReadFile(notCSL); string(data) != `{"mine": true}` {
+		t.Errorf("the file was changed: %s", data)
 	}
 }

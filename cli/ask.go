@@ -9,12 +9,13 @@ import (
 	"github.com/ibid-dev/ibid/headless"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/llm"
+	"github.com/ibid-dev/ibid/store"
 	"github.com/spf13/cobra"
 )
 
 // askCommand is ibid ask: one cited answer, streamed, then exit.
 func askCommand(cfg *Config) *cobra.Command {
-	var format, resume string
+	var format, resume, cite, bibliography string
 	var explain bool
 	c := &cobra.Command{
 		Use:   "ask QUESTION",
@@ -22,18 +23,27 @@ func askCommand(cfg *Config) *cobra.Command {
 		Long: prose(`Answers one question from the library with cited sources, streaming as the
 answer arrives, then exits. Formats:
   text      the answer with [n], then a numbered source list
-  markdown  Pandoc footnotes ([^1] and their definitions)
+  markdown  Pandoc footnotes ([^1] and their definitions); with --cite pandoc,
+            Pandoc citations ([@gao2023, p. 5]) for documents with a citekey
+            (a bibliography gave them one) and footnotes for the rest
   ndjson    one JSON event per line (see docs/answers.md)
+
+--bibliography FILE writes the cited works that have a citekey to FILE as
+CSL JSON (added to it, when it exists), for pandoc --citeproc.
 
 With no model configured (OPENAI_BASE_URL, --base-url, or a local Ollama)
 the answer is extractive: the best-matching sentences, each cited.`),
 		Example: `ibid ask "what limits the method?"
 
 # Footnotes into your notes:
-ibid ask --format markdown "how was the data collected?" >> notes.md`,
+ibid ask --format markdown "how was the data collected?" >> notes.md
+
+# Citations for your manuscript, rendered by pandoc in any CSL style:
+ibid ask --format markdown --cite pandoc --bibliography cited.json "what is HyDE?" > answer.md
+pandoc --citeproc --bibliography cited.json --csl apa.csl answer.md -o answer.docx`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, words []string) error {
-			return runAsk(cmd, cfg, askFlags{format, resume, explain}, words)
+			return runAsk(cmd, cfg, askFlags{format, resume, cite, bibliography, explain}, words)
 		},
 	}
 	fs := c.Flags()
@@ -41,20 +51,24 @@ ibid ask --format markdown "how was the data collected?" >> notes.md`,
 	cfg.embedderFlags(fs)
 	cfg.modelFlags(fs)
 	fs.StringVar(&format, "format", "text", "output format: text, markdown or ndjson")
+	fs.StringVar(&cite, "cite", "footnotes", "how Markdown cites: footnotes, or pandoc ([@key, p. 5] for documents with a citekey)")
+	fs.StringVar(&bibliography, "bibliography", "", "write the cited works with a citekey to this CSL JSON file (added to it when it exists)")
 	fs.BoolVar(&explain, "explain", false, "say on standard error why the extractive answerer chose each sentence, or declined")
 	fs.StringVar(&resume, "resume", "",
 		"continue a saved conversation (the chat's, or an earlier ask's): --resume the latest, --resume=ID a given one; the answer is saved to it")
 	fs.Lookup("resume").NoOptDefVal = resumeLatest
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(
 		[]string{"text", "markdown", "ndjson"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("cite", cobra.FixedCompletions(
+		[]string{"footnotes", "pandoc"}, cobra.ShellCompDirectiveNoFileComp))
 	completeCommon(c, cfg)
 	return c
 }
 
 // askFlags are ask's own flags.
 type askFlags struct {
-	format, resume string
-	explain        bool
+	format, resume, cite, bibliography string
+	explain                            bool
 }
 
 func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
@@ -63,10 +77,19 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 		return errors.New(`ask: give a question, e.g. ibid ask "what limits the method?"`)
 	}
 	ctx := cmd.Context()
+	style, err := rag.ParseCiteStyle(f.cite)
+	if err != nil {
+		return fmt.Errorf("ask: --cite: %w", err)
+	}
 	out := bufio.NewWriter(cmd.OutOrStdout())
-	w, err := headless.NewWriter(f.format, out)
+	w, err := headless.NewWriterStyle(f.format, style, out)
 	if err != nil {
 		return fmt.Errorf("ask: %w", err)
+	}
+	if f.bibliography != "" {
+		if err := checkBibliography(f.bibliography); err != nil {
+			return fmt.Errorf("ask: --bibliography: %w", err)
+		}
 	}
 	conv, convDir, err := resumeConversation(f.resume)
 	if err != nil {
@@ -96,7 +119,11 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), "ibid: "+headless.TerminalSafe(w.String()))
 	})
 	var writeErr error
+	var cited []rag.Source
 	err = p.Answer(ctx, conv, question, func(e rag.Event) {
+		if e.Type == rag.EventCitation {
+			cited = append(cited, *e.Source)
+		}
 		if writeErr == nil {
 			writeErr = w.Write(e)
 		}
@@ -114,6 +141,22 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 	}
 	if writeErr != nil {
 		return fmt.Errorf("ask: couldn't write the answer: %w", writeErr)
+	}
+	if f.bibliography != "" {
+		works := rag.CitedWorks(cited, func(id string) (store.Document, bool) {
+			d, err := lib.Document(ctx, id)
+			return d, err == nil
+		})
+		n, err := writeBibliography(f.bibliography, works)
+		if err != nil {
+			return fmt.Errorf("ask: couldn't write the bibliography: %w", err)
+		}
+		switch {
+		case len(works) == 0:
+			fmt.Fprintf(cmd.ErrOrStderr(), "ibid: no cited document has a citekey; %s has nothing new (add a bibliography: ibid add refs.bib)\n", f.bibliography)
+		default:
+			fmt.Fprintf(cmd.ErrOrStderr(), "ibid: %s in %s, %d new\n", plural(len(works), "cited work"), f.bibliography, n)
+		}
 	}
 	return nil
 }

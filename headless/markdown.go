@@ -16,33 +16,66 @@ import (
 // and only ibid's [^n] are footnotes. Code is kept as written, and any
 // code span or block still open is closed before a reference or the notes.
 // An extractive answer ends with a note saying so.
+//
+// With the Pandoc citation style (rag.CitePandoc), a reference to a
+// document with a citekey is a Pandoc citation instead, "[@gao2023, p.
+// 5]", adjacent ones joined ("[@a, p. 5; @b]"), and only the other
+// sources get footnotes. A citation is written when the next event shows
+// that no reference follows it.
 type MarkdownWriter struct {
 	prose
 	esc      mdEscaper
+	style    rag.CiteStyle
 	sources  []rag.Source
+	byNumber map[int]rag.Source
+	group    rag.CiteGroup
+	noted    map[int]bool // sources written as footnotes (pandoc style)
 	inferred bool
+	last     byte // the last byte of text written, 0 before any
 }
 
-// NewMarkdownWriter returns a MarkdownWriter on w.
+// NewMarkdownWriter returns a MarkdownWriter on w that cites with
+// footnotes.
 func NewMarkdownWriter(w io.Writer) *MarkdownWriter {
-	return &MarkdownWriter{prose: prose{w: w}, esc: newMDEscaper()}
+	return NewMarkdownWriterStyle(w, rag.CiteFootnotes)
+}
+
+// NewMarkdownWriterStyle returns a MarkdownWriter on w that cites in
+// style.
+func NewMarkdownWriterStyle(w io.Writer, style rag.CiteStyle) *MarkdownWriter {
+	return &MarkdownWriter{prose: prose{w: w}, esc: newMDEscaper(), style: style, byNumber: map[int]rag.Source{}, noted: map[int]bool{}}
 }
 
 func (m *MarkdownWriter) Write(e rag.Event) error {
 	var s string
+	if e.Type != rag.EventRef && e.Type != rag.EventCitation && m.group.Open() {
+		if err := m.write(m.citation()); err != nil {
+			return err
+		}
+	}
 	switch e.Type {
 	case rag.EventText:
 		s = m.esc.text(e.Text)
+		if s != "" {
+			m.last = s[len(s)-1]
+		}
 	case rag.EventCitation:
 		m.sources = append(m.sources, *e.Source)
+		m.byNumber[e.Source.Number] = *e.Source
 		return nil
 	case rag.EventRef:
-		s = m.esc.close()
+		if src, ok := m.byNumber[e.Number]; ok && m.style == rag.CitePandoc && rag.Citable(src) && !e.Inferred {
+			m.group.Add(src)
+			return nil
+		}
+		s = m.citation() + m.esc.close()
 		if e.Inferred && !m.inferred {
 			m.inferred = true
 			s += "\n\n*Sources inferred by text overlap (the model cited none):* "
 		}
+		m.noted[e.Number] = true
 		s += rag.FootnoteRef(strconv.Itoa(e.Number))
+		m.last = ']'
 	case rag.EventUnknown:
 		s = m.esc.close() + `\[?\]`
 	case rag.EventError:
@@ -56,12 +89,32 @@ func (m *MarkdownWriter) Write(e rag.Event) error {
 	return m.write(s)
 }
 
+// citation writes the open group of Pandoc citations, after a space
+// when the text before it does not end in one; "" when none is open.
+func (m *MarkdownWriter) citation() string {
+	if !m.group.Open() {
+		return ""
+	}
+	s := m.esc.close()
+	if s == "" && m.last != 0 && m.last != ' ' && m.last != '\n' {
+		s += " "
+	}
+	m.last = ']'
+	return s + m.group.Flush()
+}
+
 func (m *MarkdownWriter) done(e rag.Event) string {
 	var b strings.Builder
 	b.WriteString(m.lineEnd())
-	if len(m.sources) > 0 {
+	var notes []rag.Source
+	for _, s := range m.sources {
+		if m.style != rag.CitePandoc || m.noted[s.Number] {
+			notes = append(notes, s)
+		}
+	}
+	if len(notes) > 0 {
 		b.WriteString("\n")
-		for _, s := range m.sources {
+		for _, s := range notes {
 			b.WriteString(footnote(s))
 		}
 	}
@@ -76,6 +129,9 @@ func (m *MarkdownWriter) done(e rag.Event) string {
 // quotes, every piece of document data escaped.
 func footnote(s rag.Source) string {
 	parts := []string{escapeMarkdown(s.Title)}
+	if ay := s.AuthorYear(); ay != "" {
+		parts = []string{escapeMarkdown(ay), escapeMarkdown(s.Title)}
+	}
 	if p := rag.Pages(s.PageStart, s.PageEnd); p != "" {
 		parts = append(parts, p)
 	}

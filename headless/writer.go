@@ -21,11 +21,21 @@ var Formats = []string{"text", "markdown", "ndjson"}
 
 // NewWriter returns the writer for format ("text", "markdown" or "ndjson").
 func NewWriter(format string, w io.Writer) (Writer, error) {
+	return NewWriterStyle(format, rag.CiteFootnotes, w)
+}
+
+// NewWriterStyle is NewWriter whose Markdown cites in style (rag.CitePandoc:
+// Pandoc citations for documents with a citekey); another style than
+// footnotes is refused for the formats that are not Markdown.
+func NewWriterStyle(format string, style rag.CiteStyle, w io.Writer) (Writer, error) {
+	if style != rag.CiteFootnotes && style != "" && format != "markdown" && format != "md" {
+		return nil, fmt.Errorf("citation style %s is Markdown's: use it with --format markdown", style)
+	}
 	switch format {
 	case "text", "":
 		return &TextWriter{prose: prose{w: w}}, nil
 	case "markdown", "md":
-		return NewMarkdownWriter(w), nil
+		return NewMarkdownWriterStyle(w, style), nil
 	case "ndjson", "jsonl":
 		return &NDJSONWriter{w: w}, nil
 	}

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag/bib"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -336,6 +337,10 @@ func fillSource(src *Source, seg store.Segment, doc store.Document) {
 	src.Section = SectionText(doc, seg.Section)
 	src.Snippet = snippet(seg.Text, snippetBytes)
 	src.Boxes = slices.Clone(seg.Boxes)
+	src.Citekey = doc.Meta[bib.MetaCitekey]
+	src.Authors = bib.MetaAuthorList(doc.Meta[bib.MetaAuthors])
+	src.Year = doc.Meta[bib.MetaYear]
+	src.DOI = doc.Meta[bib.MetaDOI]
 }
 
 // snippetBytes bounds a source's snippet.

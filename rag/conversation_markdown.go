@@ -1,6 +1,8 @@
 package rag
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,9 +14,26 @@ import (
 // answer and there is more than one, they are prefixed by the turn
 // ("2-1") so that every label is defined once.
 func (c *Conversation) Markdown() string {
+	return c.markdown(CiteFootnotes, "")
+}
+
+// PandocMarkdown is Markdown with Pandoc citations for the cited
+// documents that have a citekey ("[@gao2023, p. 5]", adjacent references
+// in one citation) and footnotes for the rest; with bibliography (a CSL
+// JSON file's path, see CitedWorks) it begins with a metadata block that
+// names it, so that pandoc --citeproc finds it.
+func (c *Conversation) PandocMarkdown(bibliography string) string {
+	return c.markdown(CitePandoc, bibliography)
+}
+
+func (c *Conversation) markdown(style CiteStyle, bibliography string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var b strings.Builder
+	if bibliography != "" {
+		q, _ := json.Marshal(bibliography)
+		fmt.Fprintf(&b, "---\nbibliography: %s\n---\n\n", q)
+	}
 	prefix := len(c.Turns) > 1 && c.Registry == nil
 	defined := map[string]bool{}
 	for i, t := range c.Turns {
@@ -30,11 +49,34 @@ func (c *Conversation) Markdown() string {
 		if t.Extractive {
 			b.WriteString("> " + ExtractiveNote + "\n\n")
 		}
+		byNumber := map[int]Source{}
+		for _, s := range t.Sources {
+			byNumber[s.Number] = s
+		}
+		var group CiteGroup
+		footnoted := map[int]bool{}
+		flush := func() {
+			if group.Open() {
+				if !endsInSpace(&b) {
+					b.WriteByte(' ')
+				}
+				b.WriteString(group.Flush())
+			}
+		}
 		for _, e := range t.Events {
+			if e.Type != EventRef {
+				flush()
+			}
 			switch e.Type {
 			case EventText:
 				b.WriteString(e.Text)
 			case EventRef:
+				if s, ok := byNumber[e.Number]; ok && style == CitePandoc && Citable(s) && !e.Inferred {
+					group.Add(s)
+					continue
+				}
+				flush()
+				footnoted[e.Number] = true
 				b.WriteString(FootnoteRef(label(e.Number)))
 			case EventUnknown:
 				b.WriteString(`\[?\]`)
@@ -42,20 +84,29 @@ func (c *Conversation) Markdown() string {
 				fmt.Fprintf(&b, "\n\n*(answer interrupted: %s)*", e.Text)
 			}
 		}
+		flush()
 		b.WriteString("\n\n")
+		wrote := false
 		for _, s := range t.Sources {
 			l := label(s.Number)
-			if defined[l] {
+			if defined[l] || style == CitePandoc && !footnoted[s.Number] {
 				continue
 			}
 			defined[l] = true
+			wrote = true
 			b.WriteString(Footnote(l, s))
 		}
-		if len(t.Sources) > 0 {
+		if wrote {
 			b.WriteString("\n")
 		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// endsInSpace reports whether b is empty or ends in white space.
+func endsInSpace(b *strings.Builder) bool {
+	s := b.String()
+	return s == "" || strings.ContainsRune(" \t\n", rune(s[len(s)-1]))
 }
 
 // FootnoteRef is a Pandoc footnote reference.
@@ -68,8 +119,20 @@ func Footnote(label string, s Source) string {
 
 // SourceLine describes a source on one line: title, pages, section, path or
 // URL, "(inferred)" where the reference was inferred, and, when withSnippet,
-// the start of the passage in quotes.
+// the start of the passage in quotes. A source whose document has a
+// bibliography entry begins with its label (Source.Label: "Gao et al.
+// 2023 · p. 5 · § 3.1") and then names the title: "… — Title, path".
 func SourceLine(s Source, withSnippet bool) string {
+	if s.AuthorYear() != "" {
+		line := s.Label() + " — " + strings.Join(nonEmpty(s.Title, cmp.Or(s.URL, s.Path)), ", ")
+		if withSnippet && s.Snippet != "" {
+			line += `: "` + oneLine(s.Snippet) + `"`
+		}
+		if s.Inferred {
+			line += " (inferred)"
+		}
+		return line
+	}
 	parts := []string{s.Title}
 	if p := Pages(s.PageStart, s.PageEnd); p != "" {
 		parts = append(parts, p)
@@ -102,6 +165,17 @@ func Pages(start, end int) string {
 	default:
 		return "pp. " + strconv.Itoa(start) + "–" + strconv.Itoa(end)
 	}
+}
+
+// nonEmpty is the strings that are not "".
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func oneLine(s string) string {

@@ -62,6 +62,13 @@ type Source struct {
 	// (store.Box: points from the page's top-left corner), for a client
 	// that shows the page itself; PDFs only, nil otherwise.
 	Boxes []store.Box `json:"boxes,omitempty"`
+	// Citekey, Authors ("Family, Given" each), Year and DOI are the cited
+	// document's bibliography entry (docs/references.md), when it has one;
+	// empty otherwise.
+	Citekey string   `json:"citekey,omitempty"`
+	Authors []string `json:"authors,omitempty"`
+	Year    string   `json:"year,omitempty"`
+	DOI     string   `json:"doi,omitempty"`
 }
 
 // Event is one item of an answer stream. Unlike citations.Event it owns its

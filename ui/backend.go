@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/bib"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -40,6 +41,17 @@ type Backend interface {
 	Turns() []Turn    // the conversation so far (to redraw a resumed one)
 	Markdown() string // the conversation with Pandoc footnotes
 	Save() error      // write the conversation where --resume finds it
+}
+
+// PandocExporter is a Backend that can export the conversation with
+// Pandoc citations (/export FILE pandoc). It is optional: without it that
+// export is refused with a message.
+type PandocExporter interface {
+	// PandocMarkdown is the conversation as Markdown with Pandoc citations
+	// for the cited documents that have a citekey (footnotes for the
+	// rest), its metadata naming bibliography, and the cited works as CSL
+	// JSON entries for that file. It is called from a command.
+	PandocMarkdown(bibliography string) (string, []bib.Entry)
 }
 
 // HeadingLister is a Backend that can list its library's section headings;

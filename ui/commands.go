@@ -10,6 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ibid-dev/ibid/internal/atomicfile"
+	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/bib"
 )
 
 // Messages of the slash commands' work, done in commands.
@@ -25,8 +27,9 @@ type (
 	}
 	savedMsg    struct{ err error }
 	exportedMsg struct {
-		path string
-		err  error
+		path         string
+		bibliography string // the CSL JSON written beside it ("" for none)
+		err          error
 	}
 	switchedMsg struct {
 		name  string
@@ -77,11 +80,12 @@ func (m *Model) submit(text string) tea.Cmd {
 		if m.stream != nil {
 			return busy()
 		}
-		path := ""
-		if len(args) > 0 {
-			path = args[0]
+		path, style, err := exportArgs(args)
+		if err != nil {
+			m.status.set(statusMsg{err: err})
+			return nil
 		}
-		return exportCmd(m.b, path)
+		return exportCmd(m.b, path, style)
 	case "/library":
 		if len(args) != 1 {
 			m.status.set(statusMsg{err: errors.New("/library needs one name, e.g. /library thesis")})
@@ -113,7 +117,11 @@ func (m *Model) onCommandDone(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			m.status.set(statusMsg{err: fmt.Errorf("couldn't export: %w", msg.err)})
 		} else {
-			m.status.set(statusMsg{text: "exported to " + msg.path})
+			text := "exported to " + msg.path
+			if msg.bibliography != "" {
+				text += " with its bibliography " + msg.bibliography + " (pandoc --citeproc " + filepath.Base(msg.path) + ")"
+			}
+			m.status.set(statusMsg{text: text})
 		}
 	case switchedMsg:
 		if msg.err != nil {
@@ -134,9 +142,40 @@ func saveCmd(b Backend) tea.Cmd {
 	return func() tea.Msg { return savedMsg{b.Save()} }
 }
 
+// exportArgs reads /export's arguments: an optional FILE and the
+// citation style, "pandoc" (or --cite pandoc, --cite=pandoc), in any
+// order.
+func exportArgs(args []string) (path string, style rag.CiteStyle, err error) {
+	style = rag.CiteFootnotes
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--cite" && i+1 < len(args):
+			i++
+			if style, err = rag.ParseCiteStyle(args[i]); err != nil {
+				return "", "", err
+			}
+		case strings.HasPrefix(a, "--cite="):
+			if style, err = rag.ParseCiteStyle(strings.TrimPrefix(a, "--cite=")); err != nil {
+				return "", "", err
+			}
+		case a == "pandoc" || a == "footnotes":
+			style = rag.CiteStyle(a)
+		case path == "" && !strings.HasPrefix(a, "-"):
+			path = a
+		default:
+			return "", "", fmt.Errorf("/export [FILE] [pandoc]: unexpected %q", a)
+		}
+	}
+	return path, style, nil
+}
+
 // exportCmd writes the conversation as Markdown to path (default
-// ibid-ID.md in the working directory), atomically.
-func exportCmd(b Backend, path string) tea.Cmd {
+// ibid-ID.md in the working directory), atomically. With the Pandoc
+// style it writes Pandoc citations and, beside the file, the cited works
+// as CSL JSON (FILE's name with .json; added to, when it exists), which
+// the Markdown names as its bibliography.
+func exportCmd(b Backend, path string, style rag.CiteStyle) tea.Cmd {
 	return func() tea.Msg {
 		if path == "" {
 			path = "ibid-" + b.ConversationID() + ".md"
@@ -146,7 +185,30 @@ func exportCmd(b Backend, path string) tea.Cmd {
 				path = filepath.Join(home, path[2:])
 			}
 		}
-		return exportedMsg{path, exportFile(path, []byte(b.Markdown()))}
+		if style != rag.CitePandoc {
+			return exportedMsg{path: path, err: exportFile(path, []byte(b.Markdown()))}
+		}
+		pe, ok := b.(PandocExporter)
+		if !ok {
+			return exportedMsg{path: path, err: errors.New("this chat cannot export Pandoc citations")}
+		}
+		bibPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".json"
+		if bibPath == path {
+			bibPath = path + ".json"
+		}
+		md, works := pe.PandocMarkdown(filepath.Base(bibPath))
+		old, err := os.ReadFile(bibPath)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return exportedMsg{path: path, err: err}
+		}
+		csl, _, err := bib.MergeCSL(old, works)
+		if err != nil {
+			return exportedMsg{path: path, err: fmt.Errorf("%s exists and is %w; export to another name", bibPath, err)}
+		}
+		if err := exportFile(bibPath, csl); err != nil {
+			return exportedMsg{path: path, err: err}
+		}
+		return exportedMsg{path: path, bibliography: bibPath, err: exportFile(path, []byte(md))}
 	}
 }
 

@@ -93,7 +93,7 @@ func defaultKeyMap() keyMap {
 
 		CmdAdd:     b(k("/add"), h("/add PATH...", "add files, folders, globs")),
 		CmdNew:     b(k("/new"), h("/new", "start a new conversation")),
-		CmdExport:  b(k("/export"), h("/export [FILE]", "Markdown with footnotes")),
+		CmdExport:  b(k("/export"), h("/export [FILE]", "Markdown (+ pandoc: citations)")),
 		CmdLibrary: b(k("/library"), h("/library NAME", "switch library")),
 		CmdHelp:    b(k("/help"), h("/help", "every key and command")),
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/bib"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/store"
@@ -190,6 +191,22 @@ func (b *RAGBackend) Turns() []Turn {
 }
 
 func (b *RAGBackend) Markdown() string { _, _, c := b.current(); return c.Snapshot().Markdown() }
+
+// PandocMarkdown is the conversation with Pandoc citations, and the
+// works it cites (PandocExporter).
+func (b *RAGBackend) PandocMarkdown(bibliography string) (string, []bib.Entry) {
+	lib, _, c := b.current()
+	snap := c.Snapshot()
+	var sources []rag.Source
+	for _, t := range snap.Turns {
+		sources = append(sources, t.Sources...)
+	}
+	works := rag.CitedWorks(sources, func(id string) (store.Document, bool) {
+		d, err := lib.Document(context.Background(), id)
+		return d, err == nil
+	})
+	return snap.PandocMarkdown(bibliography), works
+}
 
 // Save writes the conversation where --resume finds it (see
 // rag.ConversationsDir), atomically; an empty conversation is not saved.

@@ -89,7 +89,9 @@ func (p *sourcesPane) open() tea.Cmd {
 	return func() tea.Msg { return openSourceMsg{s} }
 }
 
-// entry draws one source: number and title, page and section, snippet.
+// entry draws one source: number and title, page and section, snippet;
+// a work of the bibliography by its label (rag.Source.Label) and then its
+// title.
 func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 	st := p.c.Styles
 	w := max(p.width-1, 8)
@@ -99,18 +101,24 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 		ns = st.ChipInferred
 	}
 	title := cmp.Or(s.Title, s.Path, s.URL, s.SegmentID)
-	head := ns.Render(num) + " " + st.SourceTitle.Render(render.Shorten(title, max(w-len(num)-1, 4)))
-	var meta []string
-	if pg := rag.Pages(s.PageStart, s.PageEnd); pg != "" {
-		meta = append(meta, pg)
-	}
-	if s.Section != "" {
-		meta = append(meta, "§ "+s.Section)
+	var lines, meta []string
+	if s.AuthorYear() != "" {
+		// A work of the bibliography: "[2] Gao et al. 2023 · p. 5 · § 3.1",
+		// then its title.
+		lines = append(lines, ns.Render(num)+" "+st.SourceTitle.Render(render.Shorten(s.Label(), max(w-len(num)-1, 4))),
+			"    "+render.Shorten(title, w-4))
+	} else {
+		lines = append(lines, ns.Render(num)+" "+st.SourceTitle.Render(render.Shorten(title, max(w-len(num)-1, 4))))
+		if pg := rag.Pages(s.PageStart, s.PageEnd); pg != "" {
+			meta = append(meta, pg)
+		}
+		if s.Section != "" {
+			meta = append(meta, "§ "+s.Section)
+		}
 	}
 	if s.Inferred {
 		meta = append(meta, "inferred")
 	}
-	lines := []string{head}
 	if len(meta) > 0 {
 		lines = append(lines, "    "+st.Dim.Render(render.Shorten(strings.Join(meta, " · "), w-4)))
 	}

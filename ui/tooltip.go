@@ -27,8 +27,9 @@ func (t *transcript) chipCell(i int) (line, x int, ok bool) {
 	return 0, 0, false
 }
 
-// tooltip draws the selected node's source as a small box: title and page,
-// then the cited snippet, at most width cells wide.
+// tooltip draws the selected node's source as a small box: the work
+// (author–year when the document has a bibliography entry, else its
+// title) and page, then the cited snippet, at most width cells wide.
 func (m *Model) tooltip(width int) []string {
 	tu, nd, ok := m.tr.selected()
 	if !ok || nd.kind == render.Unknown {
@@ -40,7 +41,7 @@ func (m *Model) tooltip(width int) []string {
 	}
 	st := m.c.Styles
 	inner := width - 2
-	head := render.ChipText(nd.kind, nd.num) + " " + cmp.Or(src.Title, src.Path, src.URL, src.SegmentID)
+	head := render.ChipText(nd.kind, nd.num) + " " + cmp.Or(src.AuthorYear(), src.Title, src.Path, src.URL, src.SegmentID)
 	if pg := rag.Pages(src.PageStart, src.PageEnd); pg != "" {
 		head += " · " + pg
 	}

@@ -94,6 +94,10 @@ func fromRaw(r raw) Entry {
 	if e.URL == "" {
 		e.URL = oneLine(plainField(f["bdsk-url-1"]))
 	}
+	e.Language = oneLine(Latex(f["langid"]))
+	if e.Language == "" {
+		e.Language = oneLine(Latex(f["language"]))
+	}
 	e.Files = bibFiles(r)
 	return e
 }

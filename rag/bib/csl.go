@@ -24,6 +24,7 @@ type cslItem struct {
 	Publisher   string          `json:"publisher"`
 	DOI         string          `json:"DOI"`
 	URL         string          `json:"URL"`
+	Language    string          `json:"language"`
 	// File is not CSL; some tools add it (a path, several joined by ';',
 	// or a list).
 	File json.RawMessage `json:"file"`
@@ -136,6 +137,7 @@ func (it *cslItem) entry() Entry {
 	}
 	e.DOI = CleanDOI(it.DOI)
 	e.URL = oneLine(it.URL)
+	e.Language = oneLine(it.Language)
 	for _, p := range cslFiles(it.File) {
 		e.Files = append(e.Files, File{Path: fileURLPath(p)})
 	}

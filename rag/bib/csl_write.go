@@ -1,7 +1,9 @@
 package bib
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -101,6 +103,9 @@ func CSLItem(e Entry) map[string]any {
 	if e.URL != "" {
 		it["URL"] = e.URL
 	}
+	if l := cslLanguage(e.Language); l != "" {
+		it["language"] = l
+	}
 	return it
 }
 
@@ -115,4 +120,73 @@ func WriteCSL(entries []Entry) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// MergeCSL adds entries to a CSL JSON array (existing; empty for none),
+// keeping its items exactly as they are and adding each entry whose id
+// it lacks, in order. It returns the new file and how many were added;
+// existing content that is not a CSL JSON array is an error, and nothing
+// is merged.
+func MergeCSL(existing []byte, entries []Entry) ([]byte, int, error) {
+	var items []json.RawMessage
+	if len(bytes.TrimSpace(existing)) > 0 {
+		if err := json.Unmarshal(existing, &items); err != nil {
+			return nil, 0, fmt.Errorf("not a CSL JSON array: %w", err)
+		}
+	}
+	have := map[string]bool{}
+	for _, it := range items {
+		var id struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(it, &id) == nil {
+			have[jsonScalar(id.ID)] = true
+		}
+	}
+	added := 0
+	for _, e := range entries {
+		if have[e.Key] {
+			continue
+		}
+		have[e.Key] = true
+		b, err := json.Marshal(CSLItem(e))
+		if err != nil {
+			return nil, 0, err
+		}
+		items = append(items, b)
+		added++
+	}
+	if items == nil {
+		items = []json.RawMessage{}
+	}
+	out, err := json.MarshalIndent(items, "", "  ")
+	if err != nil {
+		return nil, 0, err
+	}
+	return append(out, '\n'), added, nil
+}
+
+// babelLanguages maps the language names BibLaTeX (langid) and people
+// write to the codes CSL reads.
+var babelLanguages = map[string]string{
+	"english": "en", "american": "en-US", "british": "en-GB", "german": "de", "ngerman": "de",
+	"austrian": "de-AT", "naustrian": "de-AT", "swissgerman": "de-CH", "french": "fr", "italian": "it",
+	"spanish": "es", "portuguese": "pt", "brazilian": "pt-BR", "dutch": "nl", "swedish": "sv",
+	"danish": "da", "norwegian": "nb", "finnish": "fi", "polish": "pl", "czech": "cs",
+	"russian": "ru", "greek": "el", "turkish": "tr", "japanese": "ja", "chinese": "zh", "korean": "ko",
+	"latin": "la", "catalan": "ca", "hungarian": "hu", "croatian": "hr", "romanian": "ro",
+}
+
+// cslLanguage is a language as CSL wants it (a code: "de", "en-US"):
+// codes are kept, BibLaTeX's and plain names mapped, anything else left
+// out.
+func cslLanguage(l string) string {
+	l = strings.TrimSpace(l)
+	if c, ok := babelLanguages[strings.ToLower(l)]; ok {
+		return c
+	}
+	if len(l) == 2 || len(l) == 5 && (l[2] == '-' || l[2] == '_') {
+		return strings.ReplaceAll(l, "_", "-")
+	}
+	return ""
 }

@@ -34,7 +34,11 @@ type Entry struct {
 	Venue   string // journal, proceedings, publisher, school…
 	DOI     string
 	URL     string
-	Files   []File // attachments in the manager's order
+	// Language is the work's language as the manager wrote it ("de",
+	// "ngerman", "German"), "" when not said; citation styles leave a
+	// non-English title's case alone.
+	Language string
+	Files    []File // attachments in the manager's order
 	// Line is where the entry starts in its file (BibTeX; 0 otherwise),
 	// for messages.
 	Line int

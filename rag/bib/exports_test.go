@@ -103,6 +103,9 @@ func TestZoteroBibTeX(t *testing.T) {
 	if f := entries[0].Files[1]; f.MIME != "text/html" || f.IsPDF() {
 		t.Errorf("Zotero's snapshot: %+v", f)
 	}
+	if entries[1].Language != "de" || entries[1].Type != "article-journal" || entries[0].Type != "paper-conference" {
+		t.Errorf("language %q, types %q %q", entries[1].Language, entries[0].Type, entries[1].Type)
+	}
 }
 
 // TestBetterBibLaTeX reads Better BibTeX's BibLaTeX export: Unicode as
@@ -130,6 +133,9 @@ func TestBetterBibLaTeX(t *testing.T) {
 	})
 	if p := entries[1].Authors[2]; p.Particle != "van der" || p.Family != "Berg" {
 		t.Errorf("extended name: %+v", p)
+	}
+	if l := cslLanguage(entries[1].Language); l != "de" {
+		t.Errorf("langid %q is CSL language %q, want de", entries[1].Language, l)
 	}
 }
 

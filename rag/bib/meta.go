@@ -25,6 +25,8 @@ const (
 	// MetaType is the work's CSL type ("article-journal", "book"), for
 	// writing it back out as CSL JSON.
 	MetaType = "bib_type"
+	// MetaLanguage is the work's language as the manager wrote it.
+	MetaLanguage = "bib_language"
 	// MetaEtAl is "1" when the bibliography's author list ended in
 	// "and others".
 	MetaEtAl = "bib_etal"
@@ -32,7 +34,7 @@ const (
 
 // MetaKeys are all the keys Meta may set, so that an update can clear
 // the ones an entry no longer has.
-var MetaKeys = []string{MetaCitekey, MetaAuthors, MetaYear, MetaVenue, MetaDOI, MetaURL, MetaSource, MetaTitle, MetaType, MetaEtAl}
+var MetaKeys = []string{MetaCitekey, MetaAuthors, MetaYear, MetaVenue, MetaDOI, MetaURL, MetaSource, MetaTitle, MetaType, MetaLanguage, MetaEtAl}
 
 // Meta is e's metadata as document metadata keys, from source (see
 // MetaSource); empty fields are left out.
@@ -58,6 +60,7 @@ func (e *Entry) Meta(source string) map[string]string {
 	set(MetaSource, source)
 	set(MetaTitle, e.Title)
 	set(MetaType, e.Type)
+	set(MetaLanguage, e.Language)
 	return m
 }
 
@@ -74,6 +77,8 @@ func FromMeta(title string, meta map[string]string) Entry {
 		DOI:   meta[MetaDOI],
 		URL:   meta[MetaURL],
 		EtAl:  meta[MetaEtAl] == "1",
+
+		Language: meta[MetaLanguage],
 	}
 	if e.Title == "" {
 		e.Title = title

@@ -44,6 +44,7 @@ type zData struct {
 	Extra       string     `json:"extra"`
 	DateAdded   string     `json:"dateAdded"`
 	CitationKey string     `json:"citationKey"`
+	Language    string     `json:"language"`
 	// attachments
 	LinkMode    string `json:"linkMode"`
 	ContentType string `json:"contentType"`
@@ -155,7 +156,7 @@ func (z *Zotero) entries(ctx context.Context, items []zItem) ([]Entry, error) {
 // has no citation key).
 func zoteroEntry(it zItem) Entry {
 	d := it.Data
-	e := Entry{Type: cslType(zoteroTypes, d.ItemType), Title: oneLine(d.Title), URL: oneLine(d.URL)}
+	e := Entry{Type: cslType(zoteroTypes, d.ItemType), Title: oneLine(d.Title), URL: oneLine(d.URL), Language: oneLine(d.Language)}
 	e.Key = oneLine(d.CitationKey)
 	extra := extraFields(d.Extra)
 	if e.Key == "" {

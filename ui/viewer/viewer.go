@@ -239,6 +239,9 @@ func (v *Viewer) header(p viewPlace, citedInView bool) []string {
 	back := v.keys.Back.Help()
 	hint := st.HelpKey.Render(back.Key) + " " + st.HelpDesc.Render(back.Desc)
 	hw := ansi.StringWidth(back.Key + " " + back.Desc)
+	if ay := v.src.AuthorYear(); ay != "" {
+		title = ay + " — " + title // a work of the bibliography
+	}
 	head := render.Shorten(fmt.Sprintf("[%d] %s", v.src.Number, title), max(v.width-hw-2, 1))
 	out := []string{st.Head.Render(head) + strings.Repeat(" ", max(v.width-ansi.StringWidth(head)-hw, 1)) + hint}
 	if loc := hyperlink(cmp.Or(v.src.Path, v.doc.Path), v.src.URL, v.width); loc != "" {
