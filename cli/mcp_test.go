@@ -264,3 +264,57 @@ func TestMCPRefusesOpenAddressWithoutToken(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
+
+// inProcessMCP runs `ibid mcp args...` in this process on a pair of pipes
+// and connects the SDK's client to it; the server stops with the test.
+func inProcessMCP(t *testing.T, args ...string) *sdk.ClientSession {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(context.Background(), append([]string{"mcp"}, args...), Env{In: inR, Out: outW, Err: &stderr, Getenv: os.Getenv})
+		outW.Close()
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(context.Background(), &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		inW.Close()
+		if code := <-done; code != 0 {
+			t.Errorf("ibid mcp: exit %d\n%s", code, stderr.String())
+		}
+	})
+	return cs
+}
+
+// TestMCPOnPostgres: the MCP server on a PostgreSQL library
+// (IBID_TEST_POSTGRES; skipped without it) searches, lists and answers
+// as on the embedded store.
+func TestMCPOnPostgres(t *testing.T) {
+	url := os.Getenv("IBID_TEST_POSTGRES")
+	if url == "" {
+		t.Skip("IBID_TEST_POSTGRES not set (docs/postgres.md says how to start a test server)")
+	}
+	docs := askEnv(t)
+	lib := fmt.Sprintf("mcp-test-%d", time.Now().UnixNano())
+	if code, out, errs := runCmd(t, "add", "--store", url, "--library", lib, docs); code != 0 {
+		t.Fatalf("add: %d %s %s", code, out, errs)
+	}
+	defer runCmd(t, "rm", "--all", "--store", url, "--library", lib)
+	cs := inProcessMCP(t, "--store", url, "--library", lib)
+	if _, docs := callTool(t, cs, "list_documents", nil); docs["total"] != 2.0 {
+		t.Errorf("list_documents: %v", docs)
+	}
+	_, found := callTool(t, cs, "search", map[string]any{"query": "sourdough yeast"})
+	if ps, _ := found["passages"].([]any); len(ps) == 0 || ps[0].(map[string]any)["title"] != "bread" {
+		t.Errorf("search: %v", found)
+	}
+	res, _ := callTool(t, cs, "ask", map[string]any{"question": "Why does sourdough bread rise?"})
+	if res.IsError || !strings.Contains(resultText(res), "wild yeast") || !strings.Contains(resultText(res), "[1]") {
+		t.Errorf("ask: %s", resultText(res))
+	}
+}

@@ -37,7 +37,7 @@ func (s *Server) chatConversation(msgs []chatMessage) (*rag.Conversation, string
 	}
 	var turns []chatTurn
 	var asked []string
-	for i, m := range msgs {
+	for _, m := range msgs {
 		text, err := m.text()
 		if err != nil {
 			return nil, "", badRequest("messages", err.Error())
@@ -46,7 +46,7 @@ func (s *Server) chatConversation(msgs []chatMessage) (*rag.Conversation, string
 		switch {
 		case m.Role == "user" && text != "":
 			asked = append(asked, text)
-		case m.Role == "assistant" && i < len(msgs)-1 && text != "":
+		case m.Role == "assistant" && text != "":
 			turns = append(turns, chatTurn{question: strings.Join(asked, "\n\n"), reply: text})
 			asked = nil
 		}

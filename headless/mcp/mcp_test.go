@@ -166,6 +166,12 @@ func TestSearch(t *testing.T) {
 			}
 		}
 	}
+	// Hits next to each other are one passage: its id is the better hit's,
+	// its text both, in reading order.
+	call(t, cs, "search", map[string]any{"query": "losses higher north mites", "k": 3}, &got)
+	if p := got.Passages[0]; p.SegmentID != "d1:5" || p.Text != "Bee colonies collapse when mites spread viruses. Beekeepers treat hives twice a year.\n\nLosses were higher in the north." {
+		t.Errorf("merged hits: %+v", p)
+	}
 	call(t, cs, "search", map[string]any{"query": "zebra quantum"}, &got)
 	if len(got.Passages) != 0 || !strings.Contains(got.Note, "no passage matches") {
 		t.Errorf("nothing found: %+v", got)

@@ -64,7 +64,7 @@ func (s *server) getPassage(ctx context.Context, _ *sdk.CallToolRequest, in pass
 	if err != nil {
 		return nil, out, fmt.Errorf("couldn't read passage %q: %w", id, err)
 	}
-	out.passage = describePassage(doc, []store.Segment{seg})
+	out.passage = describePassage(doc, seg, []store.Segment{seg})
 	out.Before, out.After = []neighbour{}, []neighbour{}
 	if in.Neighbours == 0 {
 		return nil, out, nil
@@ -79,7 +79,7 @@ func (s *server) getPassage(ctx context.Context, _ *sdk.CallToolRequest, in pass
 		if d == 0 || d < -in.Neighbours || d > in.Neighbours {
 			continue
 		}
-		p := describePassage(doc, []store.Segment{n})
+		p := describePassage(doc, n, []store.Segment{n})
 		nb := neighbour{SegmentID: p.SegmentID, Pages: p.Pages, Section: p.Section, Text: p.Text}
 		if d < 0 {
 			out.Before = append(out.Before, nb)

@@ -102,7 +102,7 @@ func (s *server) search(ctx context.Context, _ *sdk.CallToolRequest, in searchAr
 		return nil, out, fmt.Errorf("couldn't search library %q: %w", s.cfg.LibraryName, err)
 	}
 	for i, p := range ps {
-		out.Passages = append(out.Passages, hit{Rank: i + 1, Score: p.Score, passage: describePassage(p.Document, window(p))})
+		out.Passages = append(out.Passages, hit{Rank: i + 1, Score: p.Score, passage: describePassage(p.Document, p.Segment, window(p))})
 	}
 	if len(ps) == 0 {
 		out.Note = "no passage matches: try other words, or fewer filters (list_documents shows what the library holds)"
@@ -119,13 +119,13 @@ func window(p retrieve.Passage) []store.Segment {
 	return p.Context
 }
 
-// describePassage describes the passage made of segs (in reading order,
-// of doc, at least one); its id is the first's.
-func describePassage(doc store.Document, segs []store.Segment) passage {
-	first := segs[0]
+// describePassage describes the passage of doc made of segs (in reading
+// order, at least one), found as seg: its id and section are seg's (the
+// hit a citation would point at), its text and pages all of segs'.
+func describePassage(doc store.Document, seg store.Segment, segs []store.Segment) passage {
 	out := passage{
-		SegmentID: first.ID, DocumentID: doc.ID, Title: rag.DocTitle(doc), Authors: authors(doc), Year: year(doc),
-		Section: rag.SectionText(doc, first.Section), Path: doc.Path, URL: doc.URL,
+		SegmentID: seg.ID, DocumentID: doc.ID, Title: rag.DocTitle(doc), Authors: authors(doc), Year: year(doc),
+		Section: rag.SectionText(doc, seg.Section), Path: doc.Path, URL: doc.URL,
 	}
 	texts := make([]string, len(segs))
 	for i, sg := range segs {
