@@ -18,7 +18,7 @@ func serveCommand(cfg *Config) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve cited answers over HTTP (server-sent events)",
-		Long: prose(`Serves cited answers over HTTP (docs/answers.md):
+		Long: prose(`Serves cited answers over HTTP (docs/answers.md, docs/openai.md):
   POST /v1/answers           {"question", "cite_format", "conversation_id"} → server-sent events
   GET  /v1/segments/{id}     a passage with its page and neighbours
   POST /v1/chat/completions  OpenAI-compatible: the library answers as the model
