@@ -350,3 +350,28 @@ func TestChatCompletionCancel(t *testing.T) {
 	stream.Close()
 	waitGone(t, model)
 }
+
+// TestChatCompletionBodyLimit: a chat body may be chatBodyFactor times
+// /v1/answers' bound (it carries the conversation), and no more.
+func TestChatCompletionBodyLimit(t *testing.T) {
+	srv, _ := newChatServe(t, nil, ServerConfig{MaxBodyBytes: 100})
+	for _, tc := range []struct {
+		size   int
+		status int
+	}{{chatBodyFactor*100 - 200, 200}, {chatBodyFactor*100 + 1, 413}} {
+		pad := strings.Repeat("x", tc.size)
+		body := `{"messages": [{"role": "system", "content": "` + pad + `"}, {"role": "user", "content": "Which bees pollinate almond orchards?"}]}`
+		r, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != tc.status {
+			t.Errorf("%d-byte body: %s %s", len(body), r.Status, b)
+		}
+		if tc.status == 413 && !strings.Contains(string(b), `"type":"invalid_request_error"`) {
+			t.Errorf("413 body %s", b)
+		}
+	}
+}
