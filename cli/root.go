@@ -86,7 +86,7 @@ func newRoot(cfg *Config) *cobra.Command {
 	root := chatCommand(cfg)
 	root.AddCommand(
 		addCommand(cfg), lsCommand(cfg), rmCommand(cfg), searchCommand(cfg), doctorCommand(cfg),
-		askCommand(cfg), serveCommand(cfg), evalCommand(cfg),
+		askCommand(cfg), serveCommand(cfg), mcpCommand(cfg), evalCommand(cfg),
 	)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c.CommandPath(), err: err, hint: oneDashHint(c, err)}

@@ -11,15 +11,19 @@ import (
 )
 
 // serveCommand is ibid serve: cited answers over HTTP as server-sent
-// events.
+// events, and as an OpenAI-compatible chat model.
 func serveCommand(cfg *Config) *cobra.Command {
 	var addr string
+	chatSources := true
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve cited answers over HTTP (server-sent events)",
-		Long: prose(`Serves cited answers over HTTP (docs/answers.md):
-  POST /v1/answers        {"question", "cite_format", "conversation_id"} → server-sent events
-  GET  /v1/segments/{id}  a passage with its page and neighbours
+		Long: prose(`Serves cited answers over HTTP (docs/answers.md, docs/openai.md):
+  POST /v1/answers           {"question", "cite_format", "conversation_id"} → server-sent events
+  GET  /v1/segments/{id}     a passage with its page and neighbours
+  POST /v1/chat/completions  OpenAI-compatible: the library answers as the model
+                             "ibid/LIBRARY" (Open WebUI, LibreChat, openai clients)
+  GET  /v1/models
 
 It listens on loopback by default. A non-loopback address needs --token
 (or IBID_TOKEN); clients then send "Authorization: Bearer <token>".`),
@@ -27,7 +31,7 @@ It listens on loopback by default. A non-loopback address needs --token
 IBID_TOKEN=s3cret ibid serve --addr 0.0.0.0:8484`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, rest []string) error {
-			return runServe(cmd, cfg, addr, rest)
+			return runServe(cmd, cfg, serveFlags{addr, chatSources}, rest)
 		},
 	}
 	fs := c.Flags()
@@ -36,11 +40,19 @@ IBID_TOKEN=s3cret ibid serve --addr 0.0.0.0:8484`,
 	cfg.modelFlags(fs)
 	fs.StringVar(&addr, "addr", "127.0.0.1:8484", "listen address (host:port)")
 	fs.StringVar(&cfg.Token, "token", cfg.Token, "bearer token clients must send (env IBID_TOKEN); required off loopback")
+	fs.BoolVar(&chatSources, "chat-sources", true, "end /v1/chat/completions answers with their sources in the text (false: as data only, e.g. for Open WebUI, which lists them itself)")
 	completeCommon(c, cfg)
 	return c
 }
 
-func runServe(cmd *cobra.Command, cfg *Config, addr string, rest []string) error {
+// serveFlags are serve's own flags.
+type serveFlags struct {
+	addr        string
+	chatSources bool
+}
+
+func runServe(cmd *cobra.Command, cfg *Config, f serveFlags, rest []string) error {
+	addr := f.addr
 	if len(rest) > 0 {
 		return fmt.Errorf("serve: unexpected argument %q (ibid serve --help lists the flags)", rest[0])
 	}
@@ -64,9 +76,11 @@ func runServe(cmd *cobra.Command, cfg *Config, addr string, rest []string) error
 	srv := headless.NewHTTPServer(headless.NewServer(headless.ServerConfig{
 		Library: lib, LibraryName: cfg.Library, Answerer: a,
 		Options: rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Rerank: rr, References: cfg.References}, Token: cfg.Token,
+		NoSourcesBlock: !f.chatSources,
 	}), headless.HTTPOptions{})
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
-	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s)\n", cfg.Library, ln.Addr(), a.Label())
+	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s); OpenAI-compatible clients: base URL http://%s/v1, model %s\n",
+		cfg.Library, ln.Addr(), a.Label(), ln.Addr(), headless.ModelID(cfg.Library))
 	if err := headless.Serve(ctx, srv, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -2,7 +2,6 @@ package headless
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,12 +47,18 @@ type ServerConfig struct {
 	// BodyTimeout: a request body must arrive within it, or the request
 	// is answered 408 and the connection closed. Default 30 s.
 	BodyTimeout time.Duration
+	// NoSourcesBlock leaves the sources list out of the text of
+	// /v1/chat/completions answers (a request may still ask for it with
+	// "ibid_sources": true); their citations still come as data.
+	NoSourcesBlock bool
 }
 
 // Server answers over HTTP:
 //
 //	POST /v1/answers           {"question", "cite_format", "conversation_id"} → text/event-stream
 //	GET  /v1/segments/{id}     the passage, its page and its neighbours, as JSON
+//	POST /v1/chat/completions  the OpenAI-compatible face (chat.go)
+//	GET  /v1/models
 //
 // Conversations are kept in memory by id (at most MaxConversations, each
 // with its last MaxTurns turns; the model sees no more than those). A
@@ -70,6 +75,9 @@ type Server struct {
 	mu    sync.Mutex
 	convs map[string]*served
 	order []string // conversation ids, oldest first
+
+	chat    *chatMemory // conversations of /v1/chat/completions
+	started time.Time
 }
 
 // served is a conversation the server keeps. mu is held for a whole
@@ -96,7 +104,8 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = 30 * time.Second
 	}
-	s := &Server{cfg: cfg, pipelines: map[citations.Mode]*rag.Pipeline{}, convs: map[string]*served{}}
+	s := &Server{cfg: cfg, pipelines: map[citations.Mode]*rag.Pipeline{}, convs: map[string]*served{},
+		chat: newChatMemory(cfg.MaxConversations), started: time.Now()}
 	for _, mode := range []citations.Mode{citations.ModeInline, citations.ModeJSON, citations.ModeSections} {
 		opt := cfg.Options
 		opt.CiteFormat = mode
@@ -105,6 +114,9 @@ func NewServer(cfg ServerConfig) *Server {
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/answers", s.answer)
 	s.mux.HandleFunc("GET /v1/segments/{id}", s.segment)
+	s.mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
+	s.mux.HandleFunc("GET /v1/models", s.models)
+	s.mux.HandleFunc("GET /v1/models/{id...}", s.modelByID)
 	return s
 }
 
@@ -112,14 +124,9 @@ func NewServer(cfg ServerConfig) *Server {
 // read: a request without it is answered 401 at once and its connection
 // closed, however slowly its body trickles in.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.Token != "" {
-		auth := r.Header.Get("Authorization")
-		want := "Bearer " + s.cfg.Token
-		if subtle.ConstantTimeCompare([]byte(auth), []byte(want)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="ibid"`)
-			refuse(w, http.StatusUnauthorized, "a bearer token is required: send Authorization: Bearer <token>")
-			return
-		}
+	if !s.tokenOK(r) {
+		s.unauthorized(w, r)
+		return
 	}
 	s.mux.ServeHTTP(w, r)
 }
