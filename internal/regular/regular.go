@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // ErrNotRegular is wrapped by the errors of Open and ReadFile for a path
@@ -100,7 +101,7 @@ func Sweep(dir string, depth int) {
 		return
 	}
 	for _, e := range ents {
-		p := dir + string(os.PathSeparator) + e.Name()
+		p := filepath.Join(dir, e.Name())
 		switch {
 		case e.IsDir():
 			if depth > 1 {

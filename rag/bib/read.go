@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ibid-dev/ibid/internal/regular"
 )
 
 // maxFileBytes bounds a bibliography file read into memory.
@@ -36,7 +38,7 @@ func ReadFile(path string) ([]Entry, []Problem, error) {
 	if info.Size() > maxFileBytes {
 		return nil, nil, fmt.Errorf("%s is larger than %d MB; is it a bibliography?", path, maxFileBytes>>20)
 	}
-	src, err := os.ReadFile(path)
+	src, err := regular.ReadFile(path, maxFileBytes) // a named pipe is refused, not waited on
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/rag/bib"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store"
@@ -245,7 +246,7 @@ func windowsPath(p string) bool {
 
 // readable is "" when ibid reads the file's format, else why not.
 func readable(path string) string {
-	f, err := os.Open(path)
+	f, _, err := regular.Open(path) // a named pipe is refused, not waited on
 	if err != nil {
 		return "unreadable: " + cause(err)
 	}

@@ -5,8 +5,10 @@ package library
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // The PDF engine's compiler cache (under XDG_CACHE_HOME) opens its entries
@@ -40,5 +42,24 @@ func TestPDFCacheSwept(t *testing.T) {
 	}
 	if b, err := os.ReadFile(entry); err != nil || string(b) != "compiled" {
 		t.Errorf("the real entry: %q, %v", b, err)
+	}
+}
+
+// A bibliography's attachment that is a named pipe is judged unreadable
+// at once, not waited on.
+func TestAttachmentFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "paper.pdf")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	done := make(chan string, 1)
+	go func() { done <- readable(p) }()
+	select {
+	case why := <-done:
+		if !strings.Contains(why, "unreadable") {
+			t.Fatalf("readable(pipe) = %q", why)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("looking at an attachment hangs on a named pipe")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/ibid-dev/ibid/internal/atomicfile"
+	"github.com/ibid-dev/ibid/internal/regular"
 )
 
 // cache keeps the model pass's answers on disk, one small JSON file per
@@ -26,9 +27,9 @@ func (c cache) get(k string) (string, bool) {
 	if c.dir == "" {
 		return "", false
 	}
-	data, err := os.ReadFile(c.path(k))
+	data, err := regular.ReadFile(c.path(k), 64<<10)
 	if err != nil {
-		return "", false
+		return "", false // a named pipe or a huge file: a miss, never a wait
 	}
 	var e cacheEntry
 	if json.Unmarshal(data, &e) != nil || e.Key != k || (e.Verdict != string(Supported) && e.Verdict != string(Unsupported)) {

@@ -67,7 +67,7 @@ func TestJudgePrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 1 || reqs[0].Stream || reqs[0].Model != "bespoke-minicheck" {
+	if len(reqs) != 1 || !reqs[0].Stream || reqs[0].Model != "bespoke-minicheck" { // llm.Complete streams, to bound the answer
 		t.Fatalf("requests %+v", reqs)
 	}
 	msgs := reqs[0].Chat()

@@ -21,6 +21,7 @@ import (
 	"unicode"
 
 	"github.com/ibid-dev/ibid/internal/atomicfile"
+	"github.com/ibid-dev/ibid/internal/regular"
 )
 
 // Pages without a text layer (a scan) are read with Tesseract when it is
@@ -221,21 +222,10 @@ func (e *Engine) scanPage(ctx context.Context, tess string, data []byte, docKey 
 	return tsv, nil
 }
 
-// readBounded reads a regular file of at most limit bytes.
+// readBounded reads a regular file of at most limit bytes, opened without
+// waiting (a named pipe left in the cache is refused, not waited on).
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > limit {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, limit)
-	}
-	return io.ReadAll(io.LimitReader(f, limit))
+	return regular.ReadFile(path, limit)
 }
 
 // limited writes at most n bytes to w, dropping the rest.
