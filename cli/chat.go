@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/library"
@@ -126,6 +127,7 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 		return fmt.Errorf("--theme %q: use light or dark (or leave it empty to ask the terminal)", cfg.Theme)
 	}
 	opt := ui.Options{AddFirst: paths, Theme: cfg.Theme, Open: openSettings(cfg),
+		Terminal: cfg.terminal, CacheDir: xdg.CacheDir(),
 		Getenv: func(name string) string { // the ui reads the environment only through Config
 			if name == "COLORFGBG" {
 				return cfg.colorFGBG

@@ -3,6 +3,7 @@ package cli
 import (
 	"testing"
 
+	"github.com/ibid-dev/ibid/ui/termimage"
 	"github.com/ibid-dev/ibid/ui/viewer"
 )
 
@@ -17,5 +18,25 @@ func TestOpenSettings(t *testing.T) {
 	}
 	if got := openSettings(loadConfig(func(string) string { return "" })); got != (viewer.OpenSettings{}) {
 		t.Errorf("nothing set: %+v, want none", got)
+	}
+}
+
+// TestTerminalEnv: what the environment says of the terminal (for the
+// viewer's page shown inline) is read with the rest of the Config; TMUX or
+// STY mark a multiplexer in between.
+func TestTerminalEnv(t *testing.T) {
+	env := map[string]string{"TERM": "xterm-kitty", "TERM_PROGRAM": "WezTerm", "LC_TERMINAL": "iTerm2", "TMUX": "/tmp/tmux-0/default,1,0"}
+	c := loadConfig(func(k string) string { return env[k] })
+	if want := (termimage.Env{Term: "xterm-kitty", TermProgram: "WezTerm", LCTerminal: "iTerm2", Multiplexer: true}); c.terminal != want {
+		t.Errorf("terminal %+v, want %+v", c.terminal, want)
+	}
+	screen := loadConfig(func(k string) string {
+		if k == "STY" {
+			return "1234.pts-0.host"
+		}
+		return ""
+	})
+	if !screen.terminal.Multiplexer || loadConfig(func(string) string { return "" }).terminal.Multiplexer {
+		t.Error("STY is a multiplexer, nothing is none")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/ui/termimage"
 	"github.com/spf13/pflag"
 )
 
@@ -116,6 +117,10 @@ type Config struct {
 	// Editor opens Markdown and text at a line from the viewer (EDITOR;
 	// "" uses less).
 	Editor string
+	// terminal is what the environment says of the terminal (TERM,
+	// TERM_PROGRAM, LC_TERMINAL, and TMUX or STY for a multiplexer), for
+	// the viewer's page shown inline; the terminal's answers decide.
+	terminal termimage.Env
 }
 
 // Default timeouts of a model's answer.
@@ -154,6 +159,8 @@ func loadConfig(getenv func(string) string) *Config {
 		PDFViewer:        getenv("IBID_PDF_VIEWER"),
 		Editor:           getenv("EDITOR"),
 		badEnv:           map[string]error{},
+		terminal: termimage.Env{Term: getenv("TERM"), TermProgram: getenv("TERM_PROGRAM"), LCTerminal: getenv("LC_TERMINAL"),
+			Multiplexer: getenv("TMUX") != "" || getenv("STY") != ""},
 	}
 	parseEnv(c, "IBID_CITE_FORMAT", getenv, &c.CiteFormat, citations.ParseMode)
 	parseEnv(c, "IBID_NUMBERING", getenv, &c.Numbering, rag.ParseNumbering)

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ibid-dev/ibid/ui/termimage"
 	"github.com/ibid-dev/ibid/ui/viewer"
 )
 
@@ -32,6 +33,18 @@ type Options struct {
 	// Open names the programs the viewer's o runs (a PDF viewer, an
 	// editor); the chat reads no environment for them.
 	Open viewer.OpenSettings
+	// RenderPage draws a PDF's page as it looks with boxes marked, for the
+	// viewer's i (the PDF engine's; nil: i says it cannot).
+	RenderPage viewer.RenderFunc
+	// Terminal is what the environment says of the terminal, for showing
+	// a page inline (the terminal's answers decide; see ui/termimage).
+	Terminal termimage.Env
+	// CacheDir is where a page goes when the terminal shows no images,
+	// to be opened with the system's viewer.
+	CacheDir string
+	// OpenTerminal opens the terminal pages are shown on (nil: the
+	// controlling terminal); tests give their own.
+	OpenTerminal func() (termimage.Terminal, error)
 	// LibraryPoll is how often the library's counts are read again, to
 	// show changes made by another process (0: every libPollEvery;
 	// negative: never).
@@ -100,9 +113,10 @@ func New(b Backend, opt Options) *Model {
 	c := &common{Styles: newStyles(dark), Keys: defaultKeyMap()}
 	m := &Model{
 		c: c, b: b,
-		tr:         newTranscript(c),
-		in:         newInput(c),
-		vw:         viewerPane{viewer.New(c.Keys.viewer(), c.Styles.Viewer, opt.Open)},
+		tr: newTranscript(c),
+		in: newInput(c),
+		vw: viewerPane{viewer.New(c.Keys.viewer(), c.Styles.Viewer, viewer.Settings{
+			Open: opt.Open, Render: opt.RenderPage, Terminal: opt.Terminal, CacheDir: opt.CacheDir, OpenTerminal: opt.OpenTerminal})},
 		spinner:    spinner.New(spinner.WithSpinner(spinner.Dot)),
 		draining:   map[int]*answerStream{},
 		addFirst:   opt.AddFirst,
@@ -191,11 +205,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.vw.Load(msg.content)
 		return m, nil
-	case viewer.ErrorMsg:
-		if msg.Err != nil {
-			m.status.set(statusMsg{err: msg.Err})
-		}
+	case viewer.StatusMsg:
+		m.status.set(statusMsg{text: msg.Text, err: msg.Err})
 		return m, nil
+	case viewer.Msg:
+		_, cmd := m.vw.Update(msg)
+		return m, cmd
 	case libCountMsg:
 		return m, m.onLibCount(msg)
 	case addProgressMsg:

@@ -88,7 +88,7 @@ func (b *fakeBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) e
 				sg, doc, _ := b.Segment(seg)
 				src := rag.Source{Number: n, Alias: fmt.Sprintf("source_%d", k), SegmentID: seg, DocumentID: doc.ID,
 					Title: doc.Title, Path: doc.Path, PageStart: sg.PageStart, Section: "Results", Snippet: sg.Text,
-					FocusStart: b.focus[seg][0], FocusEnd: b.focus[seg][1]}
+					FocusStart: b.focus[seg][0], FocusEnd: b.focus[seg][1], Boxes: sg.Boxes}
 				t.Sources = append(t.Sources, src)
 				send(rag.Event{Type: rag.EventCitation, Number: n, Source: &src})
 			}

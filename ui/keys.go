@@ -41,6 +41,7 @@ type keyMap struct {
 	NextSeg key.Binding
 	PrevSeg key.Binding
 	Edit    key.Binding
+	Page    key.Binding // the page as it looks
 	Back    key.Binding
 
 	// the ? screen
@@ -85,6 +86,7 @@ func defaultKeyMap() keyMap {
 		NextSeg: b(k("n"), h("n", "next segment")),
 		PrevSeg: b(k("p"), h("p", "previous segment")),
 		Edit:    b(k("o"), h("o", "open the document at the passage")),
+		Page:    b(k("i"), h("i", "the page as it looks")),
 		Back:    b(k("esc", "q"), h("esc", "back")),
 
 		CloseHelp: b(k("esc"), h("any other key", "close")),
@@ -129,6 +131,6 @@ func (g globalKeys) FullHelp() [][]key.Binding { return [][]key.Binding{g.ShortH
 
 // viewer is the viewer's part of the keymap.
 func (k keyMap) viewer() viewer.Keys {
-	return viewer.Keys{Back: k.Back, NextSeg: k.NextSeg, PrevSeg: k.PrevSeg, Edit: k.Edit,
+	return viewer.Keys{Back: k.Back, NextSeg: k.NextSeg, PrevSeg: k.PrevSeg, Edit: k.Edit, Page: k.Page,
 		Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Help: k.Help}
 }

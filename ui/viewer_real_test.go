@@ -68,7 +68,7 @@ func TestViewerRealPDF(t *testing.T) {
 	firstWords := strings.Join(words[:3], " ")
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
-		v := viewer.New(defaultKeyMap().viewer(), newStyles(true).Viewer, viewer.OpenSettings{})
+		v := viewer.New(defaultKeyMap().viewer(), newStyles(true).Viewer, viewer.Settings{})
 		v.SetSize(w, h)
 		doc.Path = "/papers/" + filepath.Base(doc.Path) // the golden does not depend on where the test runs
 		v.Load(viewer.Content{Source: rag.Source{Number: 1, SegmentID: seg.ID, Title: doc.Title}, Doc: doc, Segs: segs, PageStarts: starts})

@@ -17,7 +17,7 @@ const (
 	None   Protocol = iota // the terminal displays no images, or did not say so
 	Kitty                  // the Kitty graphics protocol (kitty, Ghostty, WezTerm, Konsole)
 	ITerm2                 // iTerm2's inline images (iTerm2, WezTerm)
-	Sixel                  // DEC sixel graphics (xterm -ti vt340, foot, mlterm, Windows Terminal)
+	Sixel                  // DEC sixel graphics (xterm -ti vt340, foot, mlterm)
 )
 
 func (p Protocol) String() string {
@@ -135,25 +135,16 @@ const maxAnswer = 4096
 // Detect writes Query to c and reads the terminal's answers until its
 // DA1 answer, at most timeout (then Caps.Answered is false: a terminal
 // that does not answer is taken to display nothing). Keys pressed
-// meanwhile are read and dropped. The error is a failed write or read;
-// a deadline is not one.
-//
-// Where c takes no read deadline (a terminal device on macOS, which the
-// runtime cannot poll), a goroutine reads and Detect stops waiting at the
-// timeout; that goroutine then reads on until the terminal sends
-// something, so a key pressed after a terminal that never answers DA1 may
-// be lost. Terminals answer DA1.
+// meanwhile are read and dropped. The error is a failed write or read, or
+// a Conn without read deadlines; a deadline passing is not one.
 func Detect(c Conn, timeout time.Duration) (Caps, error) {
-	if _, err := io.WriteString(c, Query); err != nil {
-		return Caps{}, err
-	}
-	deadline := time.Now().Add(timeout)
-	if err := c.SetReadDeadline(deadline); errors.Is(err, os.ErrNoDeadline) {
-		return detectBlocking(c, timeout)
-	} else if err != nil {
+	if err := c.SetReadDeadline(time.Now().Add(timeout)); err != nil {
 		return Caps{}, err
 	}
 	defer c.SetReadDeadline(time.Time{})
+	if _, err := io.WriteString(c, Query); err != nil {
+		return Caps{}, err
+	}
 	var buf []byte
 	chunk := make([]byte, 256)
 	for len(buf) < maxAnswer {
@@ -167,49 +158,6 @@ func Detect(c Conn, timeout time.Duration) (Caps, error) {
 			return Caps{}, nil
 		case err != nil:
 			return Caps{}, err
-		}
-	}
-	return Caps{}, nil
-}
-
-// detectBlocking is Detect's wait for a Conn without read deadlines.
-func detectBlocking(c Conn, timeout time.Duration) (Caps, error) {
-	type read struct {
-		b   []byte
-		err error
-	}
-	reads := make(chan read, 16)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			chunk := make([]byte, 256)
-			n, err := c.Read(chunk)
-			select {
-			case reads <- read{chunk[:n], err}:
-			case <-stop:
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var buf []byte
-	for len(buf) < maxAnswer {
-		select {
-		case r := <-reads:
-			buf = append(buf, r.b...)
-			if caps, done := Parse(buf); done {
-				return caps, nil
-			}
-			if r.err != nil {
-				return Caps{}, r.err
-			}
-		case <-timer.C:
-			return Caps{}, nil
 		}
 	}
 	return Caps{}, nil

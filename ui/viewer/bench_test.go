@@ -26,7 +26,7 @@ func benchViewer(n, w, h int) *Viewer {
 			PageStart: i/3 + 1, PageEnd: i/3 + 1, Section: []string{"Results"}})
 		off += len(t) + 2
 	}
-	v := New(testKeys(), testStyles(), OpenSettings{})
+	v := New(testKeys(), testStyles(), Settings{})
 	v.SetSize(w, h)
 	v.Load(Content{Source: rag.Source{Number: 1, SegmentID: segs[n/2].ID}, Doc: store.Document{Title: "Bench", Format: "pdf", Pages: n/3 + 1}, Segs: segs})
 	return v

@@ -10,5 +10,6 @@
 //
 // It never imports ui: the chat looks the passage up and hands it over as
 // Content, and gives the viewer its Keys, Styles and OpenSettings as
-// values; the viewer answers with commands and ErrorMsg.
+// values; the viewer answers with commands, StatusMsg for the status line
+// and its own messages (Msg), which the chat hands back to it.
 package viewer

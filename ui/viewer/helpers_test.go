@@ -16,7 +16,7 @@ func testKeys() Keys {
 	b := func(keys ...string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], keys[0]))
 	}
-	return Keys{Back: b("esc", "q"), NextSeg: b("n"), PrevSeg: b("p"), Edit: b("o"), Up: b("up", "k"), Down: b("down", "j"),
+	return Keys{Back: b("esc", "q"), NextSeg: b("n"), PrevSeg: b("p"), Edit: b("o"), Page: b("i"), Up: b("up", "k"), Down: b("down", "j"),
 		PageUp: b("pgup", "b"), PageDown: b("pgdown", "space", "f"), Help: b("?", "f1")}
 }
 

@@ -116,14 +116,23 @@ func pdfArgv(path string, page int, env openEnv) ([]string, error) {
 			return fillTemplate(t, path, page), nil
 		}
 	}
+	if argv, err := systemOpener(path, env); err == nil {
+		return argv, nil
+	}
+	return nil, fmt.Errorf("no PDF viewer found to open %s: set IBID_PDF_VIEWER, e.g. 'zathura --page={page} {file}'", path)
+}
+
+// systemOpener opens path with the system's program for its kind of file:
+// xdg-open, or open on macOS, when it is on PATH.
+func systemOpener(path string, env openEnv) ([]string, error) {
 	opener := "xdg-open"
 	if env.goos == "darwin" {
 		opener = "open"
 	}
-	if _, err := env.lookPath(opener); err == nil {
-		return []string{opener, path}, nil
+	if _, err := env.lookPath(opener); err != nil {
+		return nil, fmt.Errorf("no %s to open it with", opener)
 	}
-	return nil, fmt.Errorf("no PDF viewer found to open %s: set IBID_PDF_VIEWER, e.g. 'zathura --page={page} {file}'", path)
+	return []string{opener, path}, nil
 }
 
 // fillTemplate splits a command template at white space and replaces
@@ -194,17 +203,17 @@ func abs(n int) int {
 
 // openCmd opens the viewer's document at at with the programs s names,
 // through tea.ExecProcess: the chat suspends while the program runs and
-// comes back when it exits (ErrorMsg).
+// comes back when it exits (StatusMsg).
 func openCmd(doc store.Document, at openPlace, s OpenSettings) tea.Cmd {
 	argv, err := openArgv(doc, at, osOpenEnv(s))
 	if err != nil {
-		return func() tea.Msg { return ErrorMsg{err} }
+		return func() tea.Msg { return StatusMsg{Err: err} }
 	}
 	c := exec.Command(argv[0], argv[1:]...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
 		if err != nil {
 			err = fmt.Errorf("couldn't open the document: %s: %w (set IBID_PDF_VIEWER for PDFs, $EDITOR for text)", argv[0], err)
 		}
-		return ErrorMsg{err}
+		return StatusMsg{Err: err}
 	})
 }

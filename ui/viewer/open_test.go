@@ -217,7 +217,7 @@ func TestViewerOpenKey(t *testing.T) {
 	t.Setenv("IBID_PDF_VIEWER", envScript+" {file} {page}")
 	t.Setenv("EDITOR", envScript)
 	path, canary := hostilePDF(t)
-	v := New(testKeys(), testStyles(), OpenSettings{PDFViewer: script + " {file} {page}"})
+	v := New(testKeys(), testStyles(), Settings{Open: OpenSettings{PDFViewer: script + " {file} {page}"}})
 	v.SetSize(80, 24)
 	v.Load(paperContent(store.Document{ID: "doc2", Path: path, Format: "pdf", Title: "Paper 2"}, "doc2:3"))
 	if !v.IsOpen() {
@@ -234,7 +234,7 @@ func TestViewerOpenKey(t *testing.T) {
 	// the command o execs is openCmd's: openArgv with the viewer's
 	// programs, at the page where the view is
 	p, _, _ := v.where()
-	argv, err := openArgv(v.doc, openPlace{seg: v.segs[p.top], page: p.pStart, off: p.off}, osOpenEnv(v.programs))
+	argv, err := openArgv(v.doc, openPlace{seg: v.segs[p.top], page: p.pStart, off: p.off}, osOpenEnv(v.settings.Open))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/ui/render"
+	"github.com/ibid-dev/ibid/ui/termimage"
 )
 
 // Content is what the viewer shows: a source, its document and the
@@ -30,8 +31,22 @@ type Content struct {
 
 // Keys are the viewer's key bindings, taken from the chat's one keymap.
 type Keys struct {
-	Back, NextSeg, PrevSeg, Edit     key.Binding
-	Up, Down, PageUp, PageDown, Help key.Binding
+	Back, NextSeg, PrevSeg, Edit, Page key.Binding
+	Up, Down, PageUp, PageDown, Help   key.Binding
+}
+
+// Settings are what the viewer is given of the world (it reads no
+// environment): the programs o runs, and for i the PDF engine's page
+// renderer, what the environment says of the terminal and the cache
+// folder where a page goes when the terminal shows no images.
+type Settings struct {
+	Open     OpenSettings
+	Render   RenderFunc // nil: i says this ibid cannot draw pages
+	Terminal termimage.Env
+	CacheDir string
+	// OpenTerminal opens the terminal i asks and shows pages on (nil: the
+	// controlling terminal, termimage.OpenTTY).
+	OpenTerminal func() (termimage.Terminal, error)
 }
 
 // Styles are the viewer's styles, built by the chat from its theme.
@@ -47,9 +62,13 @@ type Styles struct {
 	HelpKey, HelpDesc lipgloss.Style // "esc back" in the header's corner
 }
 
-// ErrorMsg is an error for the chat's status line (o could not open the
-// document); Err is nil when the program o ran returned without one.
-type ErrorMsg struct{ Err error }
+// StatusMsg is for the chat's status line: what the viewer is doing (Text)
+// or why it could not (Err: o could not open the document, i could not
+// draw the page). The zero value clears the line.
+type StatusMsg struct {
+	Text string
+	Err  error
+}
 
 // Viewer shows a cited passage in its document: a header (title, path,
 // the page of the first line in view, the section and number of the
@@ -82,8 +101,8 @@ type Viewer struct {
 	src           rag.Source
 	doc           store.Document
 	segs          []store.Segment
-	pageStarts    []int        // where the document's pages begin in its text; nil: not known
-	programs      OpenSettings // what o runs
+	pageStarts    []int // where the document's pages begin in its text; nil: not known
+	settings      Settings
 	at, cited     int
 	pick          int        // the passage jumped to (opened on, n, p) while the reader has not scrolled since; -1: none
 	offset        int        // the view's first line in at's block; unsettled, it may run outside it (negative: above)
@@ -91,12 +110,17 @@ type Viewer struct {
 	// seekFocus asks the next settle to scroll to the cited segment's
 	// focus (set when a source with one opens, done once).
 	seekFocus bool
+	// caps is what the terminal answered when i first showed a page (nil:
+	// not asked yet).
+	caps *termimage.Caps
 }
 
-// New returns a closed viewer with the chat's keys and styles; o runs
-// the programs of open.
-func New(keys Keys, st Styles, open OpenSettings) *Viewer {
-	return &Viewer{keys: keys, st: st, programs: open, cited: -1, pick: -1}
+// New returns a closed viewer with the chat's keys and styles.
+func New(keys Keys, st Styles, s Settings) *Viewer {
+	if s.OpenTerminal == nil {
+		s.OpenTerminal = openTTY
+	}
+	return &Viewer{keys: keys, st: st, settings: s, cited: -1, pick: -1}
 }
 
 // SetStyles follows the chat's theme.
@@ -115,7 +139,7 @@ func (v *Viewer) Blur()            {}
 
 func (v *Viewer) ShortHelp() []key.Binding {
 	k := v.keys
-	return []key.Binding{k.Back, k.NextSeg, k.PrevSeg, k.Edit, k.Up, k.Down, k.Help}
+	return []key.Binding{k.Back, k.NextSeg, k.PrevSeg, k.Edit, k.Page, k.Up, k.Down, k.Help}
 }
 
 func (v *Viewer) FullHelp() [][]key.Binding {
@@ -124,7 +148,7 @@ func (v *Viewer) FullHelp() [][]key.Binding {
 		return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...),
 			key.WithHelp(a.Help().Key+" "+b.Help().Key, "scroll"))
 	}
-	return [][]key.Binding{{pair(k.Up, k.Down), pair(k.PageUp, k.PageDown), k.NextSeg, k.PrevSeg, k.Edit, k.Back}}
+	return [][]key.Binding{{pair(k.Up, k.Down), pair(k.PageUp, k.PageDown), k.NextSeg, k.PrevSeg, k.Edit, k.Page, k.Back}}
 }
 
 // Load opens the viewer on c: at the cited passage, scrolled to its focus
@@ -160,11 +184,15 @@ func (v *Viewer) Update(msg tea.Msg) (*Viewer, tea.Cmd) {
 		v.wheel(w.Mouse())
 		return v, nil
 	}
-	km, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return v, nil
+	switch msg := msg.(type) {
+	case PageMsg:
+		return v, v.onPage(msg)
+	case pageShownMsg:
+		return v, v.onShown(msg)
+	case tea.KeyPressMsg:
+		return v, v.key(msg)
 	}
-	return v, v.key(km)
+	return v, nil
 }
 
 // key handles a key; n and p move to the start of the passage after or
@@ -191,7 +219,9 @@ func (v *Viewer) key(km tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(km, k.PageDown):
 		v.offset, v.pick = v.offset+v.height/2, -1
 	case key.Matches(km, k.Edit):
-		return openCmd(v.doc, openPlace{seg: v.segs[p.top], page: p.pStart, off: p.off}, v.programs)
+		return openCmd(v.doc, openPlace{seg: v.segs[p.top], page: p.pStart, off: p.off}, v.settings.Open)
+	case key.Matches(km, k.Page):
+		return v.pageKey()
 	}
 	return nil
 }
