@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -126,8 +127,12 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	default:
 		return fmt.Errorf("--theme %q: use light or dark (or leave it empty to ask the terminal)", cfg.Theme)
 	}
+	// the viewer's i draws pages with a PDF engine of its own, started at
+	// the first page it draws
+	pages := ingest.NewLoader(filepath.Join(xdg.CacheDir(), "wazero"))
+	defer pages.Close()
 	opt := ui.Options{AddFirst: paths, Theme: cfg.Theme, Open: openSettings(cfg),
-		Terminal: cfg.terminal, CacheDir: xdg.CacheDir(),
+		Terminal: cfg.terminal, CacheDir: xdg.CacheDir(), RenderPage: pages.RenderPage,
 		Getenv: func(name string) string { // the ui reads the environment only through Config
 			if name == "COLORFGBG" {
 				return cfg.colorFGBG
