@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,20 @@ func newTMOpt(t *testing.T, b Backend, opt Options, w, h int) *teatest.TestModel
 // waitScreen waits until the chat's screen holds every string of want.
 func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) string {
 	t.Helper()
+	return waitUntil(t, tm, fmt.Sprintf("%q", want), func(scr string) bool {
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitUntil waits up to ten seconds until the chat's screen satisfies ok
+// (what says what the test waits for) and returns it.
+func waitUntil(t *testing.T, tm *teatest.TestModel, what string, ok func(scr string) bool) string {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	var scr string
 	for time.Now().Before(deadline) {
@@ -54,16 +69,12 @@ func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) string {
 		case <-time.After(2 * time.Second):
 			continue
 		}
-		ok := true
-		for _, w := range want {
-			ok = ok && strings.Contains(scr, w)
-		}
-		if ok {
+		if ok(scr) {
 			return scr
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("screen never showed %q; last screen:\n%s", want, scr)
+	t.Fatalf("screen never showed %s; last screen:\n%s", what, scr)
 	return ""
 }
 

@@ -94,10 +94,10 @@ func TestViewerPageInline(t *testing.T) {
 	if pages, marks := r.drawn(); !reflect.DeepEqual(pages, []int{10}) || !reflect.DeepEqual(marks, [][]store.Box{citedBoxes}) {
 		t.Errorf("drew pages %v with marks %v, want p. 10 with the cited boxes", pages, marks)
 	}
-	scr := waitScreen(t, tm, "segment 4 of 6", "p. 10")
-	if strings.Contains(scr, "drawing") {
-		t.Errorf("the status line still says the page is being drawn:\n%s", scr)
-	}
+	// once the page is shown and the viewer back, the note is gone
+	waitUntil(t, tm, "the viewer back, without the drawing note", func(scr string) bool {
+		return strings.Contains(scr, "segment 4 of 6") && strings.Contains(scr, "p. 10") && !strings.Contains(scr, "drawing")
+	})
 	tm.Send(press("esc"))
 	tm.Send(press("ctrl+c"))
 }
