@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,7 +112,7 @@ func (m *Model) onCommandDone(msg tea.Msg) tea.Cmd {
 		}
 	case exportedMsg:
 		if msg.err != nil {
-			m.status.set(statusMsg{err: fmt.Errorf("couldn't export: %w", msg.err)})
+			m.status.set(statusMsg{err: fmt.Errorf("couldn't export to %s: %w", msg.path, pathCause(msg.err))})
 		} else {
 			m.status.set(statusMsg{text: "exported to " + msg.path})
 		}
@@ -148,6 +149,17 @@ func exportCmd(b Backend, path string) tea.Cmd {
 		}
 		return exportedMsg{path, exportFile(path, []byte(b.Markdown()))}
 	}
+}
+
+// pathCause is err without the path of the file it failed on (a
+// temporary file's, for an atomic write), for a message that names the
+// file itself: "no such file or directory", "permission denied".
+func pathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // exportFile writes an export to path atomically (a reader never sees half
