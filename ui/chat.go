@@ -207,6 +207,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case viewer.StatusMsg:
 		m.status.set(statusMsg{text: msg.Text, err: msg.Err})
+		m.status.viewer = m.vw.IsOpen()
 		return m, nil
 	case viewer.Msg:
 		_, cmd := m.vw.Update(msg)
@@ -272,6 +273,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case m.vw.IsOpen():
 		_, cmd := m.vw.Update(msg)
+		if !m.vw.IsOpen() && m.status.viewer {
+			m.status.set(statusMsg{}) // what the viewer said was about its document
+		}
 		return cmd
 	case key.Matches(msg, k.FocusNext):
 		return m.setFocus((m.focus + 1) % focusCount)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,7 +116,7 @@ func (m *Model) onCommandDone(msg tea.Msg) tea.Cmd {
 		}
 	case exportedMsg:
 		if msg.err != nil {
-			m.status.set(statusMsg{err: fmt.Errorf("couldn't export: %w", msg.err)})
+			m.status.set(statusMsg{err: fmt.Errorf("couldn't export to %s: %w", msg.path, pathCause(msg.err))})
 		} else {
 			text := "exported to " + msg.path
 			if msg.bibliography != "" {
@@ -210,6 +211,17 @@ func exportCmd(b Backend, path string, style rag.CiteStyle) tea.Cmd {
 		}
 		return exportedMsg{path: path, bibliography: bibPath, err: exportFile(path, []byte(md))}
 	}
+}
+
+// pathCause is err without the path of the file it failed on (a
+// temporary file's, for an atomic write), for a message that names the
+// file itself: "no such file or directory", "permission denied".
+func pathCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // exportFile writes an export to path atomically (a reader never sees half

@@ -23,6 +23,12 @@ func TestSlashCommands(t *testing.T) {
 	if data, err := os.ReadFile(out); err != nil || string(data) != b.Markdown() {
 		t.Errorf("/export wrote %q, %v", data, err)
 	}
+	// a folder that cannot be made: the error names the file asked for
+	// and the cause, not a temporary file's name
+	bad := filepath.Join(out, "sub", "conv.md")
+	if scr := say("/export " + bad); !strings.Contains(strings.Join(strings.Fields(scr), " "), "couldn't export to "+bad+": not a directory") {
+		t.Errorf("/export into a file: status:\n%s", scr)
+	}
 	if scr := say("/add /papers/new.pdf"); !strings.Contains(scr, "added 1") {
 		t.Errorf("/add: summary not shown:\n%s", scr)
 	}

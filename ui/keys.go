@@ -89,7 +89,7 @@ func defaultKeyMap() keyMap {
 		Page:    b(k("i"), h("i", "the page as it looks")),
 		Back:    b(k("esc", "q"), h("esc", "back")),
 
-		CloseHelp: b(k("esc"), h("any other key", "close")),
+		CloseHelp: b(k("esc"), h("any other key", "closes")),
 
 		CmdAdd:     b(k("/add"), h("/add PATH...", "add files, folders, globs")),
 		CmdNew:     b(k("/new"), h("/new", "start a new conversation")),

@@ -130,8 +130,8 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 			lines = append(lines, "    "+ansi.SetHyperlink("file://"+s.Path)+st.Dim.Render(short)+ansi.ResetHyperlink())
 		}
 	}
-	if s.Snippet != "" {
-		lines = append(lines, "    "+render.Shorten(strings.Join(strings.Fields(s.Snippet), " "), w-4))
+	if snip := snippetText(s.Snippet, innermost(s.Section), s.Title); snip != "" {
+		lines = append(lines, "    "+render.Shorten(snip, w-4))
 	}
 	if selected {
 		for i, l := range lines {

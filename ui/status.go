@@ -20,16 +20,18 @@ type statusMsg struct {
 // is the note about a command kept in the input while an answer streams;
 // it clears when the answer ends. wait is set when the text is a retry wait
 // of the answer's model request; it clears when text arrives or the answer
-// ends.
+// ends. viewer is set when the viewer said it (about its document); it
+// clears when the viewer closes.
 type statusLine struct {
-	text string
-	err  string
-	held bool
-	wait bool
+	text   string
+	err    string
+	held   bool
+	wait   bool
+	viewer bool
 }
 
 func (s *statusLine) set(m statusMsg) {
-	s.text, s.err, s.held, s.wait = m.text, "", false, false
+	s.text, s.err, s.held, s.wait, s.viewer = m.text, "", false, false, false
 	if m.err != nil {
 		s.err = m.err.Error()
 	}

@@ -50,7 +50,7 @@ func (m *Model) tooltip(width int) []string {
 		return style.Render(" " + s + strings.Repeat(" ", max(inner-ansi.StringWidth(s), 0)) + " ")
 	}
 	lines = append(lines, pad(render.Shorten(head, inner), st.Tooltip))
-	snip := strings.Join(strings.Fields(src.Snippet), " ")
+	snip := snippetText(src.Snippet, innermost(src.Section), src.Title)
 	if snip == "" {
 		return lines
 	}

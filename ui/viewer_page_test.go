@@ -148,3 +148,32 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 	t.Fatalf("never: %s", what)
 }
+
+// TestViewerStatusClearsOnBack: what the viewer says on the status line
+// is about its document and goes when the viewer closes; a message from
+// before it opened stays.
+func TestViewerStatusClearsOnBack(t *testing.T) {
+	d := newDrive(t, newFakeBackend(sampleAnswer), 80, 24)
+	d.openFirstSource()
+	d.send(press("i")) // the fake's documents are Markdown
+	if !strings.Contains(d.screen(), "only a PDF has pages") {
+		t.Fatalf("i on Markdown said nothing:\n%s", d.screen())
+	}
+	d.send(press("esc"))
+	if scr := d.screen(); strings.Contains(scr, "only a PDF") {
+		t.Errorf("the viewer's message stayed after it closed:\n%s", scr)
+	}
+	d.send(press("shift+tab")) // back to the input
+	d.typeText("/frobnicate")
+	d.send(press("enter"))
+	d.send(press("tab"))
+	d.send(press("]"))
+	d.send(press("enter"))
+	if !d.m.vw.IsOpen() {
+		t.Fatalf("the viewer did not open again:\n%s", d.screen())
+	}
+	d.send(press("esc"))
+	if scr := d.screen(); !strings.Contains(scr, "unknown command /frobnicate") {
+		t.Errorf("the chat's own message went with the viewer:\n%s", scr)
+	}
+}
