@@ -163,7 +163,8 @@ type AddOptions struct {
 	// Follow remembers the paths (folders, files, globs) as roots of the
 	// library, with these options, so that Sync and Watch keep the library
 	// in step with them (roots.go). A run that is refused, or fails, for
-	// a reason other than a cancel remembers nothing.
+	// a reason other than a cancel remembers nothing; a bibliography's
+	// files are never followed.
 	Follow bool
 
 	// bib, set by AddBibliography, gives documents their entries'
@@ -190,7 +191,7 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 		a.report(StageSkip, s.Path)
 	}
 	if len(files) == 0 && !opt.Reindex {
-		if opt.Follow { // an empty folder is followed for what comes
+		if opt.Follow && opt.bib == nil { // an empty folder is followed for what comes
 			st, _, err := l.Strategy(ctx)
 			if err != nil {
 				return rep, err
@@ -260,7 +261,7 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 		// The paths are followed even when the run was cancelled: a sync
 		// finishes it.
 		wctx := context.WithoutCancel(ctx)
-		if opt.Follow {
+		if opt.Follow && opt.bib == nil { // a bibliography's files are its own
 			if err := l.follow(wctx, paths, opt, a.strategy); err != nil && runErr == nil {
 				runErr = err
 			}

@@ -138,8 +138,12 @@ func (r *SyncReport) HeldReason() string {
 			why = strings.Join(names, ", ") + " are gone"
 		}
 	}
-	return fmt.Sprintf("%s: %s kept (ibid sync --prune removes them; ibid sync --forget PATH stops following a folder)",
-		why, plural(len(r.Held), "document"))
+	them := "them"
+	if len(r.Held) == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("%s: %s kept (ibid sync --prune removes %s; ibid sync --forget PATH stops following a folder)",
+		why, plural(len(r.Held), "document"), them)
 }
 
 func plural(n int, what string) string {

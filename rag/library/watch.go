@@ -203,6 +203,7 @@ func (r *watchRun) run(ctx context.Context) {
 				debounce.Reset(r.opt.Debounce) // files still being written
 			}
 		case <-poll.C:
+			r.rewatch()
 			if r.reroot(ctx) || r.listing(ctx) != r.print {
 				if r.sync(ctx) {
 					debounce.Reset(r.opt.Debounce)
@@ -220,18 +221,21 @@ func (r *watchRun) sync(ctx context.Context) (again bool) {
 		r.print = ""
 		return false
 	}
+	// The listing before the sync: what changes during it is seen by the
+	// next poll. A failed sync is tried again at the next change.
+	print := r.listing(ctx)
 	rep, err := r.l.Sync(ctx, SyncOptions{Settle: r.opt.Debounce, Enrich: r.opt.Enrich}, func(p AddProgress) {
 		r.opt.Report(WatchEvent{Kind: WatchProgress, Progress: p})
 	})
 	if ctx.Err() != nil {
 		return false
 	}
+	r.print = print
 	if err != nil {
 		r.opt.Report(WatchEvent{Kind: WatchFailed, Err: err})
 		return false
 	}
 	r.opt.Report(WatchEvent{Kind: WatchSynced, Report: rep})
-	r.print = r.listing(ctx)
 	return len(rep.Unsettled) > 0
 }
 
@@ -281,6 +285,20 @@ func (r *watchRun) watchRoot(root Root) {
 		r.watchDir(dir)
 	default:
 		r.watchTree(root.Path)
+	}
+}
+
+// rewatch watches again the followed folders that are back after they
+// were gone (deleted, a drive unmounted), and the folder above those that
+// are gone, which tells when they come back.
+func (r *watchRun) rewatch() {
+	if r.fsw == nil {
+		return
+	}
+	for _, root := range r.roots {
+		if root.Kind == KindFolder && !r.dirs[root.Path] {
+			r.watchTree(root.Path)
+		}
 	}
 }
 
@@ -344,6 +362,11 @@ func (r *watchRun) relevant(ev fsnotify.Event) bool {
 	}
 	if r.dirs[p] && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
 		delete(r.dirs, p) // the system forgets a removed folder
+		for _, root := range r.roots {
+			if root.Kind == KindFolder && root.Path == p {
+				r.watchDir(filepath.Dir(p)) // to see it come back
+			}
+		}
 	}
 	for _, root := range r.roots {
 		if root.Path == p || root.Contains(p) || strings.HasPrefix(root.Path, p+string(filepath.Separator)) {

@@ -179,3 +179,34 @@ func TestWatchNewRoot(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"b.md": note("Beta", "About ibises.")})
 	log.waitFor(t, 5*time.Second, "b.md added", synced(func(r *SyncReport) bool { return len(r.Add.Added) == 1 }))
 }
+
+// TestWatchFolderBack: a followed folder deleted while watched is held
+// (its documents kept, said once); made again, it is watched again and
+// what is written into it is added.
+func TestWatchFolderBack(t *testing.T) {
+	tmp := testEnv(t)
+	dir := filepath.Join(tmp, "papers")
+	writeFiles(t, dir, map[string]string{"a.md": note("Alpha", "About herons.")})
+	l := mustOpen(t, Options{})
+	follow(t, l, dir)
+	log := newWatchLog()
+	w := l.Watch(context.Background(), WatchOptions{Debounce: 150 * time.Millisecond, Poll: time.Minute, Report: log.report})
+	defer w.Stop()
+	log.waitFor(t, 5*time.Second, "the first sync", synced(func(r *SyncReport) bool { return r.Unchanged == 1 }))
+
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	ev := log.waitFor(t, 5*time.Second, "the removal held", synced(func(r *SyncReport) bool { return len(r.Held) == 1 }))
+	if !strings.Contains(ev.Report.HeldReason(), dir+" is gone: 1 document kept (ibid sync --prune removes it") {
+		t.Fatalf("held: %s", ev.Report.HeldReason())
+	}
+	if n := len(mustDocs(t, l)); n != 1 {
+		t.Fatalf("%d documents after the folder went, want it kept", n)
+	}
+
+	writeFiles(t, dir, map[string]string{"b.md": note("Beta", "About ibises.")})
+	log.waitFor(t, 5*time.Second, "b.md added", synced(func(r *SyncReport) bool { return len(r.Add.Added) == 1 }))
+	writeFiles(t, dir, map[string]string{"c.md": note("Gamma", "About storks.")})
+	log.waitFor(t, 5*time.Second, "c.md added", synced(func(r *SyncReport) bool { return len(r.Add.Added) == 1 }))
+}
