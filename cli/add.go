@@ -25,6 +25,11 @@ and replaced when its content changed; files that cannot be read are
 skipped, each with its reason, and the rest are added. Stop with Ctrl+C at
 any time: the library keeps the documents that were whole.
 
+The library follows the paths it was given: ibid sync adds what is new
+under them, replaces what changed and removes what is gone, and the chat
+and ibid serve do so by themselves while they run (--no-follow adds
+without following).
+
 Libraries live in $XDG_DATA_HOME/ibid/libraries (default ~/.local/share),
 or in the folder --store names. A library remembers the embedder that
 built it; use the same one later.
@@ -91,6 +96,7 @@ ibid add --bib refs.bib`,
 	fs.StringVar(&cfg.Strategy, "strategy", "",
 		"how to index: "+strategyNames()+"; empty keeps the library's (recursive for a new library); see docs/indexing.md")
 	fs.BoolVar(&cfg.Reindex, "reindex", false, "index the library's documents again with --strategy when it was indexed with another")
+	fs.BoolVar(&cfg.NoFollow, "no-follow", false, "add without following the paths: ibid sync and the chat's watching leave them alone")
 	fs.StringArrayVar(&cfg.Bib, "bib", nil, "give the documents already in the library the metadata of this bibliography's entries (.bib, CSL .json or zotero:), matched by DOI or title and first author; adds no file")
 	fs.StringVar(&cfg.Attachments, "attachments", "", "folder where a bibliography's entries without a file of their own are looked for (by DOI, citekey or title), and Zotero's linked attachment base folder")
 	fs.StringVar(&cfg.ZoteroURL, "zotero-url", cfg.ZoteroURL, "Zotero's local API (env IBID_ZOTERO_URL; default http://127.0.0.1:23119/api/)")

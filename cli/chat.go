@@ -33,7 +33,9 @@ func chatCommand(cfg *Config) *cobra.Command {
 		Long: prose(`Chat with your own documents; every claim carries a footnote.
 
 Opens the chat on the library. PATHs (files, folders, globs) are added to
-the library first, with progress on the status line. Every claim of an
+the library first, with progress on the status line. While the chat runs,
+the library keeps in step with the folders it follows (ibid sync), in the
+background: a paper saved into one is in the library a few seconds later. Every claim of an
 answer carries a footnote [n]; tab to the transcript, ] and [ or a digit
 select one, enter opens the cited passage. ? shows every key, /help the
 slash commands. Keys and screens: docs/tui.md.
@@ -65,6 +67,7 @@ ibid --resume=e96d6a868b2e2bd1`,
 	cfg.embedderFlags(fs)
 	cfg.modelFlags(fs)
 	cfg.numberingFlag(fs)
+	cfg.watchFlag(fs)
 	fs.StringVar(&cfg.Theme, "theme", cfg.Theme, "colours: light or dark; empty asks the terminal, then COLORFGBG (env IBID_THEME)")
 	_ = c.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]string{"light", "dark"}, cobra.ShellCompDirectiveNoFileComp))
 	fs.StringVar(&resume, "resume", "",
@@ -121,6 +124,9 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 	defer b.Close()
 	if model != nil { // /add into a library whose strategy needs a model uses the chat's
 		b.SetEnricher(func(s ingest.Strategy) library.Enricher { return chatEnricher(model, s) })
+	}
+	if !cfg.NoWatch { // the folders the library follows, synced in the background
+		b.Watch(library.WatchOptions{})
 	}
 	switch cfg.Theme {
 	case "", "light", "dark":

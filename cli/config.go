@@ -42,6 +42,12 @@ type Config struct {
 	// Reindex lets add index a library again with another strategy
 	// (--reindex).
 	Reindex bool
+	// NoFollow adds without remembering the paths for ibid sync and the
+	// watchers (add --no-follow).
+	NoFollow bool
+	// NoWatch keeps the chat and serve from following the library's
+	// folders while they run (--no-watch).
+	NoWatch bool
 	// Bib are bibliographies whose metadata add attaches to documents
 	// already in the library, adding no file (--bib).
 	Bib []string
@@ -249,6 +255,13 @@ func (c *Config) modelFlags(fs *pflag.FlagSet) {
 		"give up on an answer that stalls longer than this duration between two chunks (0: wait for ever)")
 	c.rerankFlag(fs)
 	c.referencesFlag(fs)
+}
+
+// watchFlag declares --no-watch, for the faces that follow the library's
+// folders while they run.
+func (c *Config) watchFlag(fs *pflag.FlagSet) {
+	fs.BoolVar(&c.NoWatch, "no-watch", false,
+		"don't keep the library in step with the folders it follows while running (ibid sync does it by hand)")
 }
 
 // verifyModelFlag declares --verify-model, for every command that checks

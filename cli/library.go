@@ -113,6 +113,12 @@ func addFiles(ctx context.Context, lib *library.Library, paths []string, opt lib
 	return lib.AddWith(ctx, paths, opt, progress)
 }
 
+// syncLibrary brings lib in step with the paths it follows, reporting
+// progress.
+func syncLibrary(ctx context.Context, lib *library.Library, opt library.SyncOptions, progress func(library.AddProgress)) (*library.SyncReport, error) {
+	return lib.Sync(ctx, opt, progress)
+}
+
 // reembedDocuments embeds again the documents of lib whose vectors a
 // repair lost, reporting progress; it returns how many it embedded.
 func reembedDocuments(ctx context.Context, lib *library.Library, progress func(library.ReembedProgress)) (int, error) {

@@ -16,7 +16,8 @@ func rmCommand(cfg *Config) *cobra.Command {
 		Long: prose(`Removes documents from a library. DOC is a document id or the start of one
 (as ibid ls shows it), a document's path, or a folder (every document under
 it). If any DOC names no document, nothing is removed. The files themselves
-are never touched.
+are never touched. A folder or file the library follows (ibid sync --list)
+that is removed is no longer followed.
 
 --all deletes the whole library, including which embedder built it: the way
 to rebuild a library with another embedder.`),
@@ -78,6 +79,12 @@ func runRm(cmd *cobra.Command, cfg *Config, all bool, refs []string) error {
 	}
 	for _, d := range docs {
 		fmt.Fprintf(out, "removed %s %s (%s)\n", shortID(d.ID), docTitle(d), clean(displayPath(d.Path)))
+	}
+	// A followed path that is removed is no longer followed.
+	if gone, err := lib.Forget(ctx, refs...); err == nil {
+		for _, r := range gone {
+			fmt.Fprintf(out, "no longer following %s\n", clean(displayPath(r.Path)))
+		}
 	}
 	left, segs, err := libraryContents(ctx, lib)
 	if err != nil {

@@ -85,7 +85,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 func newRoot(cfg *Config) *cobra.Command {
 	root := chatCommand(cfg)
 	root.AddCommand(
-		addCommand(cfg), lsCommand(cfg), rmCommand(cfg), searchCommand(cfg), doctorCommand(cfg),
+		addCommand(cfg), syncCommand(cfg), lsCommand(cfg), rmCommand(cfg), searchCommand(cfg), doctorCommand(cfg),
 		askCommand(cfg), serveCommand(cfg), mcpCommand(cfg), evalCommand(cfg),
 	)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ibid-dev/ibid/headless"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/spf13/cobra"
 )
 
@@ -26,7 +27,10 @@ func serveCommand(cfg *Config) *cobra.Command {
   GET  /v1/models
 
 It listens on loopback by default. A non-loopback address needs --token
-(or IBID_TOKEN); clients then send "Authorization: Bearer <token>".`),
+(or IBID_TOKEN); clients then send "Authorization: Bearer <token>".
+
+While it runs, the library keeps in step with the folders it follows
+(ibid sync), in the background; what changed is logged to stderr.`),
 		Example: `ibid serve --library thesis
 IBID_TOKEN=s3cret ibid serve --addr 0.0.0.0:8484`,
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -41,6 +45,7 @@ IBID_TOKEN=s3cret ibid serve --addr 0.0.0.0:8484`,
 	fs.StringVar(&addr, "addr", "127.0.0.1:8484", "listen address (host:port)")
 	fs.StringVar(&cfg.Token, "token", cfg.Token, "bearer token clients must send (env IBID_TOKEN); required off loopback")
 	fs.BoolVar(&chatSources, "chat-sources", true, "end /v1/chat/completions answers with their sources in the text (false: as data only, e.g. for Open WebUI, which lists them itself)")
+	cfg.watchFlag(fs)
 	completeCommon(c, cfg)
 	return c
 }
@@ -79,6 +84,10 @@ func runServe(cmd *cobra.Command, cfg *Config, f serveFlags, rest []string) erro
 		NoSourcesBlock: !f.chatSources,
 	}), headless.HTTPOptions{})
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
+	if !cfg.NoWatch { // the folders the library follows, synced in the background
+		w := lib.Watch(ctx, library.WatchOptions{Report: syncLogger(cmd.ErrOrStderr(), lib.Name())})
+		defer w.Stop()
+	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s); OpenAI-compatible clients: base URL http://%s/v1, model %s\n",
 		cfg.Library, ln.Addr(), a.Label(), ln.Addr(), headless.ModelID(cfg.Library))
 	if err := headless.Serve(ctx, srv, ln); err != nil {

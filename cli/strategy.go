@@ -43,7 +43,7 @@ type addStrategy struct {
 // cfg.Strategy parsed; e is its enricher when it needs a model (connected
 // before the library was opened), nil otherwise.
 func settleAdd(ctx context.Context, cfg *Config, lib *library.Library, want ingest.Strategy, e *enricher) (*addStrategy, error) {
-	as := &addStrategy{opt: library.AddOptions{MaxFileSize: cfg.MaxFileSize, Strategy: want, Reindex: cfg.Reindex}}
+	as := &addStrategy{opt: library.AddOptions{MaxFileSize: cfg.MaxFileSize, Strategy: want, Reindex: cfg.Reindex, Follow: !cfg.NoFollow}}
 	s := want
 	if s == "" {
 		have, _, err := lib.Strategy(ctx)

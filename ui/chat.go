@@ -96,6 +96,11 @@ type Model struct {
 	headings    []string      // the library's headings, for the first screen's examples
 	ticking     bool          // the spinner's tick is scheduled
 	pollEvery   time.Duration // how often the library's counts are read (<= 0: never)
+
+	// syncing: a background sync of the library's folders reads files
+	// (libsync.go); syncProgress is how far it is.
+	syncing      bool
+	syncProgress syncEvent
 }
 
 // tick starts the spinner unless it runs already.
@@ -148,7 +153,7 @@ func (m *Model) loadTurns(turns []Turn) {
 // library's headings for the first screen, starts polling the library's
 // counts and starts any additions.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.in.Focus(), headingsCmd(m.b), pollLibrary(m.b, m.pollEvery)}
+	cmds := []tea.Cmd{m.in.Focus(), headingsCmd(m.b), pollLibrary(m.b, m.pollEvery), waitSync(syncEventsOf(m.b))}
 	if !m.styled {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -214,6 +219,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case libCountMsg:
 		return m, m.onLibCount(msg)
+	case syncMsg:
+		return m, m.onSync(msg)
 	case addProgressMsg:
 		m.addProgress = msg.p
 		return m, msg.next
@@ -225,7 +232,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case savedMsg, exportedMsg, switchedMsg, newConvMsg:
 		return m, m.onCommandDone(msg)
 	case spinner.TickMsg:
-		if m.stream == nil && !m.adding {
+		if m.stream == nil && !m.adding && !m.syncing {
 			m.ticking = false
 			return m, nil // stop ticking while idle
 		}

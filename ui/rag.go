@@ -31,6 +31,7 @@ type RAGBackend struct {
 	// model uses to write what it indexes (nil: such an add is refused
 	// with the library's ErrNeedsModel).
 	enrich func(ingest.Strategy) library.Enricher
+	sync   syncState // the background sync of the library's folders (libsync.go)
 }
 
 // SetEnricher sets what /add uses for the strategies that need a model.
@@ -54,8 +55,9 @@ func (b *RAGBackend) current() (*library.Library, *rag.Pipeline, *rag.Conversati
 	return b.lib, b.pipe, b.conv
 }
 
-// Close closes the library.
+// Close stops the background sync and closes the library.
 func (b *RAGBackend) Close() error {
+	b.stopWatch()
 	lib, _, _ := b.current()
 	return lib.Close()
 }
@@ -140,6 +142,7 @@ func (b *RAGBackend) Add(ctx context.Context, paths []string, progress func(AddP
 	if st, _, err := lib.Strategy(ctx); err == nil && st.NeedsModel() && b.enrich != nil {
 		opt.Enrich = b.enrich(st)
 	}
+	opt.Follow = true // the chat's additions are followed, as ibid add's
 	rep, err := lib.AddWith(ctx, paths, opt, func(p library.AddProgress) {
 		progress(AddProgress{Stage: p.Stage.String(), File: p.File, FilesDone: p.FilesDone, FilesTotal: p.FilesTotal,
 			Segments: p.Segments, Embedded: p.Embedded, ToEmbed: p.ToEmbed})
@@ -169,6 +172,9 @@ func (b *RAGBackend) SwitchLibrary(ctx context.Context, name string) error {
 	old := b.lib
 	b.lib, b.pipe, b.conv = lib, rag.NewPipeline(lib, b.ans, b.opt), rag.NewConversation(lib.Name())
 	b.mu.Unlock()
+	b.sync.mu.Lock()
+	b.startWatch(lib) // stops the old library's watcher
+	b.sync.mu.Unlock()
 	return old.Close()
 }
 

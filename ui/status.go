@@ -92,7 +92,8 @@ const (
 )
 
 // statusParts are the pieces of the state: library, size, model; while
-// answering or adding, the activity on the right.
+// answering, adding or syncing in the background, the activity on the
+// right (an answer's first).
 func (m *Model) statusParts() []statusPart {
 	l := m.lib
 	parts := []statusPart{
@@ -114,6 +115,8 @@ func (m *Model) statusParts() []statusPart {
 		if f := shortFile(p.File); f != "" {
 			parts = append(parts, statusPart{text: f, rank: rankHint, right: true})
 		}
+	case m.syncing:
+		parts = append(parts, m.syncParts()...)
 	}
 	return parts
 }

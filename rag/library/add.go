@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -90,6 +91,9 @@ type queued struct {
 	move bool   // same id as a document at a path that is gone
 	// update: the same document, at the same path, with new metadata.
 	update bool
+	// restat: the same document, at the same path, recording its file's
+	// new size and time (reported as unchanged).
+	restat bool
 }
 
 // adder is the state of one Add run.
@@ -105,12 +109,18 @@ type adder struct {
 	loader   *ingest.Loader
 
 	byPath map[string]string // absolute path → document id, in the store
+	// prior: the documents by absolute path when the run began, but those
+	// waiting to be embedded again; read by the reader, never changed.
+	prior map[string]store.Document
 	// unembedded: documents whose vectors a repair lost (store.Unembedded):
 	// their file, met again, is embedded again.
 	unembedded map[string]bool
 	pending    []queued
 	pendSegs   int
-	lastFlush  time.Time
+	// skipStats: the size and time of the files skipped, as they were
+	// read, for the memory of skipped files (skips.go)
+	skipStats map[string]fileStat
+	lastFlush time.Time
 }
 
 // Add reads the files, folders (recursively) and globs in paths into the
@@ -150,6 +160,12 @@ type AddOptions struct {
 	// Enrich writes what the strategies that need a model index; without
 	// it they are refused with ErrNeedsModel before anything is written.
 	Enrich Enricher
+	// Follow remembers the paths (folders, files, globs) as roots of the
+	// library, with these options, so that Sync and Watch keep the library
+	// in step with them (roots.go). A run that is refused, or fails, for
+	// a reason other than a cancel remembers nothing; a bibliography's
+	// files are never followed.
+	Follow bool
 
 	// bib, set by AddBibliography, gives documents their entries'
 	// metadata.
@@ -175,6 +191,16 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 		a.report(StageSkip, s.Path)
 	}
 	if len(files) == 0 && !opt.Reindex {
+		if opt.Follow && opt.bib == nil { // an empty folder is followed for what comes
+			st, _, err := l.Strategy(ctx)
+			if err != nil {
+				return rep, err
+			}
+			if opt.Strategy != "" {
+				st = opt.Strategy
+			}
+			return rep, l.follow(ctx, paths, opt, st)
+		}
 		return rep, nil
 	}
 
@@ -190,6 +216,12 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 	}
 	if err := a.settleStrategy(docs); err != nil {
 		return rep, err
+	}
+	a.prior = make(map[string]store.Document, len(docs))
+	for _, d := range docs {
+		if !a.unembedded[d.ID] {
+			a.prior[d.Path] = d
+		}
 	}
 	if opt.Reindex {
 		files = union(files, a.stale(docs))
@@ -225,6 +257,22 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 	if err := a.flush(); err != nil && runErr == nil {
 		runErr = err
 	}
+	if runErr == nil || errors.Is(runErr, context.Canceled) {
+		// The paths are followed even when the run was cancelled: a sync
+		// finishes it.
+		wctx := context.WithoutCancel(ctx)
+		if opt.Follow && opt.bib == nil { // a bibliography's files are its own
+			if err := l.follow(wctx, paths, opt, a.strategy); err != nil && runErr == nil {
+				runErr = err
+			}
+			a.rememberSkips()
+		}
+		if opt.Reindex && runErr == nil {
+			if err := l.restrategise(wctx, a.strategy); err != nil {
+				runErr = err
+			}
+		}
+	}
 	a.report(StageDone, "")
 	return rep, runErr
 }
@@ -239,6 +287,17 @@ func (a *adder) skip(path, reason string) {
 	a.p.FilesDone++
 	a.p.Status, a.p.FileSegments = reason, 0
 	a.report(StageSkip, path)
+}
+
+// skipRead skips a file read, noting its size and time.
+func (a *adder) skipRead(r fileRead, reason string) {
+	if r.statOK && r.abs != "" {
+		if a.skipStats == nil {
+			a.skipStats = map[string]fileStat{}
+		}
+		a.skipStats[r.abs] = r.st
+	}
+	a.skip(r.path, reason)
 }
 
 // indexPaths maps the store's documents by path, and returns them.
@@ -288,9 +347,19 @@ func (a *adder) file(r fileRead) error {
 	case r.err != nil:
 		return r.err
 	case r.skip != "":
-		a.skip(r.path, r.skip)
+		a.skipRead(r, r.skip)
 		return nil
-	case a.known(r.path, r.abs, r.id):
+	case r.same != nil:
+		if a.stillSame(r) {
+			return nil
+		}
+		// Replaced or removed by another process since the run began:
+		// read the file after all.
+		if r = a.read(a.ctx, r.path, false); r.err != nil || r.skip != "" {
+			return a.file(r)
+		}
+	}
+	if a.known(r) {
 		return nil
 	}
 	if r.ld == nil { // its content was in the library when read, but is not now
@@ -299,7 +368,7 @@ func (a *adder) file(r fileRead) error {
 		case err != nil:
 			return err
 		case reason != "":
-			a.skip(r.path, reason)
+			a.skipRead(r, reason)
 			return nil
 		}
 		r.ld = ld
@@ -312,6 +381,9 @@ func (a *adder) file(r fileRead) error {
 	}
 	doc, segs := r.ld.Document, r.ld.Segments
 	doc.Path = r.abs
+	if r.statOK {
+		doc, _ = withStat(doc, r.st)
+	}
 	if m, ok := a.opt.bib.metaFor(r.abs); ok {
 		doc, _ = withEntry(doc, m)
 	}
@@ -354,9 +426,25 @@ func (a *adder) oldAt(abs, id string) string {
 	return ""
 }
 
+// stillSame settles a file the reader found unchanged by its size and
+// time (r.same), and reports whether it could: false when the document
+// is no longer in the library at that path.
+func (a *adder) stillSame(r fileRead) bool {
+	doc, err := a.l.st.Document(a.ctx, r.same.ID)
+	if err != nil || doc.Path != r.abs {
+		return false
+	}
+	a.rep.Unchanged = append(a.rep.Unchanged, doc)
+	a.p.FilesDone++
+	a.p.Status, a.p.FileSegments = "unchanged", doc.Segments
+	a.report(StageFile, r.path)
+	return true
+}
+
 // known settles a file whose content (id) is in the library or pending
 // already, and reports whether it did.
-func (a *adder) known(path, abs, id string) bool {
+func (a *adder) known(r fileRead) bool {
+	path, abs, id := r.path, r.abs, r.id
 	for _, p := range a.pending {
 		if p.doc.ID == id {
 			a.skip(path, "same content as "+p.doc.Path)
@@ -372,10 +460,17 @@ func (a *adder) known(path, abs, id string) bool {
 	case doc.Path == abs && reindex:
 		return false // indexed with another strategy, or its vectors lost: load it again
 	case doc.Path == abs:
+		next, restat := doc, false
+		if r.statOK {
+			next, restat = withStat(doc, r.st)
+		}
 		if m, ok := a.opt.bib.metaFor(abs); ok {
-			if next, changed := withEntry(doc, m); changed {
-				return a.updateMeta(path, next)
+			if next, changed := withEntry(next, m); changed {
+				return a.updateMeta(path, next, false)
 			}
+		}
+		if restat && a.updateMeta(path, next, true) {
+			return true
 		}
 		a.rep.Unchanged = append(a.rep.Unchanged, doc)
 		a.p.FilesDone++
@@ -403,6 +498,9 @@ func (a *adder) known(path, abs, id string) bool {
 	}
 	from := doc.Path
 	doc.Path = abs
+	if r.statOK {
+		doc, _ = withStat(doc, r.st)
+	}
 	if m, ok := a.opt.bib.metaFor(abs); ok {
 		doc, _ = withEntry(doc, m)
 	}
@@ -416,16 +514,20 @@ func (a *adder) known(path, abs, id string) bool {
 
 // updateMeta queues doc, unchanged but for its metadata, to be stored
 // again with its segments and vectors; false when they cannot be read
-// (the file is then loaded again).
-func (a *adder) updateMeta(path string, doc store.Document) bool {
+// (the file is then loaded again). restat says that only the file's size
+// and time changed: the file is reported as unchanged.
+func (a *adder) updateMeta(path string, doc store.Document, restat bool) bool {
 	put, err := a.l.reput(a.ctx, doc)
 	if err != nil {
 		return false
 	}
-	a.pending = append(a.pending, queued{doc: doc, segs: put.Segments, update: true})
+	a.pending = append(a.pending, queued{doc: doc, segs: put.Segments, update: !restat, restat: restat})
 	a.pendSegs += len(put.Segments)
 	a.p.FilesDone++
 	a.p.Status, a.p.FileSegments = "metadata updated", doc.Segments
+	if restat {
+		a.p.Status = "unchanged"
+	}
 	a.report(StageFile, path)
 	return true
 }

@@ -99,6 +99,8 @@ func (a *adder) flush() error {
 		again := a.byPath[p.doc.Path] == p.doc.ID
 		a.byPath[p.doc.Path] = p.doc.ID
 		switch {
+		case p.restat:
+			a.rep.Unchanged = append(a.rep.Unchanged, p.doc)
 		case p.update:
 			a.rep.Updated = append(a.rep.Updated, p.doc)
 		case again:
@@ -143,7 +145,7 @@ func (a *adder) resettle() {
 	keep := a.pending[:0]
 	a.pendSegs = 0
 	for _, p := range a.pending {
-		if p.update {
+		if p.update || p.restat {
 			if doc, err := a.l.st.Document(a.ctx, p.doc.ID); err == nil && doc.Path == p.doc.Path {
 				keep = append(keep, p) // still there: store its new metadata
 				a.pendSegs += len(p.segs)

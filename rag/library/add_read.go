@@ -8,16 +8,21 @@ import (
 	"path/filepath"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/store"
 )
 
 // fileRead is a file read, hashed and, unless the library holds its
-// content already, loaded.
+// content already, loaded; or a file found unchanged by its size and time,
+// not read (same).
 type fileRead struct {
 	path, abs, id string
-	file          *ingest.File   // the file as read, when not loaded
-	ld            *ingest.Loaded // nil: not loaded
-	skip          string         // the reason the file is skipped, if it is
-	err           error          // what stops the run (ctx's error)
+	st            fileStat        // the file's size and time before it was read
+	statOK        bool            // st was taken
+	same          *store.Document // the document of the file, unchanged by st: not read
+	file          *ingest.File    // the file as read, when not loaded
+	ld            *ingest.Loaded  // nil: not loaded
+	skip          string          // the reason the file is skipped, if it is
+	err           error           // what stops the run (ctx's error)
 }
 
 // reader reads files in a goroutine of its own, one ahead of the caller,
@@ -28,7 +33,7 @@ func (a *adder) reader(ctx context.Context, files []string) <-chan fileRead {
 	go func() {
 		defer close(ch)
 		for _, f := range files {
-			r := a.read(ctx, f)
+			r := a.read(ctx, f, true)
 			select {
 			case ch <- r:
 			case <-ctx.Done():
@@ -40,9 +45,10 @@ func (a *adder) reader(ctx context.Context, files []string) <-chan fileRead {
 }
 
 // read reads and hashes one file and, if its content is not in the
-// library, loads it. It runs in the reader's goroutine: it only reads the
-// store.
-func (a *adder) read(ctx context.Context, path string) fileRead {
+// library, loads it; with fast, a file whose size and time are those its
+// document recorded is not read (fileRead.same). It runs in the reader's
+// goroutine: it only reads the store and a.prior.
+func (a *adder) read(ctx context.Context, path string, fast bool) fileRead {
 	r := fileRead{path: path}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -50,6 +56,15 @@ func (a *adder) read(ctx context.Context, path string) fileRead {
 		return r
 	}
 	r.abs = abs
+	if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
+		r.st, r.statOK = statOf(fi), true
+		if d, ok := a.prior[abs]; ok && fast && a.opt.bib == nil && DocumentStrategy(d) == a.strategy {
+			if have, ok := docStat(d); ok && have == r.st {
+				r.same, r.id = &d, d.ID
+				return r
+			}
+		}
+	}
 	f, err := ingest.ReadFile(ctx, abs, a.limits())
 	var se *ingest.SkipError
 	switch {

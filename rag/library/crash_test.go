@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -160,6 +161,138 @@ func killChild(folderOf, docs string) {
 	}
 	w := bufio.NewWriter(os.Stdout)
 	_, err = l.Add(context.Background(), []string{docs}, func(p AddProgress) {
+		w.WriteString(p.Stage.String() + " " + strconv.Itoa(p.FilesDone) + "\n")
+		w.Flush()
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+// TestLibraryKilledSync SIGKILLs a child process that is syncing a
+// followed folder (new files to add, changed ones to replace, deleted ones
+// to remove), at several moments, and checks after each kill that the
+// library holds whole documents only, each the text of its file as it is
+// or as it was; a sync then brings it in step with the folder.
+func TestLibraryKilledSync(t *testing.T) {
+	if dir := os.Getenv("IBID_TEST_KILL_SYNC"); dir != "" {
+		killSyncChild(dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	tmp := testEnv(t)
+	docs := filepath.Join(tmp, "docs")
+	manyNotes(t, docs, 20)
+	lib := filepath.Join(tmp, "lib")
+	l := mustOpen(t, Options{Store: lib})
+	follow(t, l, docs)
+	l.Close()
+	// Then: 120 new notes, 10 changed, 5 deleted.
+	more := filepath.Join(tmp, "more")
+	manyNotes(t, more, 140)
+	for i := 20; i < 140; i++ {
+		name := fmt.Sprintf("note-%03d.md", i)
+		if err := os.Rename(filepath.Join(more, name), filepath.Join(docs, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		writeFiles(t, docs, map[string]string{fmt.Sprintf("note-%03d.md", i): note(fmt.Sprintf("Changed %d", i), "Changed note about kingfishers.")})
+	}
+	for i := 10; i < 15; i++ {
+		os.Remove(filepath.Join(docs, fmt.Sprintf("note-%03d.md", i)))
+	}
+
+	midway := false
+	for round, killAfter := range []int{3, 100, 250, 400} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestLibraryKilledSync$", "-test.v=false")
+		cmd.Env = append(os.Environ(), "IBID_TEST_KILL_SYNC="+lib)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines, killed := 0, false
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines++
+			if lines == killAfter {
+				cmd.Process.Kill()
+				killed = true
+				break
+			}
+		}
+		cmd.Wait()
+
+		l, err := Open(context.Background(), Options{Store: lib})
+		if err != nil {
+			t.Fatalf("round %d: reopening after the kill: %v", round, err)
+		}
+		checkWhole(t, l)
+		n := 0
+		for _, d := range mustDocs(t, l) {
+			text := strings.Join(segTexts(t, l, d.ID), " ")
+			name := filepath.Base(d.Path)
+			var i int
+			fmt.Sscanf(name, "note-%03d.md", &i)
+			old, changed := fmt.Sprintf("Note %d", i), fmt.Sprintf("Changed %d", i)
+			if !strings.Contains(text, old) && !strings.Contains(text, changed) {
+				t.Fatalf("round %d: %s holds neither its old nor its new text: %.100q", round, name, text)
+			}
+			n++
+		}
+		t.Logf("round %d: killed after %d progress lines (killed: %v); %d documents, all whole", round, killAfter, killed, n)
+		midway = midway || killed && n > 20 && n < 135
+		l.Close()
+	}
+	if !midway {
+		t.Errorf("no kill came after a commit and before the end: the test proves nothing")
+	}
+
+	l = mustOpen(t, Options{Store: lib})
+	mustSync(t, l, SyncOptions{})
+	checkWhole(t, l)
+	got := paths(t, l, docs)
+	if len(got) != 135 {
+		t.Fatalf("after the final sync the library holds %d documents, want the folder's 135", len(got))
+	}
+	for _, d := range mustDocs(t, l) {
+		var i int
+		fmt.Sscanf(filepath.Base(d.Path), "note-%03d.md", &i)
+		if text := strings.Join(segTexts(t, l, d.ID), " "); i < 10 && !strings.Contains(text, fmt.Sprintf("Changed %d", i)) {
+			t.Fatalf("%s was not replaced: %.100q", d.Path, text)
+		}
+	}
+	if rep := mustSync(t, l, SyncOptions{}); rep.Changed() || rep.Unchanged != 135 {
+		t.Fatalf("a sync after the final one: %s", rep.Summary())
+	}
+}
+
+// segTexts is a document's segment texts.
+func segTexts(t *testing.T, l *Library, id string) []string {
+	var out []string
+	for _, s := range mustSegs(t, l, id) {
+		out = append(out, s.Text)
+	}
+	return out
+}
+
+// killSyncChild is the child of TestLibraryKilledSync: it syncs the
+// library at lib, printing a line at each step, until it is killed.
+func killSyncChild(lib string) {
+	l, err := Open(context.Background(), Options{Store: lib})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	_, err = l.Sync(context.Background(), SyncOptions{}, func(p AddProgress) {
 		w.WriteString(p.Stage.String() + " " + strconv.Itoa(p.FilesDone) + "\n")
 		w.Flush()
 	})

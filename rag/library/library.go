@@ -88,6 +88,12 @@ type Library struct {
 	lmu     sync.Mutex     // guards loader
 	loader  *ingest.Loader // created when first needed (safe for concurrent use)
 	ocrLang string         // Options.OCRLang
+
+	rmu     sync.Mutex    // guards rootsCh
+	rootsCh chan struct{} // closed when this Library changes the roots (roots.go), then replaced
+
+	smu   sync.Mutex // guards skips
+	skips *skipMemo  // the files syncs skipped (skips.go), read when first needed
 }
 
 // memory is the location of a library kept in memory.
@@ -173,7 +179,8 @@ func Open(ctx context.Context, opt Options) (*Library, error) {
 		}
 	}
 	closing, cancel := context.WithCancel(context.Background())
-	return &Library{name: name, loc: loc, st: st, built: built, emb: emb, closing: closing, close: cancel, ocrLang: opt.OCRLang}, nil
+	return &Library{name: name, loc: loc, st: st, built: built, emb: emb, closing: closing, close: cancel, ocrLang: opt.OCRLang,
+		rootsCh: make(chan struct{})}, nil
 }
 
 // openHint adds to an error that opening a store returned what to do about

@@ -72,10 +72,11 @@ type Store struct {
 	coll   *chromem.Collection
 	kw     *keyword.BM25
 	closed bool
-	dense  denseIndex // what Dense scans: the codes, in row order
-	vf     *os.File   // the vector file the entries' rows refer to (nil in memory, or when there is none)
-	lf     *os.File   // the log the entries' texts refer to (nil in memory, or when there is none)
-	arena  []byte     // memory outside the heap holding the codes of the entries loaded last (mapAnon)
+	mem    map[string]string // a store in memory's settings (settings.go)
+	dense  denseIndex        // what Dense scans: the codes, in row order
+	vf     *os.File          // the vector file the entries' rows refer to (nil in memory, or when there is none)
+	lf     *os.File          // the log the entries' texts refer to (nil in memory, or when there is none)
+	arena  []byte            // memory outside the heap holding the codes of the entries loaded last (mapAnon)
 
 	disk *disk // nil in memory; its fields are guarded by wsem
 

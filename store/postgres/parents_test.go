@@ -97,7 +97,8 @@ func TestParentsMigration(t *testing.T) {
 	part := s.chunks
 	s.Close()
 
-	// Make a:0 and b:0 what version 1 wrote: a vector, terms, counted.
+	// Make a:0 and b:0 what version 1 wrote (a vector, terms, counted),
+	// and the schema version 1's (no later tables).
 	conn, err := pgx.Connect(ctx, loc)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func TestParentsMigration(t *testing.T) {
 	if _, err := conn.Exec(ctx, `UPDATE rag_collections SET term_total = term_total + $1`, 2*n); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(ctx, `ALTER TABLE rag_collections DROP COLUMN parent_count; DELETE FROM rag_schema_migrations WHERE version >= 2`); err != nil {
+	if _, err := conn.Exec(ctx, `DROP TABLE rag_settings; ALTER TABLE rag_collections DROP COLUMN parent_count; DELETE FROM rag_schema_migrations WHERE version >= 2`); err != nil {
 		t.Fatal(err)
 	}
 

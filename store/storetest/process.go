@@ -51,6 +51,23 @@ func Child() {
 			}
 			fmt.Println("committed", i)
 		}
+	case "settings": // the settings kill script (testSettingsKill)
+		s, ok := st.(store.Settings)
+		if !ok {
+			fmt.Println("error: no settings")
+			os.Exit(2)
+		}
+		prev := -1
+		if v, err := s.Settings(ctx); err == nil && v["a"] != "" {
+			prev, _ = strconv.Atoi(v["a"])
+		}
+		for i := prev + 1; i < prev+100000; i++ {
+			if err := settingsOp(ctx, s, i); err != nil {
+				fmt.Println("error", err)
+				os.Exit(2)
+			}
+			fmt.Println("committed", i)
+		}
 	case "write":
 		prefix := os.Getenv(envPrefix)
 		for i := range writerDocs {

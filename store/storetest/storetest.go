@@ -75,6 +75,8 @@ func Run(t *testing.T, h Harness) {
 		{"Closed", testClosed},
 		{"ReadOnly", testReadOnly},
 		{"DocumentCount", testDocumentCount},
+		{"Settings", testSettings},
+		{"SettingsKill", testSettingsKill},
 		{"Libraries", testLibraries},
 		{"Drop", testDrop},
 		{"DropSeenByReaders", testDropSeenByReaders},
