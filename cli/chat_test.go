@@ -25,8 +25,8 @@ func TestChatFlags(t *testing.T) {
 		{[]string{"docs/", "--library", "x"}, "needs a terminal"}, // PATHs, then flags
 		{[]string{"serach", "tides"}, `did you mean ibid search?`},
 		// A word that is no command and no file is not added as a path.
-		{[]string{"sync"}, `"sync" is neither a command nor a file or folder here; the commands are add, ask,`},
-		{[]string{"mcpx", "--library", "x"}, `"mcpx" is neither a command`},
+		{[]string{"tidal"}, `"tidal" is neither a command nor a file or folder here; the commands are add, ask,`},
+		{[]string{"mcpx", "--library", "x"}, `unknown command "mcpx": did you mean ibid mcp?`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, out, errs := runCmd(t, c.args...)

@@ -67,7 +67,7 @@ func TestBibliographyInTheChat(t *testing.T) {
 	}
 	tm.Send(press("tab"))
 	tm.Send(press("]"))
-	waitScreen(t, tm, "when Sun and Moon pull together.") // the tooltip: its snippet whole
+	waitScreen(t, tm, "Spring tides come at new and full moon, when Sun and", "Moon pull together.") // the tooltip: its snippet whole
 	tm.Send(press("enter"))
 	waitScreen(t, tm, "[1] García et al. 2020 — Spring tides") // the viewer's header
 	tm.Send(press("esc"))
