@@ -253,6 +253,8 @@ func progressLine(ap library.AddProgress, width int) string {
 		line += fmt.Sprintf(" · embedding %d/%d", ap.Embedded, ap.ToEmbed)
 	}
 	switch ap.Stage {
+	case library.StageOCR:
+		line += fmt.Sprintf(" · OCR page %d/%d · %s", ap.OCRDone, ap.OCRTotal, filepath.Base(ap.File))
 	case library.StageLoad, library.StageEnrich, library.StageEmbed:
 		line += " · " + filepath.Base(ap.File)
 	case library.StageStore:

@@ -72,6 +72,9 @@ type AddProgress struct {
 	FilesDone, FilesTotal int
 	Segments              int
 	Embedded, ToEmbed     int
+	// OCRDone of OCRTotal scanned pages of File read by Tesseract,
+	// with Stage "ocr".
+	OCRDone, OCRTotal int
 }
 
 // Turn is a finished turn of a conversation, enough to redraw it.

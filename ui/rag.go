@@ -145,7 +145,7 @@ func (b *RAGBackend) Add(ctx context.Context, paths []string, progress func(AddP
 	opt.Follow = true // the chat's additions are followed, as ibid add's
 	rep, err := lib.AddWith(ctx, paths, opt, func(p library.AddProgress) {
 		progress(AddProgress{Stage: p.Stage.String(), File: p.File, FilesDone: p.FilesDone, FilesTotal: p.FilesTotal,
-			Segments: p.Segments, Embedded: p.Embedded, ToEmbed: p.ToEmbed})
+			Segments: p.Segments, Embedded: p.Embedded, ToEmbed: p.ToEmbed, OCRDone: p.OCRDone, OCRTotal: p.OCRTotal})
 	})
 	if err != nil {
 		return "", err

@@ -112,6 +112,9 @@ func (m *Model) statusParts() []statusPart {
 		parts = append(parts,
 			statusPart{text: fmt.Sprintf("%s adding %d/%d files", strings.TrimSpace(m.spinner.View()), p.FilesDone, p.FilesTotal), rank: rankActivity, right: true},
 			statusPart{text: fmt.Sprintf("%d/%d embedded", p.Embedded, p.ToEmbed), rank: rankRate, right: true})
+		if p.Stage == "ocr" {
+			parts = append(parts, statusPart{text: fmt.Sprintf("OCR page %d/%d", p.OCRDone, p.OCRTotal), rank: rankRate, right: true})
+		}
 		if f := shortFile(p.File); f != "" {
 			parts = append(parts, statusPart{text: f, rank: rankHint, right: true})
 		}

@@ -69,6 +69,13 @@ func (l *Loader) SetOCR(lang, cacheDir string) {
 	l.pdf.SetOCR(pdf.OCR{Lang: lang, CacheDir: cacheDir})
 }
 
+// WithOCRProgress returns a context under which a Load reports the pages
+// Tesseract has read of those the PDF needs read (done of total, from 0 of
+// total when OCR begins), from one goroutine at a time.
+func WithOCRProgress(ctx context.Context, fn func(done, total int)) context.Context {
+	return pdf.WithOCRProgress(ctx, fn)
+}
+
 // RenderPage renders page (1-based) of the PDF at path as a PNG with
 // marks (a passage's boxes) drawn over it, with the Loader's PDF engine:
 // "the page as it looks". It has the shape of pdf.RenderFunc.

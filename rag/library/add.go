@@ -19,6 +19,7 @@ type Stage string
 // instead of the rest for a file that is skipped).
 const (
 	StageLoad   Stage = "load"   // reading File
+	StageOCR    Stage = "ocr"    // Tesseract reading File's scanned pages (OCRDone of OCRTotal)
 	StageEnrich Stage = "enrich" // the model writing what a strategy indexes
 	StageEmbed  Stage = "embed"
 	StageStore  Stage = "store" // committing
@@ -41,6 +42,9 @@ type AddProgress struct {
 	// With StageEnrich: the chunks of File the model has enriched so
 	// far, of ToEnrich.
 	Enriched, ToEnrich int
+	// With StageOCR: the pages of File without a text layer that
+	// Tesseract has read, of OCRTotal.
+	OCRDone, OCRTotal int
 	// With StageFile: Status is "new", "changed", "unchanged",
 	// "re-indexed" (same content, indexed again with another strategy) or
 	// "moved from PATH", and FileSegments the file's segments; with StageSkip,
@@ -121,6 +125,7 @@ type adder struct {
 	// read, for the memory of skipped files (skips.go)
 	skipStats map[string]fileStat
 	lastFlush time.Time
+	ocr       ocrTicker
 }
 
 // Add reads the files, folders (recursively) and globs in paths into the
@@ -184,6 +189,7 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 	files, skipped := ingest.Expand(paths)
 	rep.Skipped = append(rep.Skipped, skipped...)
 	a := &adder{l: l, ctx: ctx, progress: progress, rep: rep, opt: opt}
+	a.ocr.tick = make(chan struct{}, 1)
 	a.p.FilesTotal = len(files) + len(skipped)
 	for _, s := range skipped {
 		a.p.FilesDone++
@@ -244,7 +250,7 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 			break
 		}
 		a.report(StageLoad, f)
-		r, ok := <-next
+		r, ok := a.next(next)
 		if !ok {
 			runErr = ctx.Err()
 			break

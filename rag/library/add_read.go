@@ -33,7 +33,7 @@ func (a *adder) reader(ctx context.Context, files []string) <-chan fileRead {
 	go func() {
 		defer close(ch)
 		for _, f := range files {
-			r := a.read(ctx, f, true)
+			r := a.read(a.ocr.withProgress(ctx, f), f, true)
 			select {
 			case ch <- r:
 			case <-ctx.Done():

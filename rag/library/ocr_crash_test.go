@@ -107,3 +107,38 @@ func TestLibraryKilledDuringOCR(t *testing.T) {
 		}
 	}
 }
+
+// An add of a scanned PDF reports its OCR: StageOCR for that file, from 0
+// of its pages to all of them, before the file is done.
+func TestAddReportsOCRProgress(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		t.Skip("tesseract not installed")
+	}
+	tmp := testEnv(t)
+	scan := filepath.Join(tmp, "scan.pdf")
+	scannedPaper(t, scan, "Honey bees dance to tell the hive where the flowers are.")
+	l := mustOpen(t, Options{Store: filepath.Join(tmp, "lib")})
+	var ocr []AddProgress
+	fileDone := -1
+	_, err := l.AddWith(context.Background(), []string{scan}, AddOptions{}, func(p AddProgress) {
+		switch p.Stage {
+		case StageOCR:
+			ocr = append(ocr, p)
+		case StageFile:
+			fileDone = len(ocr)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ocr) == 0 {
+		t.Fatal("no StageOCR progress for a scanned PDF")
+	}
+	last := ocr[len(ocr)-1]
+	if last.File != scan || last.OCRTotal != 1 || last.OCRDone != 1 {
+		t.Errorf("last OCR progress: file %q, %d/%d pages; want %q, 1/1", last.File, last.OCRDone, last.OCRTotal, scan)
+	}
+	if fileDone != len(ocr) {
+		t.Errorf("OCR progress after the file was done (%d of %d reports before it)", fileDone, len(ocr))
+	}
+}

@@ -57,6 +57,24 @@ type OCR struct {
 // the first Read.
 func (e *Engine) SetOCR(o OCR) { e.ocr = o }
 
+type ocrProgressKey struct{}
+
+// WithOCRProgress returns a context under which a Read reports its OCR
+// to fn (pages read of those that need it) instead of OCR.Progress: the
+// progress of one file when several are read with one Engine. fn is called
+// from one goroutine at a time, never after the Read returns.
+func WithOCRProgress(ctx context.Context, fn func(done, total int)) context.Context {
+	return context.WithValue(ctx, ocrProgressKey{}, fn)
+}
+
+// ocrProgress is the progress function for a Read under ctx.
+func (e *Engine) ocrProgress(ctx context.Context) func(done, total int) {
+	if fn, ok := ctx.Value(ocrProgressKey{}).(func(done, total int)); ok && fn != nil {
+		return fn
+	}
+	return e.ocr.Progress
+}
+
 func (o OCR) lang() string {
 	if o.Lang == "" {
 		return "eng"
@@ -101,6 +119,10 @@ func (e *Engine) readScans(ctx context.Context, data []byte, out *extracted, pag
 	if err != nil {
 		return nil, errNoTesseract
 	}
+	progress := e.ocrProgress(ctx)
+	if progress != nil {
+		progress(0, len(pages))
+	}
 	sum := sha256.Sum256(data)
 	docKey := hex.EncodeToString(sum[:16])
 	parent := ctx
@@ -128,8 +150,8 @@ func (e *Engine) readScans(ctx context.Context, data []byte, out *extracted, pag
 					p := out.Pages[i]
 					p.chars = tsvChars(tsv, p.height, ocrDPI)
 					done++
-					if e.ocr.Progress != nil {
-						e.ocr.Progress(done, len(pages))
+					if progress != nil {
+						progress(done, len(pages))
 					}
 				}
 				mu.Unlock()
