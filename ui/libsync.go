@@ -20,14 +20,14 @@ import (
 
 // syncEvent is what the status line needs of a background sync.
 type syncEvent struct {
-	active     bool // a sync is reading or removing files
-	done, of   int  // files done of files to do
-	file       string
-	summary    string // a sync that changed the library ended: what it did
-	held       string // removals held back, and how to make them ("" for none, or unchanged since said)
-	note       string // how the folders are followed, when it is worth saying
-	err        error
-	docs, segs int // the library's documents after a sync (-1: not known)
+	active   bool // a sync is reading or removing files
+	done, of int  // files done of files to do
+	file     string
+	summary  string // a sync that changed the library ended: what it did
+	held     string // removals held back, and how to make them ("" for none, or unchanged since said)
+	note     string // how the folders are followed, when it is worth saying
+	err      error
+	docs     int // the library's documents after a sync (-1: not known)
 }
 
 // librarySyncer is a Backend that keeps its library in step with its
