@@ -105,8 +105,8 @@ func TestTextFootnotesStandApart(t *testing.T) {
 
 func TestMarkdownFootnotesStandApart(t *testing.T) {
 	got := trickyAnswer(t, "markdown")
-	want := "Bees [^1] (the review's \\[2\\]\\[3\\]) wrote \\\\nocite\\{*\\} and \\[2\\](Smith 2019) and \\[\\^3\\], \\$x\\$, \\<b>bold\\</b>, \\@doe.\n" +
-		"Code `a[0] [^9]` stays code; mites [^2], bees again [^1].\n" +
+	want := "Bees[^1] (the review's \\[2\\]\\[3\\]) wrote \\\\nocite\\{*\\} and \\[2\\](Smith 2019) and \\[\\^3\\], \\$x\\$, \\<b>bold\\</b>, \\@doe.\n" +
+		"Code `a[0] [^9]` stays code; mites[^2], bees again[^1].\n" +
 		"```latex\n\\nocite{*}\n```\n" +
 		"\n" +
 		`[^1]: Bees and Flowers, p. 3, § 2 Methods › 2.1 Sites, /papers/bees.pdf: "Honey bees pollinate almond orchards in California."` + "\n" +
