@@ -82,6 +82,16 @@ type Source struct {
 	DOI     string   `json:"doi,omitempty"`
 }
 
+// Cited is the segment source_k stands for: the one the model was
+// offered (PassageID when the support lies in a neighbour, else
+// SegmentID).
+func (s Source) Cited() string {
+	if s.PassageID != "" {
+		return s.PassageID
+	}
+	return s.SegmentID
+}
+
 // Verdict says whether a passage supports the claim that cites it
 // (rag/support): Supported, Partial, Unsupported or Unchecked.
 type Verdict = checker.Verdict
@@ -152,6 +162,9 @@ type AnswerInfo struct {
 	Inferred    bool   `json:"inferred,omitempty"`    // references attributed by overlap
 	Interrupted bool   `json:"interrupted,omitempty"` // cut off (error or cancel); the text so far was kept
 	Note        string `json:"note,omitempty"`        // a sentence for the reader, e.g. how to configure a model
+	// Verifier names the model that judged the footnotes the lexical
+	// support check found uncertain ("" none: lexical only).
+	Verifier string `json:"verifier,omitempty"`
 }
 
 // wireEvent is the JSON form of an Event: one object with a "type" field,
