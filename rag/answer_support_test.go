@@ -65,7 +65,6 @@ func TestCitingSentence(t *testing.T) {
 	}
 }
 
-
 // TestExtractiveFocusIsTheQuotedSentence: without a model, each citation's
 // focus is exactly the sentence quoted for it (its first quote, when a
 // passage gives two), even when that sentence is not the segment's first,
