@@ -82,6 +82,7 @@ func (r *answerRun) sentenceFocus(src *Source, k int) {
 				if s.Cited() == src.SegmentID && !s.Inferred {
 					src.SegmentID, src.PassageID, src.FocusStart, src.FocusEnd = s.SegmentID, s.PassageID, s.FocusStart, s.FocusEnd
 					src.SegmentHash = s.SegmentHash
+					r.checks.kept[src.Number] = true
 					return
 				}
 			}

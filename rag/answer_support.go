@@ -32,6 +32,10 @@ type checks struct {
 	byNumber map[int]int       // display number → alias k, for this turn's citations
 	pending  []pendingCheck
 	sent     map[int]bool
+	// kept are the display numbers whose source keeps the focus an
+	// earlier turn gave it (numbers continue across the conversation):
+	// their support events do not move it.
+	kept     map[int]bool
 	pass     *checker.Pass
 	refined  chan refinement
 	inflight int
@@ -40,12 +44,23 @@ type checks struct {
 
 // evidence is a passage being analysed in a goroutine of its own.
 type evidence struct {
-	ready chan struct{}
-	ev    *checker.Evidence
-	segs  []store.Segment // the passage's segments, for the source a check points at
+	ready   chan struct{} // closed once ev is set
+	ev      *checker.Evidence
+	segs    []store.Segment // the passage's segments, for the source a check points at
+	passage checker.Passage
 }
 
 func (e *evidence) wait() *checker.Evidence { <-e.ready; return e.ev }
+
+// done reports whether the passage is analysed, without waiting.
+func (e *evidence) done() bool {
+	select {
+	case <-e.ready:
+		return true
+	default:
+		return false
+	}
+}
 
 // pendingCheck is a footnote waiting for the end of the sentence that
 // cites it: its number, its alias, where its first reference is in the
@@ -65,19 +80,25 @@ type refinement struct {
 // startChecks starts analysing passages (unless the answerer quotes:
 // its footnotes are supported by construction) and the model pass.
 func (r *answerRun) startChecks(passages []offered) {
-	r.checks = checks{evidence: map[int]*evidence{}, byNumber: map[int]int{}, sent: map[int]bool{}}
+	r.checks = checks{evidence: map[int]*evidence{}, byNumber: map[int]int{}, sent: map[int]bool{}, kept: map[int]bool{}}
 	if r.info.Extractive {
 		return
 	}
+	// One goroutine analyses the passages, best first (the likeliest to
+	// be cited first): on a small machine the stream keeps a core.
+	todo := make([]*evidence, len(passages))
 	for i := range passages {
 		o := &passages[i]
-		e := &evidence{ready: make(chan struct{}), segs: o.window}
+		e := &evidence{ready: make(chan struct{}), segs: o.window, passage: supportPassage(o.doc, o.window)}
 		r.checks.evidence[o.k] = e
-		go func() {
-			defer close(e.ready)
-			e.ev = checker.Analyse(supportPassage(o.doc, o.window))
-		}()
+		todo[i] = e
 	}
+	go func() {
+		for _, e := range todo {
+			e.ev = checker.Analyse(e.passage)
+			close(e.ready)
+		}
+	}()
 	if j := r.p.opt.Verify; j != nil {
 		r.checks.pass = j.Pass()
 		r.checks.refined = make(chan refinement, 16)
@@ -138,14 +159,15 @@ func (r *answerRun) textArrived(chunk string) {
 }
 
 // settle sends the support events of the pending footnotes whose
-// sentence has ended (all of them when final: the answer is whole).
+// sentence has ended and whose passage is analysed; when final (the
+// answer is whole) of all of them, waiting for their passages.
 func (r *answerRun) settle(final bool) {
 	c := &r.checks
 	keep := c.pending[:0]
 	text := r.text.String()
 	for _, p := range c.pending {
 		s, e, ended := claimSpan(text, p.at)
-		if !ended && !final {
+		if !final && (!ended || !c.evidence[p.k].done()) {
 			keep = append(keep, p)
 			continue
 		}
@@ -161,6 +183,7 @@ func (r *answerRun) check(p pendingCheck, claim string) {
 	c.sent[p.n] = true
 	ev := c.evidence[p.k].wait()
 	res := ev.Check(claim, r.rarity())
+	r.pointSource(p, res)
 	r.send(Event{Type: EventSupport, Number: p.n, Support: supportOf(p.n, claim, res)})
 	if c.pass == nil || !checker.Needs(res) {
 		return
@@ -226,14 +249,18 @@ func supportOf(n int, claim string, res checker.Result) *Support {
 // checkFocus is the focus the checker finds for source_k's citation as
 // the answer stands (the sentence up to the reference, citingSentence):
 // the segment of the passage that holds it and the span; ok false when
-// the passage is not this turn's, is not analysed (an answer that
-// quotes), or nothing supports the sentence.
+// the passage is not this turn's, is not analysed (an answer that quotes)
+// or not yet (the citation is never held back for it: its support event
+// brings the focus), or nothing supports the sentence.
 func (r *answerRun) checkFocus(k int) (seg store.Segment, a, b int, ok bool) {
 	e, has := r.checks.evidence[k]
 	if !has {
 		return seg, 0, 0, false
 	}
-	res := e.wait().Check(citingSentence(r.text.String()), r.rarity())
+	if !e.done() {
+		return seg, 0, 0, false // not analysed yet: the support event will tell
+	}
+	res := e.ev.Check(citingSentence(r.text.String()), r.rarity())
 	if res.Segment == "" {
 		return seg, 0, 0, false
 	}
@@ -243,4 +270,31 @@ func (r *answerRun) checkFocus(k int) (seg store.Segment, a, b int, ok bool) {
 		}
 	}
 	return seg, 0, 0, false
+}
+
+// pointSource makes the turn's source of footnote p point at the
+// supporting sentence res found (the citation event, already sent, may
+// have had none, or another): the turn is saved with the check's focus,
+// as the faces show it once the support event came.
+func (r *answerRun) pointSource(p pendingCheck, res checker.Result) {
+	if res.Segment == "" || r.checks.kept[p.n] {
+		return
+	}
+	o := r.offered[p.k]
+	for i := range r.turn.Sources {
+		src := &r.turn.Sources[i]
+		if src.Number != p.n || src.Inferred || o == nil {
+			continue
+		}
+		for _, seg := range r.checks.evidence[p.k].segs {
+			if seg.ID == res.Segment {
+				fillSource(src, seg, o.doc)
+				src.SegmentID, src.PassageID = seg.ID, ""
+				if seg.ID != o.seg.ID {
+					src.PassageID = o.seg.ID
+				}
+				src.FocusStart, src.FocusEnd = res.Start, res.End
+			}
+		}
+	}
 }

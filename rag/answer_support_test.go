@@ -29,16 +29,28 @@ func focusText(t *testing.T, r Retriever, src *Source) string {
 	return seg.Text[src.FocusStart:src.FocusEnd]
 }
 
-// citationsOf are the sources of evs' citation events, by display number.
+// citationsOf are the sources of evs' citation events, by display number,
+// each pointing where its footnote's first support event put it (the
+// segment and the focus the faces show): a citation is sent the moment its
+// number shows, with the checker's focus only when its passage was
+// analysed by then; the support event, after the sentence, always has it.
 func citationsOf(t *testing.T, evs []Event) map[int]*Source {
 	t.Helper()
 	out := map[int]*Source{}
+	checked := map[int]bool{}
 	for _, e := range evs {
-		if e.Type == EventCitation {
+		switch {
+		case e.Type == EventCitation:
 			if out[e.Number] != nil {
 				t.Errorf("number %d announced twice", e.Number)
 			}
-			out[e.Number] = e.Source
+			src := *e.Source
+			out[e.Number] = &src
+		case e.Type == EventSupport && !checked[e.Number]:
+			checked[e.Number] = true
+			if src, sp := out[e.Number], e.Support; src != nil && sp.SegmentID != "" {
+				src.SegmentID, src.FocusStart, src.FocusEnd = sp.SegmentID, sp.FocusStart, sp.FocusEnd
+			}
 		}
 	}
 	return out
