@@ -148,6 +148,9 @@ func (m *MarkdownWriter) done(e rag.Event) string {
 	if e.Info != nil && e.Info.Note != "" {
 		b.WriteString("\n> " + escapeMarkdown(e.Info.Note) + "\n")
 	}
+	if e.Info != nil && e.Info.VerifyNote != "" {
+		b.WriteString("\n> " + escapeMarkdown(e.Info.VerifyNote) + "\n")
+	}
 	return b.String()
 }
 

@@ -84,6 +84,9 @@ func (t *TextWriter) done(e rag.Event) string {
 	if e.Info != nil && e.Info.Note != "" {
 		b.WriteString("\nNote: " + e.Info.Note + "\n")
 	}
+	if e.Info != nil && e.Info.VerifyNote != "" {
+		b.WriteString("\nNote: " + e.Info.VerifyNote + "\n")
+	}
 	return b.String()
 }
 

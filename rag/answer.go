@@ -307,9 +307,7 @@ func (r *answerRun) done() {
 	if j := r.p.opt.Verify; j != nil {
 		info.Verifier = j.Model()
 	}
-	if f := r.checks.failure; f != "" {
-		info.Note = strings.TrimSpace(info.Note + " " + f)
-	}
+	info.VerifyNote = r.checks.failure
 	rep := t.Report
 	if rep == nil {
 		rep = &citations.Report{}

@@ -171,7 +171,7 @@ func (r *answerRun) settle(final bool) {
 			keep = append(keep, p)
 			continue
 		}
-		r.check(p, strings.TrimSpace(strings.TrimLeft(text[s:e], "-*+> \t")))
+		r.check(p, tidyClaim(text[s:e]))
 	}
 	c.pending = keep
 }

@@ -79,11 +79,26 @@ func claimSpan(text string, at int) (start, end int, ended bool) {
 }
 
 // Claim is the claim a reference at byte offset at of an answer's text
-// cites (claimSpan), with list and quote markers and white space around
-// it left out.
+// cites (claimSpan), tidied (tidyClaim).
 func Claim(text string, at int) string {
 	s, e, _ := claimSpan(text, at)
-	return strings.TrimSpace(strings.TrimLeft(text[s:e], "-*+> \t"))
+	return tidyClaim(text[s:e])
+}
+
+// tidyClaim is a claim as a reader would quote it: list and quote markers
+// and white space around it left out, and the space a reference left
+// before a comma or a stop ("the survey [1], sampling" read without its
+// reference) taken away.
+func tidyClaim(s string) string {
+	s = strings.TrimSpace(strings.TrimLeft(s, "-*+> \t"))
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' && i+1 < len(s) && strings.IndexByte(",.;:!?)", s[i+1]) >= 0 {
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // endsSentence reports whether s ends with a sentence's final stop

@@ -163,8 +163,11 @@ type AnswerInfo struct {
 	Interrupted bool   `json:"interrupted,omitempty"` // cut off (error or cancel); the text so far was kept
 	Note        string `json:"note,omitempty"`        // a sentence for the reader, e.g. how to configure a model
 	// Verifier names the model that judged the footnotes the lexical
-	// support check found uncertain ("" none: lexical only).
-	Verifier string `json:"verifier,omitempty"`
+	// support check found uncertain ("" none: lexical only); VerifyNote
+	// says, when that model failed, that the verdicts are the lexical
+	// check's and why (once per answer).
+	Verifier   string `json:"verifier,omitempty"`
+	VerifyNote string `json:"verify_note,omitempty"`
 }
 
 // wireEvent is the JSON form of an Event: one object with a "type" field,

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"github.com/ibid-dev/ibid/rag"
 )
 
@@ -125,6 +127,9 @@ func (t *transcript) apply(e rag.Event) int {
 	case rag.EventDone:
 		if e.Inferred {
 			tu.note = "the model cited nothing: references were attributed by text overlap (marked as inferred)"
+		}
+		if e.Info != nil && e.Info.VerifyNote != "" {
+			tu.note = strings.TrimSpace(tu.note + " " + e.Info.VerifyNote)
 		}
 		if e.Info != nil && e.Info.Interrupted {
 			tu.interrupted = true
