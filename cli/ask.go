@@ -112,7 +112,11 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 	if err != nil {
 		return fmt.Errorf("ask: %w", err)
 	}
-	opt := rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References}
+	judge, err := verifyJudge(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("ask: %w", err)
+	}
+	opt := rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References, Verify: judge}
 	if f.explain {
 		opt.Explain = func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), "explain: "+headless.TerminalSafe(line)) }
 	}

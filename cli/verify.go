@@ -8,13 +8,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ibid-dev/ibid/headless"
+	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/rag/llm"
+	"github.com/ibid-dev/ibid/rag/support"
 )
 
 // verifyCommand is ibid verify: saved answers checked again against the
@@ -232,4 +236,21 @@ func verifyConversation(ctx context.Context, arg string, env *verifyEnv) ([]rag.
 	}
 	fs, err := rag.Verify(ctx, lib, rag.ConversationAnswers(conv), env.opt)
 	return fs, true, err
+}
+
+// verifyJudge connects --verify-model, or returns nil when none is set.
+func verifyJudge(ctx context.Context, cfg *Config) (*support.Judge, error) {
+	if cfg.VerifyModel == "" {
+		return nil, nil
+	}
+	mc := modelConfig(cfg)
+	mc.Model = cfg.VerifyModel
+	m, err := llm.Connect(ctx, mc)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("--verify-model %s: %w", cfg.VerifyModel, err)
+	case m == nil:
+		return nil, fmt.Errorf("--verify-model %s: no model server is configured or running: %s", cfg.VerifyModel, needsModelAdvice)
+	}
+	return support.NewJudge(m, support.JudgeOptions{CacheDir: filepath.Join(xdg.CacheDir(), "verify")}), nil
 }
