@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/headless"
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/llm"
@@ -429,20 +430,9 @@ func TestFocusEndToEnd(t *testing.T) {
 // e2ePinned are the end-to-end figures, by sample.
 var e2ePinned = map[int]float64{e2eSample: 0.718, 1: 0.720}
 
-// sharedSciFact is ../shared/data/scifact-rationale, found by walking up
-// from the package; the test is skipped without it.
+// sharedSciFact is ../shared/data/scifact-rationale (the test is skipped
+// without the shared data folder).
 func sharedSciFact(t *testing.T) string {
 	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		p := filepath.Join(dir, "shared", "data", "scifact-rationale")
-		if _, err := os.Stat(filepath.Join(p, "corpus.jsonl")); err == nil {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Skip("../shared/data/scifact-rationale not found")
-		}
-		dir = up
-	}
+	return shareddata.Path(t, "scifact-rationale")
 }
