@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
@@ -60,6 +61,7 @@ func TestVerifyCatchesEditsAndRemovals(t *testing.T) {
 	if !strings.Contains(out, `"segment_hash":"`) || !strings.Contains(out, `"type":"support"`) {
 		t.Fatalf("the saved answer lacks hashes or verdicts:\n%s", out)
 	}
+	out0 := out
 	answer := filepath.Join(t.TempDir(), "answer.ndjson")
 	if err := os.WriteFile(answer, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
@@ -67,6 +69,26 @@ func TestVerifyCatchesEditsAndRemovals(t *testing.T) {
 	code, out, errs = runCmd(t, "verify", answer)
 	if code != 0 || !strings.Contains(out, "[1] ok: unchanged, supported") {
 		t.Fatalf("verify of a fresh answer: exit %d\n%s\n%s", code, out, errs)
+	}
+	// The same answer saved as a conversation: by id, and as the latest.
+	saved, err := rag.ReadAnswers(strings.NewReader(out0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := rag.NewConversation("default")
+	conv.Turns = append(conv.Turns, rag.Turn{Question: "what raises the tides?", Events: saved[0].Events})
+	dir, err := rag.ConversationsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conv.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{conv.ID, "latest"} {
+		code, out, errs = runCmd(t, "verify", id)
+		if code != 0 || !strings.Contains(out, id+", answer 1 (what raises the tides?) [1] ok") {
+			t.Errorf("verify %s: exit %d\n%s\n%s", id, code, out, errs)
+		}
 	}
 
 	tides := filepath.Join(docs, "tides.md")
