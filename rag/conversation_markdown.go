@@ -71,7 +71,7 @@ func (c *Conversation) markdown(style CiteStyle, bibliography string) string {
 			switch e.Type {
 			case EventText:
 				text := e.Text
-				if k+1 < len(t.Events) && t.Events[k+1].Type == EventRef {
+				if refFollows(t.Events[k+1:]) {
 					// No space before a footnote: "bees.[^1]".
 					text = strings.TrimRight(text, " \t")
 				}
@@ -107,6 +107,21 @@ func (c *Conversation) markdown(style CiteStyle, bibliography string) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// refFollows reports whether the next event that writes something is a
+// reference (a citation or support event between writes nothing).
+func refFollows(events []Event) bool {
+	for _, e := range events {
+		switch e.Type {
+		case EventCitation, EventSupport:
+			continue
+		case EventRef:
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // endsInSpace reports whether b is empty or ends in white space.
