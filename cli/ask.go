@@ -16,7 +16,7 @@ import (
 // askCommand is ibid ask: one cited answer, streamed, then exit.
 func askCommand(cfg *Config) *cobra.Command {
 	var format, resume, cite, bibliography string
-	var explain bool
+	var explain, failOnUnsupported bool
 	c := &cobra.Command{
 		Use:   "ask QUESTION",
 		Short: "Answer one question with cited sources, then exit",
@@ -43,7 +43,7 @@ ibid ask --format markdown --cite pandoc --bibliography cited.json "what is HyDE
 pandoc --citeproc --bibliography cited.json --csl apa.csl answer.md -o answer.docx`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, words []string) error {
-			return runAsk(cmd, cfg, askFlags{format, resume, cite, bibliography, explain}, words)
+			return runAsk(cmd, cfg, askFlags{format, resume, cite, bibliography, explain, failOnUnsupported}, words)
 		},
 	}
 	fs := c.Flags()
@@ -54,6 +54,8 @@ pandoc --citeproc --bibliography cited.json --csl apa.csl answer.md -o answer.do
 	fs.StringVar(&cite, "cite", "footnotes", "how Markdown cites: footnotes, or pandoc ([@key, p. 5] for documents with a citekey)")
 	fs.StringVar(&bibliography, "bibliography", "", "write the cited works with a citekey to this CSL JSON file (added to it when it exists)")
 	fs.BoolVar(&explain, "explain", false, "say on standard error why the extractive answerer chose each sentence, or declined")
+	fs.BoolVar(&failOnUnsupported, "fail-on-unsupported", false,
+		"exit with status 1 when a footnote's passage does not support the sentence that cites it (docs/support.md)")
 	fs.StringVar(&resume, "resume", "",
 		"continue a saved conversation (the chat's, or an earlier ask's): --resume the latest, --resume=ID a given one; the answer is saved to it")
 	fs.Lookup("resume").NoOptDefVal = resumeLatest
@@ -69,6 +71,7 @@ pandoc --citeproc --bibliography cited.json --csl apa.csl answer.md -o answer.do
 type askFlags struct {
 	format, resume, cite, bibliography string
 	explain                            bool
+	failOnUnsupported                  bool
 }
 
 func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
@@ -109,7 +112,11 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 	if err != nil {
 		return fmt.Errorf("ask: %w", err)
 	}
-	opt := rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References}
+	judge, err := verifyJudge(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("ask: %w", err)
+	}
+	opt := rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References, Verify: judge}
 	if f.explain {
 		opt.Explain = func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), "explain: "+headless.TerminalSafe(line)) }
 	}
@@ -120,7 +127,9 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 	})
 	var writeErr error
 	var cited []rag.Source
+	verdicts := rag.Verdicts{}
 	err = p.Answer(ctx, conv, question, func(e rag.Event) {
+		verdicts.Add(e)
 		if e.Type == rag.EventCitation {
 			cited = append(cited, *e.Source)
 		}
@@ -157,6 +166,13 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 		default:
 			fmt.Fprintf(cmd.ErrOrStderr(), "ibid: %s in %s, %d new\n", plural(len(works), "cited work"), f.bibliography, n)
 		}
+	}
+	if bad := verdicts.Unsupported(); f.failOnUnsupported && len(bad) > 0 {
+		what := "footnotes " + rag.RefList(bad) + " are"
+		if len(bad) == 1 {
+			what = "footnote " + rag.RefList(bad) + " is"
+		}
+		return fmt.Errorf("ask: %s not supported by the passage cited (--fail-on-unsupported)", what)
 	}
 	return nil
 }

@@ -120,7 +120,12 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 		lib.Close()
 		return err
 	}
-	b := ui.NewRAGBackend(lib, rag.NewAnswerer(model), rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References}, conv, open)
+	judge, err := verifyJudge(ctx, cfg)
+	if err != nil {
+		lib.Close()
+		return err
+	}
+	b := ui.NewRAGBackend(lib, rag.NewAnswerer(model), rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References, Verify: judge}, conv, open)
 	defer b.Close()
 	if model != nil { // /add into a library whose strategy needs a model uses the chat's
 		b.SetEnricher(func(s ingest.Strategy) library.Enricher { return chatEnricher(model, s) })

@@ -255,6 +255,7 @@ func (c *Config) modelFlags(fs *pflag.FlagSet) {
 		"give up on an answer that stalls longer than this duration between two chunks (0: wait for ever)")
 	c.rerankFlag(fs)
 	c.referencesFlag(fs)
+	c.verifyModelFlag(fs)
 }
 
 // watchFlag declares --no-watch, for the faces that follow the library's
@@ -267,6 +268,9 @@ func (c *Config) watchFlag(fs *pflag.FlagSet) {
 // verifyModelFlag declares --verify-model, for every command that checks
 // citations.
 func (c *Config) verifyModelFlag(fs *pflag.FlagSet) {
+	if fs.Lookup("verify-model") != nil {
+		return
+	}
 	fs.StringVar(&c.VerifyModel, "verify-model", c.VerifyModel,
 		"chat model at the --base-url endpoint that judges the citations the lexical check finds uncertain, e.g. bespoke-minicheck (env IBID_VERIFY_MODEL); empty: lexical check only")
 }

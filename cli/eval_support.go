@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ibid-dev/ibid/internal/xdg"
-	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/support"
 )
 
@@ -70,23 +67,6 @@ ibid eval support --verify-model bespoke-minicheck ../shared/data/wice-claim/dev
 	cfg.verifyModelFlag(fs)
 	cfg.baseURLFlag(fs)
 	return c
-}
-
-// verifyJudge connects --verify-model, or returns nil when none is set.
-func verifyJudge(ctx context.Context, cfg *Config) (*support.Judge, error) {
-	if cfg.VerifyModel == "" {
-		return nil, nil
-	}
-	mc := modelConfig(cfg)
-	mc.Model = cfg.VerifyModel
-	m, err := llm.Connect(ctx, mc)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("--verify-model %s: %w", cfg.VerifyModel, err)
-	case m == nil:
-		return nil, fmt.Errorf("--verify-model %s: no model server is configured or running: %s", cfg.VerifyModel, needsModelAdvice)
-	}
-	return support.NewJudge(m, support.JudgeOptions{CacheDir: filepath.Join(xdg.CacheDir(), "verify")}), nil
 }
 
 // judgedChecker checks a case lexically and asks judge about the

@@ -71,14 +71,27 @@ func Run(ctx context.Context, args []string, env Env) int {
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(version), fang.WithCommit(commit),
 		fang.WithErrorHandler(errorHandler(env)))
+	var es *exitStatusError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, context.Canceled):
 		return exitCancelled
+	case errors.As(err, &es):
+		return es.code
 	}
 	return exitError
 }
+
+// exitStatusError is a command's error that ends ibid with its own exit
+// status (verify's 2 for an input it cannot read).
+type exitStatusError struct {
+	code int
+	err  error
+}
+
+func (e *exitStatusError) Error() string { return e.err.Error() }
+func (e *exitStatusError) Unwrap() error { return e.err }
 
 // newRoot is the command tree: the chat at the root, the other commands
 // under it.
@@ -86,7 +99,7 @@ func newRoot(cfg *Config) *cobra.Command {
 	root := chatCommand(cfg)
 	root.AddCommand(
 		addCommand(cfg), syncCommand(cfg), lsCommand(cfg), rmCommand(cfg), searchCommand(cfg), doctorCommand(cfg),
-		askCommand(cfg), serveCommand(cfg), mcpCommand(cfg), evalCommand(cfg),
+		askCommand(cfg), serveCommand(cfg), mcpCommand(cfg), evalCommand(cfg), verifyCommand(cfg),
 	)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c.CommandPath(), err: err, hint: oneDashHint(c, err)}

@@ -74,13 +74,17 @@ func runServe(cmd *cobra.Command, cfg *Config, f serveFlags, rest []string) erro
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	judge, err := verifyJudge(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	ln, err := headless.Listen(addr, headless.HTTPOptions{})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	srv := headless.NewHTTPServer(headless.NewServer(headless.ServerConfig{
 		Library: lib, LibraryName: cfg.Library, Answerer: a,
-		Options: rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Rerank: rr, References: cfg.References}, Token: cfg.Token,
+		Options: rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Rerank: rr, References: cfg.References, Verify: judge}, Token: cfg.Token,
 		NoSourcesBlock: !f.chatSources,
 	}), headless.HTTPOptions{})
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }

@@ -96,8 +96,11 @@ func TestTextFootnotesStandApart(t *testing.T) {
 		"Code `a\\[0] [^9]` stays code; mites [2], bees again [1].\n" +
 		"```{=latex}\n\\nocite{*}\n```\n" +
 		"\nSources:\n" +
-		"[1] Bees and Flowers, p. 3, § 2 Methods › 2.1 Sites, /papers/bees.pdf\n" +
-		"[2] Bees and Flowers, p. 4, § 3 Results, /papers/bees.pdf\n"
+		// The answer's sentences are not what the passages say: each
+		// footnote is marked so.
+		"[1] Unsupported: the passage does not say this. Bees and Flowers, p. 3, § 2 Methods › 2.1 Sites, /papers/bees.pdf\n" +
+		"[2] Unsupported: the passage does not say this. Bees and Flowers, p. 4, § 3 Results, /papers/bees.pdf\n" +
+		"\nNot supported by the passages they cite: [1], [2].\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -105,12 +108,12 @@ func TestTextFootnotesStandApart(t *testing.T) {
 
 func TestMarkdownFootnotesStandApart(t *testing.T) {
 	got := trickyAnswer(t, "markdown")
-	want := "Bees [^1] (the review's \\[2\\]\\[3\\]) wrote \\\\nocite\\{*\\} and \\[2\\](Smith 2019) and \\[\\^3\\], \\$x\\$, \\<b>bold\\</b>, \\@doe.\n" +
-		"Code `a[0] [^9]` stays code; mites [^2], bees again [^1].\n" +
+	want := "Bees[^1] (the review's \\[2\\]\\[3\\]) wrote \\\\nocite\\{*\\} and \\[2\\](Smith 2019) and \\[\\^3\\], \\$x\\$, \\<b>bold\\</b>, \\@doe.\n" +
+		"Code `a[0] [^9]` stays code; mites[^2], bees again[^1].\n" +
 		"```latex\n\\nocite{*}\n```\n" +
 		"\n" +
-		`[^1]: Bees and Flowers, p. 3, § 2 Methods › 2.1 Sites, /papers/bees.pdf: "Honey bees pollinate almond orchards in California."` + "\n" +
-		`[^2]: Bees and Flowers, p. 4, § 3 Results, /papers/bees.pdf: "Mites spread viruses that collapse bee colonies."` + "\n"
+		`[^1]: Bees and Flowers, p. 3, § 2 Methods › 2.1 Sites, /papers/bees.pdf: "Honey bees pollinate almond orchards in California." *(unsupported: the passage does not say this)*` + "\n" +
+		`[^2]: Bees and Flowers, p. 4, § 3 Results, /papers/bees.pdf: "Mites spread viruses that collapse bee colonies." *(unsupported: the passage does not say this)*` + "\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

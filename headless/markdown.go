@@ -9,8 +9,10 @@ import (
 )
 
 // MarkdownWriter writes the answer as Markdown with Pandoc footnotes:
-// references as [^n] while the answer streams, then one definition per
-// cited source, quoting the passage cited, however often it was cited.
+// references as [^n] while the answer streams, right after the word or
+// stop they follow ("bees.[^1]"), then one definition per cited source,
+// quoting the sentence that supports the claim, however often it was
+// cited, and saying when the passage does not support it.
 // The answer's text is escaped so that Pandoc reads it back as the same
 // text (mdEscaper): a document's "[2](Title)" or "\nocite{x}" stays text,
 // and only ibid's [^n] are footnotes. Code is kept as written, and any
@@ -32,6 +34,11 @@ type MarkdownWriter struct {
 	noted    map[int]bool // sources written as footnotes (pandoc style)
 	inferred bool
 	last     byte // the last byte of text written, 0 before any
+	verdicts rag.Verdicts
+	// spaces are the spaces and tabs that ended the text so far outside
+	// code, held back: a reference that follows drops them ("bees.[^1]"),
+	// anything else writes them first.
+	spaces string
 }
 
 // NewMarkdownWriter returns a MarkdownWriter on w that cites with
@@ -48,14 +55,19 @@ func NewMarkdownWriterStyle(w io.Writer, style rag.CiteStyle) *MarkdownWriter {
 
 func (m *MarkdownWriter) Write(e rag.Event) error {
 	var s string
-	if e.Type != rag.EventRef && e.Type != rag.EventCitation && m.group.Open() {
+	if e.Type != rag.EventRef && e.Type != rag.EventCitation && e.Type != rag.EventSupport && m.group.Open() {
 		if err := m.write(m.citation()); err != nil {
 			return err
 		}
 	}
 	switch e.Type {
 	case rag.EventText:
-		s = m.esc.text(e.Text)
+		s = m.spaces + m.esc.text(e.Text)
+		m.spaces = ""
+		if m.esc.span == 0 && m.esc.fence == 0 {
+			t := strings.TrimRight(s, " \t")
+			s, m.spaces = t, s[len(t):]
+		}
 		if s != "" {
 			m.last = s[len(s)-1]
 		}
@@ -63,12 +75,23 @@ func (m *MarkdownWriter) Write(e rag.Event) error {
 		m.sources = append(m.sources, *e.Source)
 		m.byNumber[e.Source.Number] = *e.Source
 		return nil
+	case rag.EventSupport:
+		if m.verdicts == nil {
+			m.verdicts = rag.Verdicts{}
+		}
+		m.verdicts.Add(e)
+		return nil
 	case rag.EventRef:
 		if src, ok := m.byNumber[e.Number]; ok && m.style == rag.CitePandoc && rag.Citable(src) && !e.Inferred {
 			m.group.Add(src)
 			return nil
 		}
-		s = m.citation() + m.esc.close()
+		s = m.citation()
+		if e.Inferred {
+			s += m.spaces
+		}
+		m.spaces = ""
+		s += m.esc.close()
 		if e.Inferred && !m.inferred {
 			m.inferred = true
 			s += "\n\n*Sources inferred by text overlap (the model cited none):* "
@@ -77,10 +100,13 @@ func (m *MarkdownWriter) Write(e rag.Event) error {
 		s += rag.FootnoteRef(strconv.Itoa(e.Number))
 		m.last = ']'
 	case rag.EventUnknown:
-		s = m.esc.close() + `\[?\]`
+		s = m.spaces + m.esc.close() + `\[?\]`
+		m.spaces = ""
 	case rag.EventError:
 		s = m.esc.close() + "\n\n*(answer interrupted: " + escapeMarkdown(e.Text) + ")*"
+		m.spaces = ""
 	case rag.EventDone:
+		m.spaces = ""
 		if err := m.write(m.esc.close()); err != nil {
 			return err
 		}
@@ -97,8 +123,9 @@ func (m *MarkdownWriter) citation() string {
 	}
 	s := m.esc.close()
 	if s == "" && m.last != 0 && m.last != ' ' && m.last != '\n' {
-		s += " "
+		s += " " // the spaces held back, if any, become this one
 	}
+	m.spaces = ""
 	m.last = ']'
 	return s + m.group.Flush()
 }
@@ -115,19 +142,24 @@ func (m *MarkdownWriter) done(e rag.Event) string {
 	if len(notes) > 0 {
 		b.WriteString("\n")
 		for _, s := range notes {
-			b.WriteString(footnote(s))
+			b.WriteString(footnote(s, m.verdicts[s.Number]))
 		}
 	}
 	if e.Info != nil && e.Info.Note != "" {
 		b.WriteString("\n> " + escapeMarkdown(e.Info.Note) + "\n")
 	}
+	if e.Info != nil && e.Info.VerifyNote != "" {
+		b.WriteString("\n> " + escapeMarkdown(e.Info.VerifyNote) + "\n")
+	}
 	return b.String()
 }
 
 // footnote is the Pandoc footnote definition of a cited source, on one
-// line: title, pages, section, URL or path, and the passage cited in
-// quotes, every piece of document data escaped.
-func footnote(s rag.Source) string {
+// line: title, pages, section, URL or path, and the sentence that supports
+// the claim (else the start of the passage) in quotes, every piece of
+// document data escaped; then, when its passage does not support the
+// claim (sup; nil: not checked), a note saying so.
+func footnote(s rag.Source, sup *rag.Support) string {
 	parts := []string{escapeMarkdown(s.Title)}
 	if ay := s.AuthorYear(); ay != "" {
 		parts = []string{escapeMarkdown(ay), escapeMarkdown(s.Title)}
@@ -145,11 +177,14 @@ func footnote(s rag.Source) string {
 		parts = append(parts, escapeMarkdown(s.Path))
 	}
 	line := strings.Join(parts, ", ")
-	if snip := escapeMarkdown(s.Snippet); snip != "" {
-		line += `: "` + snip + `"`
+	if q := escapeMarkdown(rag.Quote(s, sup)); q != "" {
+		line += `: "` + q + `"`
 	}
 	if s.Inferred {
 		line += " (inferred)"
+	}
+	if note := rag.VerdictNote(sup); note != "" {
+		line += " *(" + note + ")*"
 	}
 	return rag.FootnoteRef(strconv.Itoa(s.Number)) + ": " + line + "\n"
 }

@@ -83,7 +83,7 @@ func pandocAnswer(t *testing.T) (md string, csl []byte) {
 func TestMarkdownPandocCitations(t *testing.T) {
 	md, csl := pandocAnswer(t)
 	want := "HyDE writes a hypothetical document [@gao2023, p. 5]. It is then embedded [@gao2023, p. 6; @gao2023, p. 5], " +
-		"a practice older than footnotes [@muller2021, p. 45]. No labels are needed [^4] [@gao2023, p. 5].\n" +
+		"a practice older than footnotes [@muller2021, p. 45]. No labels are needed[^4] [@gao2023, p. 5].\n" +
 		"\n" +
 		`[^4]: Reading notes, /notes/reading.md: "My notes say HyDE needs no relevance labels."` + "\n"
 	if md != want {

@@ -22,15 +22,30 @@ type SegmentReader interface {
 // is) and the words of the passage the citation rests on.
 //
 // This is the one place where the faces without a terminal turn a cited
-// source into what they show; a support verdict, when the pipeline sends
-// one, belongs here too (Reply.Add is where its event arrives).
+// source into what they show, its support check included: the footnote
+// as its citation event describes it, then, once its support event has
+// come (after the sentence that cites it; Reply.Add), that event's
+// verdict, segment, focus and sentence.
 type Footnote struct {
 	rag.Source
 	// Quote is the part of the cited segment that supports the citation:
-	// the text of the source's focus span (rag.Source.FocusStart and
-	// FocusEnd) on one line, cut to at most quoteBytes at a word; empty
-	// when the pipeline marked none or the segment could not be read.
+	// the support check's sentence once its event has come, else the text
+	// of the source's focus span (rag.Source.FocusStart and FocusEnd); on
+	// one line, cut to at most quoteBytes at a word; empty when the
+	// pipeline marked none or the segment could not be read.
 	Quote string `json:"quote,omitempty"`
+	// Verdict is the support check's (docs/support.md): "supported",
+	// "partial", "unsupported" or "unchecked"; empty when no check came
+	// (an answer cut off before the sentence ended).
+	Verdict rag.Verdict `json:"verdict,omitempty"`
+	// Claim is the answer's sentence that was checked against the passage.
+	Claim string `json:"claim,omitempty"`
+	// Refined: a model judged the claim after the lexical check
+	// (--verify-model).
+	Refined bool `json:"refined,omitempty"`
+	// Quoted: the extractive answerer quoted Quote itself, so the passage
+	// supports the footnote by construction; nothing was computed.
+	Quoted bool `json:"quoted,omitempty"`
 	// passage is the cited segment's whole text ("" if it could not be
 	// read), for a client that shows the passage itself.
 	passage string
@@ -54,6 +69,26 @@ func newFootnote(ctx context.Context, lib SegmentReader, src rag.Source) Footnot
 		fn.Quote = cutAtWord(strings.Join(strings.Fields(seg.Text[s:e]), " "), quoteBytes)
 	}
 	return fn
+}
+
+// support takes footnote fn's support check: its verdict and claim, and
+// its sentence as the quote and the focus (in a neighbour of the segment
+// cited when the check found it there: SegmentID then names it and
+// PassageID the segment offered).
+func (fn *Footnote) support(sp *rag.Support) {
+	fn.Verdict, fn.Claim, fn.Refined, fn.Quoted = sp.Verdict, sp.Claim, sp.Refined, sp.Quoted
+	if sp.SegmentID != "" && sp.FocusStart < sp.FocusEnd {
+		if sp.SegmentID != fn.SegmentID {
+			if fn.PassageID == "" {
+				fn.PassageID = fn.SegmentID
+			}
+			fn.SegmentID, fn.passage = sp.SegmentID, ""
+		}
+		fn.FocusStart, fn.FocusEnd = sp.FocusStart, sp.FocusEnd
+	}
+	if sp.Sentence != "" {
+		fn.Quote = cutAtWord(strings.Join(strings.Fields(sp.Sentence), " "), quoteBytes)
+	}
 }
 
 // cutAtWord returns s when it fits in max bytes, else its start cut at a
@@ -93,8 +128,12 @@ type ReplyOptions struct {
 // written "\[2]", "\[?]", so that every unescaped bracketed numeral is
 // ibid's (as in the text face; Markdown renders "\[" as "["). At the end:
 // the error that cut the answer off, the references inferred by text
-// overlap, the sources (ReplyOptions.Sources) and the note of an
-// extractive answer.
+// overlap, the sources (ReplyOptions.Sources; a footnote whose passage
+// does not support the sentence citing it, or only partly, says so at the
+// start of its line), a line naming the unsupported footnotes, and the
+// note of an extractive answer. Verdicts arrive after the references they
+// judge, so the text already sent is never changed: they show at the end
+// and in the footnotes.
 //
 // Invariants: footnotes[i].Number is i+1 (citation events arrive in
 // display order); text is only ever appended, so the concatenation of
@@ -105,6 +144,7 @@ type Reply struct {
 	esc       textEscaper
 	footnotes []Footnote
 	inferred  []int
+	verdicts  rag.Verdicts
 	info      *rag.AnswerInfo
 	err       string
 	started   bool // some text or reference was written
@@ -120,7 +160,8 @@ func NewReply(lib SegmentReader, opt ReplyOptions) *Reply {
 // Add renders e, the answer's next event, and returns what to append to
 // the message ("" for nothing) and, for a citation, its footnote (nil
 // otherwise). Text that ends in '[' keeps the bracket back until the next
-// event decides its form.
+// event decides its form. A support event updates its footnote in
+// Footnotes and returns nothing.
 func (r *Reply) Add(ctx context.Context, e rag.Event) (string, *Footnote) {
 	var s string
 	switch e.Type {
@@ -130,6 +171,15 @@ func (r *Reply) Add(ctx context.Context, e rag.Event) (string, *Footnote) {
 		fn := newFootnote(ctx, r.lib, *e.Source)
 		r.footnotes = append(r.footnotes, fn)
 		return "", &fn
+	case rag.EventSupport:
+		if sp := e.Support; sp != nil && 0 < sp.Number && sp.Number <= len(r.footnotes) {
+			if r.verdicts == nil {
+				r.verdicts = rag.Verdicts{}
+			}
+			r.verdicts.Add(e)
+			r.footnotes[sp.Number-1].support(sp)
+		}
+		return "", nil
 	case rag.EventRef:
 		if e.Inferred {
 			r.inferred = append(r.inferred, e.Number)
@@ -211,6 +261,14 @@ func (r *Reply) end() string {
 			b.WriteString(r.sourceLine(fn) + "\n")
 		}
 	}
+	if bad := r.verdicts.Unsupported(); len(bad) > 0 {
+		para()
+		line := "Not supported by the passages they cite: " + rag.RefList(bad) + "."
+		if r.opt.Markdown {
+			line = "**" + line + "**"
+		}
+		b.WriteString(line + "\n")
+	}
 	if r.info != nil && r.info.Note != "" {
 		para()
 		if r.opt.Markdown {
@@ -222,15 +280,25 @@ func (r *Reply) end() string {
 	return b.String()
 }
 
-// sourceLine is fn's line in the sources list: "[n] title, pages,
-// section, URL or path (inferred)", the segment id, then the quote.
+// sourceLine is fn's line in the sources list: "[n]", the verdict when
+// the passage does not (fully) support the claim ("Unsupported: the
+// passage does not say this."), "title, pages, section, URL or path
+// (inferred)", the segment id, then the quote.
 func (r *Reply) sourceLine(fn Footnote) string {
 	esc := func(s string) string { return s }
 	prefix := ""
 	if r.opt.Markdown {
 		esc, prefix = escapeMarkdown, "- "
 	}
-	line := prefix + rag.RefText(fn.Number) + " " + esc(rag.SourceLine(fn.Source, false))
+	line := prefix + rag.RefText(fn.Number) + " "
+	if note := rag.VerdictNote(r.verdicts[fn.Number]); note != "" {
+		note = strings.ToUpper(note[:1]) + note[1:] + "."
+		if r.opt.Markdown {
+			note = "*" + note + "*"
+		}
+		line += note + " "
+	}
+	line += esc(rag.SourceLine(fn.Source, false))
 	if r.opt.SegmentIDs {
 		line += " (segment " + esc(fn.SegmentID) + ")"
 	}

@@ -10,8 +10,10 @@ import (
 // TextWriter writes the answer as plain text: references as [n], unknown
 // ids as [?] (the text's own "[2]" or "[?]" is written "\[2]", "\[?]": see
 // textEscaper), then a numbered source list (title, pages, section, path or
-// URL, "(inferred)" where the reference was inferred) and, for an
-// extractive answer, a note saying so and how to configure a model.
+// URL, "(inferred)" where the reference was inferred; a source whose
+// passage does not support the claim starts "Unsupported: …" or "Partly
+// supported: …"), a line naming the unsupported footnotes, if any, and, for
+// an extractive answer, a note saying so and how to configure a model.
 //
 // Inferred references arrive after the text (the model cited nothing); they
 // are listed after the answer, not placed inside text already written.
@@ -20,6 +22,7 @@ type TextWriter struct {
 	esc      textEscaper
 	sources  []rag.Source
 	inferred []int
+	verdicts rag.Verdicts
 }
 
 func (t *TextWriter) Write(e rag.Event) error {
@@ -29,6 +32,12 @@ func (t *TextWriter) Write(e rag.Event) error {
 		s = t.esc.text(e.Text)
 	case rag.EventCitation:
 		t.sources = append(t.sources, *e.Source)
+		return nil
+	case rag.EventSupport:
+		if t.verdicts == nil {
+			t.verdicts = rag.Verdicts{}
+		}
+		t.verdicts.Add(e)
 		return nil
 	case rag.EventRef:
 		if e.Inferred {
@@ -62,11 +71,21 @@ func (t *TextWriter) done(e rag.Event) string {
 	if len(t.sources) > 0 {
 		b.WriteString("\nSources:\n")
 		for _, s := range t.sources {
-			b.WriteString("[" + strconv.Itoa(s.Number) + "] " + escapeText(oneLine(rag.SourceLine(s, false))) + "\n")
+			line := "[" + strconv.Itoa(s.Number) + "] "
+			if note := rag.VerdictNote(t.verdicts[s.Number]); note != "" {
+				line += strings.ToUpper(note[:1]) + note[1:] + ". "
+			}
+			b.WriteString(line + escapeText(oneLine(rag.SourceLine(s, false))) + "\n")
 		}
+	}
+	if bad := t.verdicts.Unsupported(); len(bad) > 0 {
+		b.WriteString("\nNot supported by the passages they cite: " + rag.RefList(bad) + ".\n")
 	}
 	if e.Info != nil && e.Info.Note != "" {
 		b.WriteString("\nNote: " + e.Info.Note + "\n")
+	}
+	if e.Info != nil && e.Info.VerifyNote != "" {
+		b.WriteString("\nNote: " + e.Info.VerifyNote + "\n")
 	}
 	return b.String()
 }

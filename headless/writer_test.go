@@ -52,7 +52,7 @@ func TestFormatsTimesCiteFormats(t *testing.T) {
 		})
 		t.Run("markdown/"+cite, func(t *testing.T) {
 			got := answer(t, "markdown", cite, answers[cite])
-			body := strings.NewReplacer("[1]", "[^1]", "[2]", "[^2]", "[?]", `\[?\]`).Replace(plainWant[cite])
+			body := strings.NewReplacer(" [1]", "[^1]", " [2]", "[^2]", "[1]", "[^1]", "[2]", "[^2]", "[?]", `\[?\]`).Replace(plainWant[cite])
 			want := body + "\n\n" +
 				`[^1]: Bees and Flowers, p. 3, § 2 Methods › 2.1 Sites, /papers/bees.pdf: "Honey bees pollinate almond orchards in California."` + "\n" +
 				`[^2]: Bees and Flowers, p. 4, § 3 Results, /papers/bees.pdf: "Mites spread viruses that collapse bee colonies."` + "\n"

@@ -25,6 +25,7 @@ import (
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/retrieve"
+	checker "github.com/ibid-dev/ibid/rag/support"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -82,6 +83,9 @@ type PipelineOptions struct {
 	Neighbours int            // neighbouring segments on each side added to each passage; 0: retrieval's default (1), negative: none
 	// Rerank, if not nil, reranks retrieval's candidates (retrieve.Options).
 	Rerank retrieve.Reranker
+	// Verify, if not nil, judges with a model the footnotes whose lexical
+	// support check is not clear-cut (rag/support's model pass).
+	Verify *checker.Judge
 	// References offers passages from the documents' references too,
 	// which retrieval leaves out by default (retrieve.Options.References).
 	References bool
@@ -164,6 +168,7 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 		passages[i] = newOffered(begin.aliases[i], h)
 		run.offered[passages[i].k] = &passages[i]
 	}
+	run.startChecks(passages)
 
 	mode := p.a.Mode(p.opt.CiteFormat)
 	opt := citations.Options{Offered: func(k int) bool { _, ok := run.segment(k); return ok }, Registry: registry}
@@ -204,6 +209,7 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 	if len(run.turn.Sources) == 0 && run.text.Len() > 0 {
 		run.infer(passages)
 	}
+	run.finishChecks()
 	run.done()
 	return err
 }
@@ -230,6 +236,7 @@ type answerRun struct {
 	quoted map[int]ingest.Span
 	info   AnswerInfo         // the answerer's
 	idf    map[string]float64 // rarity weights of terms asked so far (weights)
+	checks checks             // the footnotes' support checks (answer_support.go)
 }
 
 // segment returns the segment id of source_k.
@@ -251,13 +258,18 @@ func (r *answerRun) handle(e citations.Event) {
 		s := string(e.Text) // the engine reuses its buffer: copy
 		r.text.WriteString(s)
 		r.send(Event{Type: EventText, Text: s})
+		r.textArrived(s)
 	case citations.KindCitation:
 		src := r.source(e.Source, e.Number)
 		r.sentenceFocus(&src, e.Source)
 		r.turn.Sources = append(r.turn.Sources, src)
+		if _, ok := r.offered[e.Source]; ok {
+			r.checks.byNumber[e.Number] = e.Source
+		}
 		r.send(Event{Type: EventCitation, Number: e.Number, Source: &src})
 	case citations.KindRef:
 		r.send(Event{Type: EventRef, Number: e.Number})
+		r.citedAt(e.Number)
 	case citations.KindUnknown:
 		r.send(Event{Type: EventUnknown, Text: string(e.Text)})
 	case citations.KindDone:
@@ -292,6 +304,10 @@ func (r *answerRun) done() {
 	}
 	info := r.info
 	info.Inferred, info.Interrupted = t.Inferred, t.Interrupted
+	if j := r.p.opt.Verify; j != nil {
+		info.Verifier = j.Model()
+	}
+	info.VerifyNote = r.checks.failure
 	rep := t.Report
 	if rep == nil {
 		rep = &citations.Report{}
@@ -313,7 +329,7 @@ func (r *answerRun) source(k, n int) Source {
 	}
 	for i := len(r.past) - 1; i >= 0; i-- {
 		for _, s := range r.past[i].Sources {
-			if s.SegmentID == id {
+			if s.Cited() == id {
 				s.Number, s.Alias, s.Inferred = n, alias, false
 				return s
 			}
@@ -341,6 +357,7 @@ func fillSource(src *Source, seg store.Segment, doc store.Document) {
 	src.Authors = bib.MetaAuthorList(doc.Meta[bib.MetaAuthors])
 	src.Year = doc.Meta[bib.MetaYear]
 	src.DOI = doc.Meta[bib.MetaDOI]
+	src.SegmentHash = SegmentHash(seg.Text)
 }
 
 // snippetBytes bounds a source's snippet.

@@ -1,7 +1,6 @@
 package rag
 
 import (
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -9,7 +8,6 @@ import (
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
-	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 // focus is the place inside parent that matched best, as byte offsets
@@ -63,48 +61,16 @@ func citingSentence(text string) string {
 	return text[last.Start:last.End]
 }
 
-// support is the sentence of text (ingest.Sentences, which never ends one
-// inside a code span; white space and list or quote markers around it
-// left out) with the best lexical support for citing: the largest sum of
-// weight over the distinct analysed terms (keyword.Tokenize, question
-// words left out) that the two share; ties go to the earlier sentence.
-// ok is false when no sentence shares a term with citing. weight gives
-// each of citing's terms its weight (terms missing weigh 0).
-func support(text, citing string, weight func(terms []string) map[string]float64) (sp ingest.Span, ok bool) {
-	set := extractive.ContentTerms(keyword.Tokenize(citing))
-	if len(set) == 0 {
-		return ingest.Span{}, false
-	}
-	terms := make([]string, 0, len(set))
-	for t := range set {
-		terms = append(terms, t)
-	}
-	slices.Sort(terms)
-	w := weight(terms)
-	best := 0.0
-	for _, s := range ingest.Sentences(text) {
-		score := 0.0
-		for t := range extractive.TermSet(text[s.Start:s.End]) {
-			if set[t] {
-				score += w[t]
-			}
-		}
-		if score > best {
-			best, sp, ok = score, extractive.TrimSpan(text, s), true
-		}
-	}
-	return sp, ok
-}
-
-// sentenceFocus settles the focus of src, offered as source_k and
-// described by source (which gave it its child focus, if any), at its
+// sentenceFocus settles the focus of src, offered as source_k, at its
 // first citation in this answer (see Source). When numbers continue
-// across the conversation and an earlier turn cited the segment, its focus
-// is that turn's, as its number is. Otherwise, when the passage offered as
-// source_k in this turn has no child focus, it is the sentence of its
-// segment that best supports the sentence citing it: the span the
-// answerer told it quoted (Request.Quoted; an empty one: none), or else
-// the sentence support finds for citingSentence of the answer so far.
+// across the conversation and an earlier turn cited the segment, its
+// focus is that turn's, as its number is. Otherwise it is, first that
+// applies: the span the answerer told it quoted (Request.Quoted; an empty
+// one: none); the sentence of the passage the support check finds for
+// citingSentence of the answer so far, in whichever of the passage's
+// segments holds it (the citation then points at that segment, and
+// PassageID names the one offered); the best child hit of a hierarchical
+// parent (offered.focusStart).
 func (r *answerRun) sentenceFocus(src *Source, k int) {
 	o, ok := r.offered[k]
 	if !ok {
@@ -113,23 +79,31 @@ func (r *answerRun) sentenceFocus(src *Source, k int) {
 	if r.p.opt.Numbering == NumberingConversation {
 		for _, t := range r.past {
 			for _, s := range t.Sources {
-				if s.SegmentID == src.SegmentID && !s.Inferred {
-					src.FocusStart, src.FocusEnd = s.FocusStart, s.FocusEnd
+				if s.Cited() == src.SegmentID && !s.Inferred {
+					src.SegmentID, src.PassageID, src.FocusStart, src.FocusEnd = s.SegmentID, s.PassageID, s.FocusStart, s.FocusEnd
+					src.SegmentHash = s.SegmentHash
+					r.checks.kept[src.Number] = true
 					return
 				}
 			}
 		}
 	}
-	if o.focusEnd > 0 {
+	if sp, ok := r.quoted[k]; ok {
+		src.FocusStart, src.FocusEnd = 0, 0
+		if sp.Start >= 0 && sp.Start < sp.End && sp.End <= len(o.seg.Text) {
+			src.FocusStart, src.FocusEnd = sp.Start, sp.End
+		}
 		return
 	}
-	sp, ok := r.quoted[k]
+	seg, a, b, ok := r.checkFocus(k)
 	if !ok {
-		sp, ok = support(o.seg.Text, citingSentence(r.text.String()), r.weights)
+		return // the child's focus, if any (source)
 	}
-	if ok && sp.Start >= 0 && sp.Start < sp.End && sp.End <= len(o.seg.Text) {
-		src.FocusStart, src.FocusEnd = sp.Start, sp.End
+	if seg.ID != o.seg.ID {
+		fillSource(src, seg, o.doc)
+		src.SegmentID, src.PassageID = seg.ID, o.seg.ID
 	}
+	src.FocusStart, src.FocusEnd = a, b
 }
 
 // weights are the rarity weights (idf) of terms in the library, each

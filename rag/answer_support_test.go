@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 	"github.com/ibid-dev/ibid/rag/ragtest"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -30,16 +29,28 @@ func focusText(t *testing.T, r Retriever, src *Source) string {
 	return seg.Text[src.FocusStart:src.FocusEnd]
 }
 
-// citationsOf are the sources of evs' citation events, by display number.
+// citationsOf are the sources of evs' citation events, by display number,
+// each pointing where its footnote's first support event put it (the
+// segment and the focus the faces show): a citation is sent the moment its
+// number shows, with the checker's focus only when its passage was
+// analysed by then; the support event, after the sentence, always has it.
 func citationsOf(t *testing.T, evs []Event) map[int]*Source {
 	t.Helper()
 	out := map[int]*Source{}
+	checked := map[int]bool{}
 	for _, e := range evs {
-		if e.Type == EventCitation {
+		switch {
+		case e.Type == EventCitation:
 			if out[e.Number] != nil {
 				t.Errorf("number %d announced twice", e.Number)
 			}
-			out[e.Number] = e.Source
+			src := *e.Source
+			out[e.Number] = &src
+		case e.Type == EventSupport && !checked[e.Number]:
+			checked[e.Number] = true
+			if src, sp := out[e.Number], e.Support; src != nil && sp.SegmentID != "" {
+				src.SegmentID, src.FocusStart, src.FocusEnd = sp.SegmentID, sp.FocusStart, sp.FocusEnd
+			}
 		}
 	}
 	return out
@@ -63,50 +74,6 @@ func TestCitingSentence(t *testing.T) {
 	long := "Early sentence. " + strings.Repeat("é", citingBytes) + " tail "
 	if got := citingSentence(long); !strings.HasSuffix(got, "é tail") || len(got) > citingBytes {
 		t.Errorf("a long answer's citing sentence: %d bytes ending %q", len(got), got[max(0, len(got)-10):])
-	}
-}
-
-func TestSupport(t *testing.T) {
-	text := "Bees forage widely in spring.  Varroa mites infest the brood cells.\n\nNothing else: `code. here` stays whole."
-	unweighted := func(terms []string) map[string]float64 {
-		w := map[string]float64{}
-		for _, t := range terms {
-			w[t] = 1
-		}
-		return w
-	}
-	rare := func(terms []string) map[string]float64 {
-		w := unweighted(terms)
-		for _, t := range terms {
-			if t == "varroa" {
-				w[t] = 5
-			}
-		}
-		return w
-	}
-	at := func(s string) ingest.Span {
-		i := strings.Index(text, s)
-		return ingest.Span{Start: i, End: i + len(s)}
-	}
-	for _, c := range []struct {
-		name, citing string
-		weight       func([]string) map[string]float64
-		want         string // "" none
-	}{
-		{"second sentence", "Mites infest brood", unweighted, "Varroa mites infest the brood cells."},
-		{"tie to the earlier", "Bees and varroa", unweighted, "Bees forage widely in spring."},
-		{"rarity breaks the tie", "Bees and varroa", rare, "Varroa mites infest the brood cells."},
-		{"no overlap", "Whales sing at dusk", unweighted, ""},
-		{"only question words", "How many? What?", unweighted, ""},
-		{"not cut in a code span", "code here", unweighted, "Nothing else: `code. here` stays whole."},
-	} {
-		sp, ok := support(text, c.citing, c.weight)
-		switch {
-		case c.want == "" && ok:
-			t.Errorf("%s: focus %q, want none", c.name, text[sp.Start:sp.End])
-		case c.want != "" && (!ok || sp != at(c.want)):
-			t.Errorf("%s: focus %v (%v), want %v %q", c.name, sp, ok, at(c.want), c.want)
-		}
 	}
 }
 
@@ -252,10 +219,11 @@ func TestModelFocusWeighsRarity(t *testing.T) {
 	}
 }
 
-// TestChildFocusWins: a parent whose child matched is focused on the child
-// even when the citing sentence matches another of its sentences better;
-// its neighbour parent, without a child hit, gets the sentence focus.
-func TestChildFocusWins(t *testing.T) {
+// TestCheckerFocusBeatsChild: a parent whose child matched the question
+// is focused on the sentence that supports the citing sentence, not on the
+// child, when the support check finds one; its neighbour parent, without a
+// child hit, gets the sentence focus too.
+func TestCheckerFocusBeatsChild(t *testing.T) {
 	doc, segs := hierDoc()
 	r := &focusRetriever{doc: doc, segs: segs, passages: []retrieve.Passage{
 		{Segment: segs[0], Document: doc, Context: segs[:1], Rank: 0, Hits: []retrieve.Hit{{Segment: segs[3], Rank: 0}}},
@@ -269,8 +237,8 @@ func TestChildFocusWins(t *testing.T) {
 		t.Fatal(err)
 	}
 	cites := citationsOf(t, evs)
-	if got := focusText(t, r, cites[1]); got != segs[3].Text {
-		t.Errorf("[1] focus %q, want the child %q", got, segs[3].Text)
+	if got, want := focusText(t, r, cites[1]), "In summer, foragers bring water that evaporates on the comb and cools it."; got != want {
+		t.Errorf("[1] focus %q, want %q (not the child %q)", got, want, segs[3].Text)
 	}
 	if got, want := focusText(t, r, cites[2]), "Their role is reproductive, and colonies evict them in autumn."; got != want {
 		t.Errorf("[2] focus %q, want %q", got, want)

@@ -410,7 +410,7 @@ func TestConversationNumberingAndJSON(t *testing.T) {
 	if back.Markdown() != conv.Markdown() {
 		t.Errorf("markdown differs after a JSON round trip:\n%s\n---\n%s", back.Markdown(), conv.Markdown())
 	}
-	if !strings.Contains(conv.Markdown(), "D [^3]") || !strings.Contains(conv.Markdown(), "[^3]: ") {
+	if !strings.Contains(conv.Markdown(), "D[^3]") || !strings.Contains(conv.Markdown(), "[^3]: ") {
 		t.Errorf("markdown:\n%s", conv.Markdown())
 	}
 }

@@ -108,8 +108,8 @@ func TestPandocMarkdownExport(t *testing.T) {
 	}
 	got := c.PandocMarkdown("ibid-x.json")
 	want := "---\nbibliography: \"ibid-x.json\"\n---\n\n" +
-		"HyDE embeds a written document [@gao2023, p. 5]; no labels [^2].\n\n" +
-		`[^2]: Reading notes, /n/reading.md: "HyDE needs no relevance labels, my notes say."` + "\n"
+		"HyDE embeds a written document [@gao2023, p. 5]; no labels[^2].\n\n" +
+		`[^2]: Reading notes, /n/reading.md: "HyDE needs no relevance labels, my notes say." *(partly supported: the passage says only some of this)*` + "\n"
 	if got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}

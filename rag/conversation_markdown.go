@@ -63,13 +63,19 @@ func (c *Conversation) markdown(style CiteStyle, bibliography string) string {
 				b.WriteString(group.Flush())
 			}
 		}
-		for _, e := range t.Events {
+		verdicts := TurnVerdicts(&t)
+		for k, e := range t.Events {
 			if e.Type != EventRef {
 				flush()
 			}
 			switch e.Type {
 			case EventText:
-				b.WriteString(e.Text)
+				text := e.Text
+				if refFollows(t.Events[k+1:]) {
+					// No space before a footnote: "bees.[^1]".
+					text = strings.TrimRight(text, " \t")
+				}
+				b.WriteString(text)
 			case EventRef:
 				if s, ok := byNumber[e.Number]; ok && style == CitePandoc && Citable(s) && !e.Inferred {
 					group.Add(s)
@@ -94,13 +100,28 @@ func (c *Conversation) markdown(style CiteStyle, bibliography string) string {
 			}
 			defined[l] = true
 			wrote = true
-			b.WriteString(Footnote(l, s))
+			b.WriteString(Footnote(l, s, verdicts[s.Number]))
 		}
 		if wrote {
 			b.WriteString("\n")
 		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// refFollows reports whether the next event that writes something is a
+// reference (a citation or support event between writes nothing).
+func refFollows(events []Event) bool {
+	for _, e := range events {
+		switch e.Type {
+		case EventCitation, EventSupport:
+			continue
+		case EventRef:
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // endsInSpace reports whether b is empty or ends in white space.
@@ -112,9 +133,19 @@ func endsInSpace(b *strings.Builder) bool {
 // FootnoteRef is a Pandoc footnote reference.
 func FootnoteRef(label string) string { return "[^" + label + "]" }
 
-// Footnote is the Pandoc footnote definition of a source, one line.
-func Footnote(label string, s Source) string {
-	return "[^" + label + "]: " + SourceLine(s, true) + "\n"
+// Footnote is the Pandoc footnote definition of a source, one line: its
+// description, the sentence that supports the claim in quotes (Quote),
+// and, when the passage does not support it (sup, nil when unchecked),
+// a note saying so.
+func Footnote(label string, s Source, sup *Support) string {
+	line := SourceLine(s, false)
+	if q := Quote(s, sup); q != "" {
+		line += `: "` + oneLine(q) + `"`
+	}
+	if note := VerdictNote(sup); note != "" {
+		line += " *(" + note + ")*"
+	}
+	return "[^" + label + "]: " + line + "\n"
 }
 
 // SourceLine describes a source on one line: title, pages, section, path or

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ibid-dev/ibid/citations"
+	checker "github.com/ibid-dev/ibid/rag/support"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -17,6 +18,7 @@ const (
 	EventCitation EventType = "citation"
 	EventRef      EventType = "ref"
 	EventUnknown  EventType = "unknown"
+	EventSupport  EventType = "support"
 	EventDone     EventType = "done"
 	EventError    EventType = "error"
 )
@@ -58,6 +60,15 @@ type Source struct {
 	// sentence) has only a child's focus.
 	FocusStart int `json:"focus_start,omitempty"`
 	FocusEnd   int `json:"focus_end,omitempty"`
+	// SegmentHash is the hex SHA-256 of the text of the segment SegmentID
+	// names, as it was when cited, so that `ibid verify` can tell later
+	// whether the library still holds that text.
+	SegmentHash string `json:"segment_hash,omitempty"`
+	// PassageID is, when the support check found the citation's support
+	// in a neighbour of the segment the model was offered (SegmentID then
+	// names the neighbour), the id of the offered segment: the one its
+	// alias stands for. "" when they are the same.
+	PassageID string `json:"passage_id,omitempty"`
 	// Boxes are where the cited segment's text is drawn on its pages
 	// (store.Box: points from the page's top-left corner), for a client
 	// that shows the page itself; PDFs only, nil otherwise.
@@ -71,6 +82,58 @@ type Source struct {
 	DOI     string   `json:"doi,omitempty"`
 }
 
+// Cited is the segment source_k stands for: the one the model was
+// offered (PassageID when the support lies in a neighbour, else
+// SegmentID).
+func (s Source) Cited() string {
+	if s.PassageID != "" {
+		return s.PassageID
+	}
+	return s.SegmentID
+}
+
+// Verdict says whether a passage supports the claim that cites it
+// (rag/support): Supported, Partial, Unsupported or Unchecked.
+type Verdict = checker.Verdict
+
+// The verdicts.
+const (
+	Supported   = checker.Supported
+	Partial     = checker.Partial
+	Unsupported = checker.Unsupported
+	Unchecked   = checker.Unchecked
+)
+
+// Support is the support check of one footnote, the payload of an
+// EventSupport: does the passage cited as Number say what the sentence
+// that cites it says (docs/support.md)?
+//
+// Invariants: Number was announced by an earlier citation event of the
+// same answer. A footnote gets one support event after the sentence that
+// cites it ends, and at most one more, Refined, when a model judged the
+// claim; the last one is the footnote's verdict. SegmentID is "" exactly
+// when there is no supporting sentence (FocusStart == FocusEnd == 0,
+// Sentence ""); otherwise it names a segment of the passage cited (the
+// citation's, or a neighbour of it) and [FocusStart, FocusEnd) are byte
+// offsets into its text that hold Sentence.
+type Support struct {
+	Number     int     `json:"display_number"`
+	Verdict    Verdict `json:"verdict"`
+	SegmentID  string  `json:"segment_id,omitempty"`
+	FocusStart int     `json:"focus_start"`
+	FocusEnd   int     `json:"focus_end"`
+	// Score is the lexical check's, in [0, 1] (1 for a quote).
+	Score    float64 `json:"score"`
+	Sentence string  `json:"sentence,omitempty"`
+	// Claim is the answer's sentence that cites (what was checked).
+	Claim string `json:"claim,omitempty"`
+	// Refined: a model judged the claim after the lexical check.
+	Refined bool `json:"refined"`
+	// Quoted: the extractive answerer quoted Sentence for this footnote,
+	// so it supports it by construction; nothing was computed.
+	Quoted bool `json:"quoted,omitempty"`
+}
+
 // Event is one item of an answer stream. Unlike citations.Event it owns its
 // bytes, so it may be sent over channels and kept.
 type Event struct {
@@ -78,6 +141,7 @@ type Event struct {
 	Text     string            // EventText: content; EventUnknown: the raw id; EventError: the message
 	Number   int               // EventRef: display number
 	Source   *Source           // EventCitation
+	Support  *Support          // EventSupport
 	Report   *citations.Report // EventDone
 	Total    int               // EventDone: total distinct citations
 	Order    []string          // EventDone: segment ids in display order
@@ -98,6 +162,12 @@ type AnswerInfo struct {
 	Inferred    bool   `json:"inferred,omitempty"`    // references attributed by overlap
 	Interrupted bool   `json:"interrupted,omitempty"` // cut off (error or cancel); the text so far was kept
 	Note        string `json:"note,omitempty"`        // a sentence for the reader, e.g. how to configure a model
+	// Verifier names the model that judged the footnotes the lexical
+	// support check found uncertain ("" none: lexical only); VerifyNote
+	// says, when that model failed, that the verdicts are the lexical
+	// check's and why (once per answer).
+	Verifier   string `json:"verifier,omitempty"`
+	VerifyNote string `json:"verify_note,omitempty"`
 }
 
 // wireEvent is the JSON form of an Event: one object with a "type" field,
@@ -134,6 +204,14 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			Type EventType `json:"type"`
 			*Source
 		}{e.Type, e.Source})
+	case EventSupport:
+		if e.Support == nil {
+			return nil, fmt.Errorf("support event without a verdict")
+		}
+		return json.Marshal(struct {
+			Type EventType `json:"type"`
+			*Support
+		}{e.Type, e.Support})
 	case EventRef:
 		w.DisplayNumber = &e.Number
 		w.Inferred = e.Inferred
@@ -199,6 +277,16 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		e.Source = &s
 		e.Number = s.Number
 		e.Inferred = s.Inferred
+	case EventSupport:
+		var s Support
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		if !s.Verdict.Valid() {
+			return fmt.Errorf("support event with verdict %q", s.Verdict)
+		}
+		e.Support = &s
+		e.Number = s.Number
 	case EventRef:
 		e.Number, e.Inferred, e.Offset = w.DisplayNumber, w.Inferred, w.Offset
 	case EventUnknown:

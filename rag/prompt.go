@@ -47,6 +47,9 @@ type offered struct {
 	// focusStart, focusEnd: where in seg.Text its best child hit lies
 	// (see focus); both 0: none.
 	focusStart, focusEnd int
+	// window is the passage's segments in reading order: seg and its
+	// neighbours, what the model reads and the support check weighs.
+	window []store.Segment
 }
 
 // header is the context block's first line after the alias:
@@ -89,7 +92,7 @@ func newOffered(k int, p retrieve.Passage) offered {
 		}
 	}
 	slices.SortFunc(segs, func(a, b store.Segment) int { return a.Index - b.Index })
-	o := offered{k: k, seg: p.Segment, doc: p.Document, pageStart: p.Segment.PageStart, pageEnd: p.Segment.PageEnd}
+	o := offered{k: k, seg: p.Segment, doc: p.Document, pageStart: p.Segment.PageStart, pageEnd: p.Segment.PageEnd, window: segs}
 	o.focusStart, o.focusEnd = focus(p.Segment, p.Hits)
 	texts := make([]string, len(segs))
 	for i, s := range segs {

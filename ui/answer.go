@@ -74,6 +74,9 @@ type answerDoc struct {
 	// seen holds the display numbers drawn so far: the sources pane lists
 	// a source only once its node is on screen, so both grow in step.
 	seen map[int]bool
+	// unsupported holds the display numbers whose passage does not
+	// support the sentence that cites them (their nodes are Unsupported).
+	unsupported map[int]bool
 
 	tail render.Tail // draws the open block, src[closed:]
 }
@@ -117,7 +120,7 @@ func (d *answerDoc) insertInferred(n, off int) {
 	}
 	items = append(items, item{min(max(off, 0), len(text)), render.Inferred, n})
 	sort.SliceStable(items, func(i, j int) bool { return items[i].off < items[j].off })
-	*d = answerDoc{finished: d.finished}
+	*d = answerDoc{finished: d.finished, unsupported: d.unsupported}
 	pos := 0
 	for _, it := range items {
 		d.addText(text[pos:it.off])
@@ -250,12 +253,67 @@ func (d *answerDoc) applyEvent(e rag.Event) {
 			return
 		}
 		k := render.Cited
-		if e.Inferred {
+		switch {
+		case e.Inferred:
 			k = render.Inferred
+		case d.unsupported[e.Number]:
+			k = render.Unsupported
 		}
 		d.addNode(k, e.Number)
+	case rag.EventSupport:
+		bad := e.Support.Verdict == rag.Unsupported
+		if bad != d.unsupported[e.Number] {
+			if d.unsupported == nil {
+				d.unsupported = map[int]bool{}
+			}
+			d.unsupported[e.Number] = bad
+			d.setUnsupported(e.Number, bad)
+		}
 	case rag.EventUnknown:
 		d.addNode(render.Unknown, 0)
+	}
+}
+
+// setUnsupported draws every node numbered n (cited ones) as unsupported
+// ([n✗]) or not: its placeholder changes width, so the source after it
+// moves, the block holding it is drawn again and the blocks after it keep
+// their renders, only their offsets move.
+func (d *answerDoc) setUnsupported(n int, on bool) {
+	from, to := render.Cited, render.Unsupported
+	if !on {
+		from, to = to, from
+	}
+	for i := range d.nodes {
+		nd := &d.nodes[i]
+		if nd.num != n || nd.kind != from {
+			continue
+		}
+		old, repl := render.Placeholder(from, n), render.Placeholder(to, n)
+		at, delta := nd.off, len(repl)-len(old)
+		d.src = append(d.src[:at], append([]byte(repl), d.src[at+len(old):]...)...)
+		nd.kind = to
+		for j := i + 1; j < len(d.nodes); j++ {
+			d.nodes[j].off += delta
+		}
+		for b := range d.blocks {
+			bl := &d.blocks[b]
+			switch {
+			case bl.start > at:
+				bl.start += delta
+				bl.end += delta
+			case bl.end > at:
+				bl.end += delta
+				bl.width, bl.raw, bl.lines, bl.fitted = 0, nil, nil, nil
+			}
+		}
+		if at >= d.closed {
+			d.tail.Reset()
+		} else {
+			d.closed += delta
+		}
+		if at < d.lineStart {
+			d.lineStart += delta
+		}
 	}
 }
 

@@ -96,7 +96,7 @@ func TestExportPandoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "---\nbibliography: \"answer.json\"\n---\n\nSpring tides come at new moon [@garcia2020]; neap tides at the quarters [@baker2019; @garcia2020]. Tables [^3].\n\n"
+	want := "---\nbibliography: \"answer.json\"\n---\n\nSpring tides come at new moon [@garcia2020]; neap tides at the quarters [@baker2019; @garcia2020]. Tables[^3].\n\n"
 	if !strings.HasPrefix(string(md), want) || !strings.Contains(string(md), "[^3]: Notes") {
 		t.Errorf("export:\n%s\nwant it to begin\n%s", md, want)
 	}

@@ -25,6 +25,10 @@ type fakeBackend struct {
 	library string
 	added   [][]string        // the paths of every Add
 	focus   map[string][2]int // a cited segment's focus (rag.Source.FocusStart, FocusEnd), by segment id
+	// verdicts, by segment id, are sent as support events after the
+	// text that follows a footnote's first reference (the sentence that
+	// cites it); a segment without one gets no support event.
+	verdicts map[string]rag.Verdict
 }
 
 func newFakeBackend(answer string) *fakeBackend {
@@ -57,6 +61,7 @@ func (b *fakeBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) e
 	t := Turn{Question: q}
 	numbers := map[int]int{}
 	send := func(e rag.Event) { emit(e); t.Events = append(t.Events, e) }
+	var pending []rag.Support // checks to send after the next text
 	s := b.answer
 	var err error
 	for s != "" && err == nil {
@@ -91,6 +96,9 @@ func (b *fakeBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) e
 					FocusStart: b.focus[seg][0], FocusEnd: b.focus[seg][1], Boxes: sg.Boxes}
 				t.Sources = append(t.Sources, src)
 				send(rag.Event{Type: rag.EventCitation, Number: n, Source: &src})
+				if v, ok := b.verdicts[seg]; ok {
+					pending = append(pending, rag.Support{Number: n, Verdict: v, SegmentID: seg, FocusStart: 0, FocusEnd: len(sg.Text), Sentence: sg.Text})
+				}
 			}
 			send(rag.Event{Type: rag.EventRef, Number: n})
 			continue
@@ -101,6 +109,10 @@ func (b *fakeBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) e
 		}
 		send(rag.Event{Type: rag.EventText, Text: s[:n]})
 		s = s[n:]
+		for i := range pending {
+			send(rag.Event{Type: rag.EventSupport, Number: pending[i].Number, Support: &pending[i]})
+		}
+		pending = nil
 	}
 	if err != nil {
 		t.Interrupted = true

@@ -28,12 +28,12 @@ type sourcesPane struct {
 	scrolled      bool // the wheel moved the view: do not pull it to the selection
 	entryAt       []int
 
-	// list returns the sources to show and the display number of the
-	// selected node (0: none); the root provides it.
-	list func() ([]rag.Source, int)
+	// list returns the sources to show, their verdicts and the display
+	// number of the selected node (0: none); the root provides it.
+	list func() ([]rag.Source, rag.Verdicts, int)
 }
 
-func newSourcesPane(c *common, list func() ([]rag.Source, int)) *sourcesPane {
+func newSourcesPane(c *common, list func() ([]rag.Source, rag.Verdicts, int)) *sourcesPane {
 	return &sourcesPane{c: c, list: list}
 }
 
@@ -65,7 +65,7 @@ func (p *sourcesPane) Update(msg tea.Msg) (pane, tea.Cmd) {
 	if !ok || !p.focused {
 		return p, nil
 	}
-	srcs, _ := p.list()
+	srcs, _, _ := p.list()
 	k := p.c.Keys
 	p.scrolled, p.clicked = false, false
 	switch {
@@ -81,7 +81,7 @@ func (p *sourcesPane) Update(msg tea.Msg) (pane, tea.Cmd) {
 
 // open opens the entry under the cursor in the viewer.
 func (p *sourcesPane) open() tea.Cmd {
-	srcs, _ := p.list()
+	srcs, _, _ := p.list()
 	if p.cursor >= len(srcs) {
 		return nil
 	}
@@ -89,26 +89,30 @@ func (p *sourcesPane) open() tea.Cmd {
 	return func() tea.Msg { return openSourceMsg{s} }
 }
 
-// entry draws one source: number and title, page and section, snippet;
-// a work of the bibliography by its label (rag.Source.Label) and then its
-// title.
-func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
+// entry draws one source: number and title, page and section, the
+// supporting sentence (else the snippet); a work of the bibliography by
+// its label (rag.Source.Label) and then its title; a source whose passage
+// does not support its sentence (sup) is numbered [n✗] and says so.
+func (p *sourcesPane) entry(s rag.Source, sup *rag.Support, selected bool) []string {
 	st := p.c.Styles
 	w := max(p.width-1, 8)
-	num := fmt.Sprintf("[%d]", s.Number)
+	num := render.ChipText(render.Cited, s.Number)
 	ns := st.SourceNumber
-	if s.Inferred {
+	switch {
+	case s.Inferred:
 		ns = st.ChipInferred
+	case sup != nil && sup.Verdict == rag.Unsupported:
+		num, ns = render.ChipText(render.Unsupported, s.Number), st.ChipUnsupported
 	}
 	title := cmp.Or(s.Title, s.Path, s.URL, s.SegmentID)
 	var lines, meta []string
 	if s.AuthorYear() != "" {
 		// A work of the bibliography: "[2] Gao et al. 2023 · p. 5 · § 3.1",
 		// then its title.
-		lines = append(lines, ns.Render(num)+" "+st.SourceTitle.Render(render.Shorten(s.Label(), max(w-len(num)-1, 4))),
+		lines = append(lines, ns.Render(num)+" "+st.SourceTitle.Render(render.Shorten(s.Label(), max(w-ansi.StringWidth(num)-1, 4))),
 			"    "+render.Shorten(title, w-4))
 	} else {
-		lines = append(lines, ns.Render(num)+" "+st.SourceTitle.Render(render.Shorten(title, max(w-len(num)-1, 4))))
+		lines = append(lines, ns.Render(num)+" "+st.SourceTitle.Render(render.Shorten(title, max(w-ansi.StringWidth(num)-1, 4))))
 		if pg := rag.Pages(s.PageStart, s.PageEnd); pg != "" {
 			meta = append(meta, pg)
 		}
@@ -118,6 +122,9 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 	}
 	if s.Inferred {
 		meta = append(meta, "inferred")
+	}
+	if note := rag.VerdictNote(sup); note != "" {
+		meta = append(meta, note)
 	}
 	if len(meta) > 0 {
 		lines = append(lines, "    "+st.Dim.Render(render.Shorten(strings.Join(meta, " · "), w-4)))
@@ -130,7 +137,7 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 			lines = append(lines, "    "+ansi.SetHyperlink("file://"+s.Path)+st.Dim.Render(short)+ansi.ResetHyperlink())
 		}
 	}
-	if snip := snippetText(s.Snippet, innermost(s.Section), s.Title); snip != "" {
+	if snip := snippetText(rag.Quote(s, sup), innermost(s.Section), s.Title); snip != "" {
 		lines = append(lines, "    "+render.Shorten(snip, w-4))
 	}
 	if selected {
@@ -145,13 +152,17 @@ func (p *sourcesPane) entry(s rag.Source, selected bool) []string {
 // View draws the pane: a title and the entries, the selected node's
 // highlighted.
 func (p *sourcesPane) View() string {
-	srcs, selNum := p.list()
+	srcs, verdicts, selNum := p.list()
 	st := p.c.Styles
 	ts := st.PaneTitle
 	if p.focused {
 		ts = st.PaneTitleFocused
 	}
-	lines := []string{ts.Render(fmt.Sprintf("Sources (%d)", len(srcs)))}
+	title := fmt.Sprintf("Sources (%d)", len(srcs))
+	if bad := len(verdicts.Unsupported()); bad > 0 {
+		title = fmt.Sprintf("Sources (%d, %d unsupported)", len(srcs), bad)
+	}
+	lines := []string{ts.Render(render.Shorten(title, max(p.width-1, 8)))}
 	owner := []int{-1}
 	if len(srcs) == 0 {
 		lines, owner = append(lines, st.Dim.Render("none yet")), append(owner, -1)
@@ -162,7 +173,7 @@ func (p *sourcesPane) View() string {
 		if sel {
 			selLine = len(lines)
 		}
-		e := p.entry(s, sel)
+		e := p.entry(s, verdicts[s.Number], sel)
 		lines = append(lines, e...)
 		for range e {
 			owner = append(owner, i)

@@ -165,4 +165,4 @@ func TestResize(t *testing.T) {
 	}
 }
 
-func first[A, B any](a A, _ B) A { return a }
+func first[A, B, C any](a A, _ B, _ C) A { return a }

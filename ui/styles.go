@@ -19,6 +19,9 @@ type styles struct {
 	ChipSelected lipgloss.Style // the selected node
 	ChipInferred lipgloss.Style // a reference attributed by overlap, not cited by the model
 	ChipUnknown  lipgloss.Style // an id the model made up: [?]
+	// ChipUnsupported is a cited node whose passage does not support the
+	// sentence that cites it: [n✗], the mark readable without colour.
+	ChipUnsupported lipgloss.Style
 
 	Question lipgloss.Style // "› question" lines
 	Note     lipgloss.Style // interrupted / error / info lines under an answer
@@ -35,10 +38,11 @@ type styles struct {
 	SourceTitle    lipgloss.Style
 	SourceSelected lipgloss.Style // background of the selected entry
 
-	Status     lipgloss.Style
-	StatusKey  lipgloss.Style
-	Tooltip    lipgloss.Style // the cited snippet beside a selected chip
-	TooltipDim lipgloss.Style // its title and page line
+	Status      lipgloss.Style
+	StatusKey   lipgloss.Style
+	Tooltip     lipgloss.Style // the cited snippet beside a selected chip
+	TooltipDim  lipgloss.Style // its title and page line
+	TooltipWarn lipgloss.Style // the tooltip's word on a footnote its passage does not support
 
 	Viewer viewer.Styles // the passage viewer's
 
@@ -82,6 +86,7 @@ func stylesFor(th theme) *styles {
 		ChipSelected:     ns().Foreground(th.SelFg).Background(th.SelBg).Bold(true),
 		ChipInferred:     ns().Foreground(th.Inferred).Italic(true).Underline(true),
 		ChipUnknown:      ns().Foreground(th.Unknown).Strikethrough(true),
+		ChipUnsupported:  ns().Foreground(th.Unknown).Bold(true),
 		Question:         ns().Foreground(th.Accent).Bold(true),
 		Note:             ns().Foreground(th.Inferred).Italic(true),
 		Error:            ns().Foreground(th.Unknown).Bold(true),
@@ -98,6 +103,7 @@ func stylesFor(th theme) *styles {
 		StatusKey:        ns().Foreground(th.Accent).Bold(true),
 		Tooltip:          ns().Foreground(th.Text).Background(th.AccentBg),
 		TooltipDim:       ns().Foreground(th.Dim).Background(th.AccentBg),
+		TooltipWarn:      ns().Foreground(th.Unknown).Background(th.AccentBg).Bold(true),
 	}
 	st.Viewer = viewer.Styles{
 		Head:     ns().Foreground(th.Accent).Bold(true),
@@ -146,6 +152,8 @@ func chipStyle(st *styles, k render.NodeKind, selected bool) (s styleRenderer) {
 		return st.ChipInferred
 	case k == render.Unknown:
 		return st.ChipUnknown
+	case k == render.Unsupported:
+		return st.ChipUnsupported
 	}
 	return st.ChipCited
 }

@@ -29,7 +29,9 @@ func (t *transcript) chipCell(i int) (line, x int, ok bool) {
 
 // tooltip draws the selected node's source as a small box: the work
 // (author–year when the document has a bibliography entry, else its
-// title) and page, then the cited snippet, at most width cells wide.
+// title) and page, the verdict when the passage does not support the
+// sentence (or supports only some of it), then the supporting sentence
+// (else the start of the passage), at most width cells wide.
 func (m *Model) tooltip(width int) []string {
 	tu, nd, ok := m.tr.selected()
 	if !ok || nd.kind == render.Unknown {
@@ -50,7 +52,20 @@ func (m *Model) tooltip(width int) []string {
 		return style.Render(" " + s + strings.Repeat(" ", max(inner-ansi.StringWidth(s), 0)) + " ")
 	}
 	lines = append(lines, pad(render.Shorten(head, inner), st.Tooltip))
-	snip := snippetText(src.Snippet, innermost(src.Section), src.Title)
+	sup := tu.verdicts[nd.num]
+	if nd.kind == render.Inferred {
+		sup = nil
+	}
+	if note := rag.VerdictNote(sup); note != "" {
+		mark := "~ "
+		if sup.Verdict == rag.Unsupported {
+			mark = "✗ "
+		}
+		for _, l := range strings.Split(ansi.Wrap(mark+note, inner, " "), "\n") {
+			lines = append(lines, pad(l, st.TooltipWarn))
+		}
+	}
+	snip := snippetText(rag.Quote(src, sup), innermost(src.Section), src.Title)
 	if snip == "" {
 		return lines
 	}

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"github.com/ibid-dev/ibid/rag"
 )
 
@@ -10,9 +12,13 @@ import (
 
 // turn is one question and its answer as the transcript shows it.
 type turn struct {
-	question    string
-	doc         answerDoc
-	sources     []rag.Source // by display number order of first appearance
+	question string
+	doc      answerDoc
+	sources  []rag.Source // by display number order of first appearance
+	// verdicts are the footnotes' support checks (the last of each); a
+	// source's segment and focus are the check's supporting sentence once
+	// one arrives (apply).
+	verdicts    rag.Verdicts
 	streaming   bool
 	interrupted bool
 	err         string
@@ -35,6 +41,25 @@ func (t *turn) source(n int, inferred bool) (rag.Source, bool) {
 	return rag.Source{}, false
 }
 
+// support takes a support event into the turn: the footnote's verdict,
+// and its supporting sentence as the source's segment and focus, so that
+// the tooltip, the sources pane and the viewer show that sentence.
+func (tu *turn) support(e rag.Event) {
+	if e.Type != rag.EventSupport || e.Support == nil {
+		return
+	}
+	if tu.verdicts == nil {
+		tu.verdicts = rag.Verdicts{}
+	}
+	tu.verdicts.Add(e)
+	sp := e.Support
+	for i := range tu.sources {
+		if s := &tu.sources[i]; s.Number == sp.Number && sp.SegmentID != "" {
+			s.SegmentID, s.FocusStart, s.FocusEnd = sp.SegmentID, sp.FocusStart, sp.FocusEnd
+		}
+	}
+}
+
 // load shows a conversation (after --resume, /new or a library switch),
 // with nothing selected and the view at the bottom.
 func (t *transcript) load(turns []Turn) {
@@ -44,6 +69,7 @@ func (t *transcript) load(turns []Turn) {
 		tu := &turn{question: tr.Question, interrupted: tr.Interrupted, err: tr.Error, sources: tr.Sources}
 		for _, e := range tr.Events {
 			tu.doc.applyEvent(e)
+			tu.support(e)
 		}
 		tu.doc.finish()
 		t.turns = append(t.turns, tu)
@@ -82,6 +108,9 @@ func (t *transcript) apply(e rag.Event) int {
 		return len(e.Text)
 	case rag.EventRef, rag.EventUnknown:
 		tu.doc.applyEvent(e)
+	case rag.EventSupport:
+		tu.doc.applyEvent(e)
+		tu.support(e)
 	case rag.EventCitation:
 		if e.Source != nil {
 			s := *e.Source
@@ -98,6 +127,9 @@ func (t *transcript) apply(e rag.Event) int {
 	case rag.EventDone:
 		if e.Inferred {
 			tu.note = "the model cited nothing: references were attributed by text overlap (marked as inferred)"
+		}
+		if e.Info != nil && e.Info.VerifyNote != "" {
+			tu.note = strings.TrimSpace(tu.note + " " + e.Info.VerifyNote)
 		}
 		if e.Info != nil && e.Info.Interrupted {
 			tu.interrupted = true
@@ -144,15 +176,16 @@ func (t *transcript) questions() []string {
 }
 
 // sources are what the sources pane lists: the sources of the turn in view
-// whose numbers are on screen so far, and the selected node's number.
-func (t *transcript) sources() ([]rag.Source, int) {
+// whose numbers are on screen so far, their verdicts, and the selected
+// node's number.
+func (t *transcript) sources() ([]rag.Source, rag.Verdicts, int) {
 	sel := 0
 	if _, nd, ok := t.selected(); ok {
 		sel = nd.num
 	}
 	ti := t.shownTurn()
 	if ti < 0 || ti >= len(t.turns) {
-		return nil, sel
+		return nil, nil, sel
 	}
 	tu := t.turns[ti]
 	out := make([]rag.Source, 0, len(tu.sources))
@@ -161,5 +194,5 @@ func (t *transcript) sources() ([]rag.Source, int) {
 			out = append(out, s)
 		}
 	}
-	return out, sel
+	return out, tu.verdicts, sel
 }

@@ -107,7 +107,7 @@ func (m *Model) paneTitle() string {
 	case m.focus == focusSources:
 		return "sources"
 	}
-	if srcs, _ := m.tr.sources(); !m.wide() && len(srcs) == 1 {
+	if srcs, _, _ := m.tr.sources(); !m.wide() && len(srcs) == 1 {
 		return "ask · 1 source (ctrl+s)"
 	} else if !m.wide() && len(srcs) > 1 {
 		return fmt.Sprintf("ask · %d sources (ctrl+s)", len(srcs))

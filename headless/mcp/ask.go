@@ -25,7 +25,8 @@ type askArgs struct {
 // describe the sources one by one, in the order of their numbers.
 type askResult struct {
 	Answer         string              `json:"answer" jsonschema:"the answer with its footnotes [n] and, at its end, the list of sources: show it as it is"`
-	Footnotes      []headless.Footnote `json:"footnotes" jsonschema:"the cited sources, footnote 1 first: display_number, segment_id (for get_passage), title, pages (page_start, page_end), section, path or url, and quote, the words of the passage the footnote rests on"`
+	Footnotes      []headless.Footnote `json:"footnotes" jsonschema:"the cited sources, footnote 1 first: display_number, segment_id (for get_passage), title, pages (page_start, page_end), section, path or url; quote, the sentence of the passage the footnote rests on; verdict, whether that passage says what the answer's sentence citing it (claim) says: supported, partial, unsupported, or unchecked"`
+	Unsupported    []int               `json:"unsupported,omitempty" jsonschema:"the footnotes whose passages do not say what the sentences citing them say: tell the user, do not present those sentences as sourced"`
 	ConversationID string              `json:"conversation_id" jsonschema:"pass it with a follow-up question"`
 	Model          string              `json:"model" jsonschema:"what wrote the answer: a model's name, or extractive (quoted sentences, no model configured)"`
 	Interrupted    bool                `json:"interrupted,omitempty" jsonschema:"true when the answer was cut off; what came is kept"`
@@ -37,6 +38,7 @@ func (s *server) addAsk(srv *sdk.Server) {
 		Name: "ask",
 		Description: fmt.Sprintf("Ask the user's document library (%q) a question and get a written answer whose every claim carries a numbered footnote [n] "+
 			"that leads to the exact passage, document and page; the sources are listed at the end, each with the words it rests on (quote) and its segment_id. "+
+			"Every footnote is checked against its passage (verdict: supported, partial, unsupported, unchecked); unsupported ones are named at the end of the answer and in unsupported. "+
 			"Show the answer with its footnotes and sources as they are. It can take a while (a model writes it); progress is reported. "+
 			"For a follow-up, pass the conversation_id of the earlier answer.", s.cfg.LibraryName),
 		Annotations: readOnly("Ask the library"),
@@ -72,6 +74,8 @@ func (s *server) ask(ctx context.Context, req *sdk.CallToolRequest, in askArgs) 
 		switch {
 		case fn != nil:
 			pr.say(fmt.Sprintf("cited [%d] %s", fn.Number, rag.SourceLine(fn.Source, false)))
+		case e.Type == rag.EventSupport && e.Support != nil:
+			pr.say(fmt.Sprintf("checked [%d]: %s", e.Support.Number, e.Support.Verdict))
 		case e.Type == rag.EventText:
 			pr.writing(text.Len())
 		}
@@ -88,6 +92,9 @@ func (s *server) ask(ctx context.Context, req *sdk.CallToolRequest, in askArgs) 
 	for i, fn := range reply.Footnotes() {
 		fn.Boxes = nil // page geometry, for viewers
 		out.Footnotes[i] = fn
+		if fn.Verdict == rag.Unsupported {
+			out.Unsupported = append(out.Unsupported, fn.Number)
+		}
 	}
 	out.ConversationID = conv.conv.ID
 	if info := reply.Info(); info != nil {

@@ -34,9 +34,10 @@ func (v Verdict) String() string { return string(v) }
 // Result is what a check found.
 //
 // Invariants: Segment is "" exactly when there is no span (Start == End ==
-// 0, Sentence ""); otherwise it is the ID of one of the passage's
-// segments and 0 <= Start < End <= len(that segment's Text), the span
-// holding Sentence, a whole sentence that is not a heading. Score is in
+// 0, Sentence ""): nothing to judge, or no sentence shares a word with
+// the claim; otherwise it is the ID of one of the passage's segments and
+// 0 <= Start < End <= len(that segment's Text), the span holding
+// Sentence, a whole sentence that is not a heading. Score is in
 // [0, 1]; Verdict follows from it by the thresholds (Thresholds), except
 // Unchecked (Score 0) and a verdict a model refined (Refined).
 type Result struct {
@@ -71,7 +72,10 @@ func (e *Evidence) check(text string, rarity Rarity, p *params) Result {
 	best := e.focus(&c, &mt, p)
 	v := e.verdictFeatures(&c, &mt, best)
 	s := e.sents[best]
-	r := Result{Segment: e.segs[s.seg].ID, Start: s.start, End: s.end, Sentence: e.segs[s.seg].Text[s.start:s.end]}
+	var r Result
+	if mt.soft[best] != 0 { // a sentence that shares nothing with the claim supports nothing
+		r = Result{Segment: e.segs[s.seg].ID, Start: s.start, End: s.end, Sentence: e.segs[s.seg].Text[s.start:s.end]}
+	}
 	r.Score = p.score(&v)
 	r.Verdict = p.verdict(r.Score)
 	if r.Verdict == Supported && (c.negated != (s.cues&cueNegated != 0) || v[vMissNum] > 0) {

@@ -203,8 +203,8 @@ func TestAimIsNotEvidence(t *testing.T) {
 
 func TestUnrelatedIsUnsupported(t *testing.T) {
 	r := check(t, one("Bees forage widely in spring. Queens are replaced in summer."), "Quantum computers factor large integers efficiently.")
-	if r.Verdict != Unsupported {
-		t.Errorf("unrelated claim: %v", r)
+	if r.Verdict != Unsupported || r.Segment != "" {
+		t.Errorf("unrelated claim: %v (a sentence that shares no word supports nothing)", r)
 	}
 }
 

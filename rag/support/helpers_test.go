@@ -1,32 +1,18 @@
 package support
 
 import (
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/ibid-dev/ibid/internal/shareddata"
 )
 
-// sharedData is the path of name under the shared data folder
-// (../shared/data beside the repository), found by walking up from the
-// package's folder; the test is skipped when it is absent.
+// sharedData is the path of name in the shared data folder
+// (internal/shareddata: the test is skipped without it, failed when it
+// lacks name).
 func sharedData(t testing.TB, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "data", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Skipf("shared data %s not found above the package", name)
-		}
-		dir = up
-	}
+	return shareddata.Path(t, name)
 }
 
 var (

@@ -15,6 +15,9 @@ const (
 	phInfOpen   = '⦃' // inferred node: ⦃n⦄
 	phInfClose  = '⦄'
 	phUnknownIn = "?"
+	// unsupportedMark follows the number of a node whose passage does not
+	// support the sentence that cites it: ⟦n✗⟧, drawn [n✗].
+	unsupportedMark = "✗"
 )
 
 // NodeKind says how a reference node was made.
@@ -24,10 +27,14 @@ const (
 	Cited    NodeKind = iota // cited by the model: [n]
 	Inferred                 // attributed by overlap, not cited by the model
 	Unknown                  // an id the model made up: [?]
+	// Unsupported: cited by the model, but the passage cited does not
+	// support the sentence that cites it: [n✗]. A node turns Unsupported
+	// (and back) when a support check says so, after it was drawn.
+	Unsupported
 )
 
 func (k NodeKind) String() string {
-	return [...]string{"cited", "inferred", "unknown"}[k]
+	return [...]string{"cited", "inferred", "unknown", "unsupported"}[k]
 }
 
 // Placeholder is the text standing for a node while glamour renders.
@@ -37,14 +44,19 @@ func Placeholder(k NodeKind, n int) string {
 		return string(phInfOpen) + strconv.Itoa(n) + string(phInfClose)
 	case Unknown:
 		return string(phOpen) + phUnknownIn + string(phClose)
+	case Unsupported:
+		return string(phOpen) + strconv.Itoa(n) + unsupportedMark + string(phClose)
 	}
 	return string(phOpen) + strconv.Itoa(n) + string(phClose)
 }
 
 // ChipText is what a node reads as on screen.
 func ChipText(k NodeKind, n int) string {
-	if k == Unknown {
+	switch k {
+	case Unknown:
 		return "[?]"
+	case Unsupported:
+		return "[" + strconv.Itoa(n) + unsupportedMark + "]"
 	}
 	return "[" + strconv.Itoa(n) + "]"
 }
@@ -118,6 +130,9 @@ func parsePlaceholder(s string) (k NodeKind, n int, size int) {
 		return 0, 0, 0
 	} else {
 		n, _ = strconv.Atoi(s[:j])
+		if k == Cited && strings.HasPrefix(s[j:], unsupportedMark) {
+			k, j = Unsupported, j+len(unsupportedMark)
+		}
 	}
 	if !strings.HasPrefix(s[j:], string(closer)) {
 		return 0, 0, 0

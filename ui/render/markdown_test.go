@@ -84,7 +84,7 @@ func TestTailWrapMatchesGreedy(t *testing.T) {
 }
 
 func TestPlaceholdersKeepWidth(t *testing.T) {
-	for _, k := range []NodeKind{Cited, Inferred, Unknown} {
+	for _, k := range []NodeKind{Cited, Inferred, Unknown, Unsupported} {
 		for _, n := range []int{1, 9, 10, 123} {
 			p, c := Placeholder(k, n), ChipText(k, n)
 			if ansi.StringWidth(p) != ansi.StringWidth(c) {
@@ -100,7 +100,7 @@ func TestPlaceholdersKeepWidth(t *testing.T) {
 // TestChipsSurviveGlamour: placeholders come through headings, lists and
 // tables whole, so every node gets its chip.
 func TestChipsSurviveGlamour(t *testing.T) {
-	src := "# Title ⟦1⟧\n\n- item ⟦2⟧\n- *emph* ⟦?⟧\n\n| a | b |\n|---|---|\n| x ⟦3⟧ | ⦃4⦄ |\n"
+	src := "# Title ⟦1⟧\n\n- item ⟦2✗⟧\n- *emph* ⟦?⟧\n\n| a | b |\n|---|---|\n| x ⟦3⟧ | ⦃4⦄ |\n"
 	lines := NewRenderer(60, testPalette).Render(src)
 	joined := strings.Join(lines, "\n")
 	if got := CountPlaceholders(joined); got != 5 {

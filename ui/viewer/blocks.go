@@ -27,6 +27,9 @@ type vline struct {
 	kind         lineKind
 	pStart, pEnd int
 	focus        bool // a line of the cited segment's focus
+	// fa and fb are the bytes of text that show the focus (focusSpan),
+	// on a focus line; fa == fb: the whole line (a blank line inside it).
+	fa, fb int
 	// off is the byte offset in the passage's Text where the line's text
 	// begins; for a line without text (a marker, a blank line), where the
 	// next text of the passage begins (its end when none follows).
@@ -97,8 +100,10 @@ func (v *Viewer) layoutBlock(i, w int) []vline {
 	text := joinedLines(pieces)
 	spans := lineSpans(s.Text, text)
 	var focus []bool
+	var fa, fb int
 	if a, b, ok := focusIn(v.src, s.Text); ok && i == v.cited {
 		focus = markSpans(spans, text, a, b)
+		fa, fb = a, b
 	}
 	j := 0 // the line's index in text
 	for _, pc := range pieces {
@@ -106,7 +111,11 @@ func (v *Viewer) layoutBlock(i, w int) []vline {
 			out = append(out, vline{text: markerLine(pc.marker, w), kind: lineMarker, pStart: pc.pStart, pEnd: pc.pEnd, off: -1})
 		}
 		for _, l := range pc.lines {
-			out = append(out, vline{text: l, pStart: pc.pStart, pEnd: pc.pEnd, focus: focus != nil && focus[j], off: spans[j][0]})
+			vl := vline{text: l, pStart: pc.pStart, pEnd: pc.pEnd, focus: focus != nil && focus[j], off: spans[j][0]}
+			if vl.focus {
+				vl.fa, vl.fb = focusSpan(s.Text, l, spans[j][0], fa, fb)
+			}
+			out = append(out, vl)
 			j++
 		}
 	}
@@ -124,8 +133,9 @@ func (v *Viewer) layoutBlock(i, w int) []vline {
 }
 
 // draw styles line l of segment i's block: the cited segment highlighted,
-// the lines of its focus more strongly and marked █, ▌ marking the passage
-// the view is on (on), the others dim.
+// its focus (the supporting sentence, to the byte) more strongly with its
+// lines marked █, ▌ marking the passage the view is on (on), the others
+// dim.
 func (v *Viewer) draw(i int, l vline) string {
 	st := v.st
 	mark, style := "  ", st.Other
@@ -145,6 +155,10 @@ func (v *Viewer) draw(i int, l vline) string {
 		return "  " + st.Border.Render(l.text)
 	case l.kind == lineMarker:
 		return mark + st.Border.Render(l.text)
+	case l.focus && l.fa < l.fb:
+		// The focus's own bytes stand out; the rest of its first and last
+		// lines (the sentences around it) are drawn as the passage is.
+		return st.Head.Render(focusMark) + style.Render(l.text[:l.fa]) + st.Focus.Render(l.text[l.fa:l.fb]) + style.Render(l.text[l.fb:])
 	case l.focus:
 		return st.Head.Render(focusMark) + st.Focus.Render(l.text)
 	}

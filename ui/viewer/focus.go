@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/rag"
 )
@@ -65,6 +66,44 @@ func lineSpans(text string, lines []string) [][2]int {
 		}
 	}
 	return out
+}
+
+// focusSpan is the part of line, a line of text reflowed that lineSpans
+// placed at off, that shows bytes of text[a:b): byte offsets [x0, x1) into
+// line, (0, 0) when none of it does. The line's runes are matched to
+// text's in order, white space skipped on both sides (reflowing only
+// joins, breaks and trims), so a sentence that ends inside a line (in
+// Chinese text, where lines hold no spaces) is cut where it ends. Should a
+// rune not match (it should not happen), the rest of the line counts as
+// shown where the last match was.
+func focusSpan(text, line string, off, a, b int) (x0, x1 int) {
+	if off < 0 {
+		return 0, 0
+	}
+	x0, x1 = -1, -1
+	j := off
+	for i, r := range line {
+		if r == ' ' || r == '\t' {
+			continue
+		}
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r') {
+			j++
+		}
+		at := j
+		if tr, n := utf8.DecodeRuneInString(text[min(j, len(text)):]); j < len(text) && tr == r {
+			j += n
+		}
+		if at >= a && at < b {
+			if x0 < 0 {
+				x0 = i
+			}
+			x1 = i + utf8.RuneLen(r)
+		}
+	}
+	if x0 < 0 {
+		return 0, 0
+	}
+	return x0, x1
 }
 
 // focusRow is the row of the body, from the top of the view, where a focus

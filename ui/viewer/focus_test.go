@@ -66,3 +66,32 @@ func TestFocusRow(t *testing.T) {
 		}
 	}
 }
+
+// TestFocusSpan: the focus is drawn to the byte, not to the line: a
+// sentence that ends inside a line (Chinese text has no spaces to wrap
+// at) stops where it ends, and one that starts inside a line starts there.
+func TestFocusSpan(t *testing.T) {
+	for _, c := range []struct {
+		text, focus string
+		width       int
+	}{
+		{"蜂蜜在春天采集。蜂螨传播病毒，危害蜂群。蜂王在夏天更替。", "蜂螨传播病毒，危害蜂群。", 80},
+		{"蜂蜜在春天采集。蜂螨传播病毒，危害蜂群。蜂王在夏天更替。", "蜂螨传播病毒，危害蜂群。", 12},
+		{"Bees forage in spring. Varroa mites spread\ndeformed wing virus. Queens are replaced.", "Varroa mites spread\ndeformed wing virus.", 30},
+		{"Brain–derived factor (BDNF) – a review. We show that ζ rises.", "We show that ζ rises.", 80},
+	} {
+		a := strings.Index(c.text, c.focus)
+		b := a + len(c.focus)
+		lines := reflow(c.text, c.width)
+		spans := lineSpans(c.text, lines)
+		var got []string
+		for i, l := range lines {
+			if x0, x1 := focusSpan(c.text, l, spans[i][0], a, b); x0 < x1 {
+				got = append(got, l[x0:x1])
+			}
+		}
+		if strings.Join(strings.Fields(strings.Join(got, "")), "") != strings.Join(strings.Fields(c.focus), "") {
+			t.Errorf("width %d: focus drawn %q, want %q (lines %q)", c.width, got, c.focus, lines)
+		}
+	}
+}
