@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/headless"
+	"github.com/ibid-dev/ibid/internal/figures"
 	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/library"
@@ -397,20 +397,27 @@ func locate(text, sentence string, from int) (start, end int, ok bool) {
 	return 0, 0, false
 }
 
-var e2eFull = flag.Bool("e2e-full", false, "measure the focus end to end on every SciFact training pair (minutes), not a sample")
-
 // e2eSample is every how many SciFact pairs the default run measures.
 const e2eSample = 8
 
 // TestFocusEndToEnd measures the focus end to end on SciFact's training
-// pairs (a sample; all with -e2e-full) and pins it at the figure
-// docs/support.md gives.
+// pairs (a sample) and pins it at the figure docs/support.md gives;
+// TestFocusEndToEndFull measures every pair. Both are measurement tests
+// (IBID_FIGURES=1): the library of every SciFact abstract alone takes
+// seconds to build.
 func TestFocusEndToEnd(t *testing.T) {
+	figures.Require(t)
+	focusEndToEnd(t, e2eSample)
+}
+
+func TestFocusEndToEndFull(t *testing.T) {
+	figures.Require(t)
+	focusEndToEnd(t, 1)
+}
+
+// focusEndToEnd measures every nth pair.
+func focusEndToEnd(t *testing.T, n int) {
 	dir := sharedSciFact(t)
-	n := e2eSample
-	if *e2eFull {
-		n = 1
-	}
 	fig, err := evalSupportEndToEnd(context.Background(), dir, "claims_train.jsonl", n, t.Logf)
 	if err != nil {
 		t.Fatal(err)

@@ -2,14 +2,13 @@ package support
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"strings"
 	"sync"
 	"testing"
-)
 
-var full = flag.Bool("full", false, "measure the checker on every case of the shared sets (about a minute), not a sample")
+	"github.com/ibid-dev/ibid/internal/figures"
+)
 
 func TestAUC(t *testing.T) {
 	sc := func(pairs ...any) []scoredCase {
@@ -79,11 +78,8 @@ func wiceDev(t testing.TB) *Set {
 	return wiceSet
 }
 
-// sample is every nth case of s (all with -full).
+// sample is every nth case of s.
 func sample(s *Set, n int) *Set {
-	if *full {
-		return s
-	}
 	out := &Set{Name: s.Name + " sample", df: s.df, docs: s.docs}
 	for i := 0; i < len(s.Cases); i += n {
 		out.Cases = append(out.Cases, s.Cases[i])
@@ -92,9 +88,10 @@ func sample(s *Set, n int) *Set {
 }
 
 // pinned are the checker's figures as docs/support.md reports them: on a
-// sample (every fifth SciFact case, every second WiCE case) by default,
-// on every case with -full. A
-// change to the checker that moves them must update the docs.
+// sample (every fifth SciFact case, every second WiCE case) always
+// (TestFigures, seconds), on every case with IBID_FIGURES=1
+// (TestFiguresFull, about a minute). A change to the checker that moves
+// them must update the docs.
 var pinned = map[string]struct{ focus, auc, aucSupport, precision float64 }{
 	"scifact claims_train sample": {0.695, 0.903, 0.895, 0.889},
 	"scifact claims_train":        {0.720, 0.894, 0.888, 0.940},
@@ -103,7 +100,17 @@ var pinned = map[string]struct{ focus, auc, aucSupport, precision float64 }{
 }
 
 func TestFigures(t *testing.T) {
-	for _, s := range []*Set{sample(sciFactTrain(t), 5), sample(wiceDev(t), 2)} {
+	checkFigures(t, sample(sciFactTrain(t), 5), sample(wiceDev(t), 2))
+}
+
+func TestFiguresFull(t *testing.T) {
+	figures.Require(t)
+	checkFigures(t, sciFactTrain(t), wiceDev(t))
+}
+
+func checkFigures(t *testing.T, sets ...*Set) {
+	t.Helper()
+	for _, s := range sets {
 		f := Measure(s, s.Checker())
 		var b bytes.Buffer
 		f.Print(&b)
