@@ -95,10 +95,20 @@ func sameQuestions(remembered []rag.Turn, sent []chatTurn) bool {
 // sourcesHeading starts the sources list of a Markdown reply (Reply.end).
 const sourcesHeading = "\n\n**Sources**\n\n"
 
-// withoutSources is a reply of ibid's without its sources list, which the
-// model, told to write none, should not see in its own earlier answers.
+// unsupportedLead starts the line of a Markdown reply that names the
+// footnotes whose passages do not support them (Reply.end); it follows the
+// sources list, when there is one.
+const unsupportedLead = "\n\n**" + unsupportedLine
+
+// withoutSources is a reply of ibid's without its sources list and what
+// follows it (the unsupported footnotes, the note), which the model, told
+// to write none, should not see in its own earlier answers.
 func withoutSources(reply string) string {
-	if i := strings.LastIndex(reply, sourcesHeading); i >= 0 {
+	i := strings.LastIndex(reply, sourcesHeading)
+	if i < 0 {
+		i = strings.LastIndex(reply, unsupportedLead)
+	}
+	if i >= 0 {
 		return strings.TrimSpace(reply[:i])
 	}
 	return reply

@@ -51,6 +51,9 @@ type Footnote struct {
 	passage string
 }
 
+// unsupportedLine starts the line that names the unsupported footnotes.
+const unsupportedLine = "Not supported by the passages they cite: "
+
 // quoteBytes bounds a footnote's quote.
 const quoteBytes = 600
 
@@ -263,7 +266,7 @@ func (r *Reply) end() string {
 	}
 	if bad := r.verdicts.Unsupported(); len(bad) > 0 {
 		para()
-		line := "Not supported by the passages they cite: " + rag.RefList(bad) + "."
+		line := unsupportedLine + rag.RefList(bad) + "."
 		if r.opt.Markdown {
 			line = "**" + line + "**"
 		}

@@ -174,3 +174,18 @@ func TestChatCompletionVerdicts(t *testing.T) {
 	}
 	check("streamed", content.String(), last)
 }
+
+// TestWithoutSourcesCutsVerdicts: an earlier reply sent back by a client
+// reaches the model without ibid's own lines, the unsupported footnotes'
+// line included, with or without a sources list before it.
+func TestWithoutSourcesCutsVerdicts(t *testing.T) {
+	for _, opt := range []ReplyOptions{{Markdown: true}, {Markdown: true, Sources: true}} {
+		reply, _ := replyOf(t, opt, supportedAnswer())
+		if !strings.Contains(reply, unsupportedLine) {
+			t.Fatalf("%+v: no unsupported line in %q", opt, reply)
+		}
+		if got := withoutSources(reply); got != "Bees pollinate almonds [1]. Mites cause winter losses [2]." {
+			t.Errorf("%+v: %q", opt, got)
+		}
+	}
+}
