@@ -73,7 +73,7 @@ func TestThemeContrast(t *testing.T) {
 			}
 			check("code span", th.Text, th.CodeBg)
 			// the selected source entry draws these on AccentBg
-			for _, s := range []lipgloss.Style{st.SourceNumber, st.SourceTitle, st.Dim, st.ChipInferred, st.Text} {
+			for _, s := range []lipgloss.Style{st.SourceNumber, st.SourceTitle, st.Dim, st.ChipInferred, st.ChipUnsupported, st.Text} {
 				check(fmt.Sprintf("selected entry %v", s.GetForeground()), s.GetForeground(), th.AccentBg)
 			}
 			if checked < 30 {
