@@ -42,7 +42,9 @@ The authors trained a vision transformer on satellite photographs of coral reefs
 Transformers process all tokens in parallel [@vaswani2017].
 `)
 	ctx := context.Background()
-	open := func() (*library.Library, error) { return openExisting(ctx, loadConfig(os.Getenv), "default", searchable) }
+	open := func() (*library.Library, error) {
+		return openExisting(ctx, loadConfig(os.Getenv), "default", searchable)
+	}
 	fs, ok, err := draftFindings(ctx, draft, open, nil)
 	if err != nil || !ok {
 		t.Fatalf("draftFindings: %v %v", ok, err)
