@@ -16,15 +16,16 @@ import (
 
 // DraftCitation is one citation of a work in a manuscript.
 type DraftCitation struct {
-	Key string // the citekey, without @ or braces
+	Key string `json:"citekey"` // without @ or braces
 	// Page and PageEnd are the page locator (PageEnd 0 for one page);
 	// both 0 when the citation names no page.
-	Page, PageEnd int
+	Page    int `json:"page,omitempty"`
+	PageEnd int `json:"page_end,omitempty"`
 	// Locator is the locator as written ("p. 5", "chap. 3"), "" for none.
-	Locator string
+	Locator string `json:"locator,omitempty"`
 	// Claim is the sentence that cites the work, its citations taken out.
-	Claim string
-	Line  int // 1-based line of the citation in the manuscript
+	Claim string `json:"claim"`
+	Line  int    `json:"line"` // 1-based line of the citation in the manuscript
 }
 
 // citeKeyRE is a citekey after '@': Pandoc's plain form (letters, digits,
