@@ -15,7 +15,7 @@ func ParseBibTeX(src []byte) ([]Entry, []Problem) {
 	text, latin := asUTF8(src)
 	raws, problems := parseRaw(text)
 	if latin > 0 {
-		problems = append([]Problem{{Line: latin, Text: "the file is not UTF-8; bytes that are not were read as Latin-1 (Windows-1252): save it as UTF-8 if an accent looks wrong"}}, problems...)
+		problems = append([]Problem{{Line: latin, Note: true, Text: "the file is not UTF-8; bytes that are not were read as Latin-1 (Windows-1252): save it as UTF-8 if an accent looks wrong"}}, problems...)
 	}
 	byKey := make(map[string]int, len(raws))
 	for i, r := range raws {

@@ -258,7 +258,7 @@ func TestLatin1File(t *testing.T) {
 	if got := entries[0].Title; got != "Café – über" {
 		t.Errorf("title %q, want Café – über", got)
 	}
-	if len(problems) != 1 || problems[0].Line != 3 || !strings.Contains(problems[0].Text, "not UTF-8") {
+	if len(problems) != 1 || problems[0].Line != 3 || !problems[0].Note || !strings.Contains(problems[0].Text, "not UTF-8") {
 		t.Errorf("problems %v, want one on line 3 saying the file is not UTF-8", problems)
 	}
 	if _, problems := ParseBibTeX([]byte("@article{u, title = {Müller}}")); len(problems) != 0 {
