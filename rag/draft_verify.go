@@ -30,16 +30,21 @@ const (
 )
 
 // Failed reports whether a citation with this status fails the check:
-// unsupported, or its key unknown (a wrong page and a partial support
-// are reported but pass).
-func (s DraftStatus) Failed() bool { return s == DraftUnsupported || s == DraftUnknownKey }
+// unsupported, on a wrong page, or its key unknown (a partial support is
+// reported but passes, as it does for an answer's footnote).
+func (s DraftStatus) Failed() bool {
+	return s == DraftUnsupported || s == DraftWrongPage || s == DraftUnknownKey
+}
 
 // DraftFinding is the check of one citation of a manuscript.
 type DraftFinding struct {
 	DraftCitation
-	Status     DraftStatus `json:"status"`
-	DocumentID string      `json:"document_id,omitempty"`
-	Title      string      `json:"title,omitempty"`
+	Status DraftStatus `json:"status"`
+	// Verdict is the support checker's verdict on the passage reported
+	// (for a wrong page, the page that supports it); "" for an unknown key.
+	Verdict    checker.Verdict `json:"verdict,omitempty"`
+	DocumentID string          `json:"document_id,omitempty"`
+	Title      string          `json:"title,omitempty"`
 	// SegmentID, Page and Sentence are the passage that supports the
 	// sentence best, its page (0: none), and its sentence that does;
 	// empty for an unknown key.
@@ -308,6 +313,7 @@ func (v *draftVerifier) refine(claim string, s *scored) error {
 func (v *draftVerifier) settle(f *DraftFinding, s scored) {
 	f.SegmentID, f.Sentence, f.Score = s.r.Segment, s.r.Sentence, s.r.Score
 	f.SupportPage = s.w.page
+	f.Verdict = s.r.Verdict
 	where := "the work"
 	if s.w.page > 0 {
 		where = fmt.Sprintf("p. %d", s.w.page)
