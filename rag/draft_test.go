@@ -94,7 +94,8 @@ func TestVerifyDraft(t *testing.T) {
 		"HyDE first instructs an instruction-following language model to write a hypothetical document [@gao2023, p. 5]. " +
 		"A contrastive encoder then embeds the hypothetical document into a vector [@gao2023, p. 2]. " +
 		"HyDE was trained on millions of labelled query-passage pairs from MS MARCO [@gao2023, p. 8]. " +
-		"Transformers process all tokens in parallel [@vaswani2017].\n"
+		"Transformers process all tokens in parallel [@vaswani2017]. " +
+		"HyDE first instructs an instruction-following language model to write a hypothetical document [@Gao2023, p. 5].\n"
 	fs, err := VerifyDraft(context.Background(), hydeLibrary(t), ParseDraft(draft), DraftOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +109,7 @@ func TestVerifyDraft(t *testing.T) {
 		"gao2023 p2 → wrong_page (p6): p. 2 does not support it; p. 6 does",
 		"gao2023 p8 → unsupported (p8): no passage of p. 8 supports it",
 		`vaswani2017 p0 → unknown_key (p0): no document of the library has the citekey "vaswani2017" (add its bibliography: ibid add refs.bib)`,
+		`Gao2023 p5 → supported (p5): p. 5 supports it (the library's citekey is "gao2023": Pandoc may not find "Gao2023")`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -118,7 +120,7 @@ func TestVerifyDraft(t *testing.T) {
 	if fs[0].Sentence == "" || !strings.Contains(fs[0].Sentence, "hypothetical document") || fs[0].SegmentID != "hyde:2" {
 		t.Errorf("the supporting passage of the good citation: %+v", fs[0])
 	}
-	for i, f := range fs {
+	for i, f := range fs[:4] {
 		if failed := f.Status.Failed(); failed != (i >= 1) {
 			t.Errorf("%s: failed %v", f.Status, failed)
 		}

@@ -55,6 +55,28 @@ type DraftFinding struct {
 	Message     string  `json:"message"`
 }
 
+// Finding is f in the shape ibid verify reports every input in: a
+// supported or partial citation is FindingOK (its Verdict says which),
+// an unsupported one FindingUnsupported, and a wrong page and an unknown
+// key their own kinds.
+func (f DraftFinding) Finding() Finding {
+	kind := FindingOK
+	switch f.Status {
+	case DraftUnsupported:
+		kind = FindingUnsupported
+	case DraftWrongPage:
+		kind = FindingWrongPage
+	case DraftUnknownKey:
+		kind = FindingUnknownKey
+	}
+	return Finding{
+		Kind: kind, Title: f.Title, SegmentID: f.SegmentID, Verdict: f.Verdict,
+		Claim: f.Claim, Sentence: f.Sentence, Message: f.Message,
+		Citekey: f.Key, Locator: f.Locator, Page: f.Page, PageEnd: f.PageEnd, Line: f.Line,
+		DocumentID: f.DocumentID, SupportPage: f.SupportPage,
+	}
+}
+
 // DraftLibrary is what checking a manuscript needs of a library
 // (*library.Library has it).
 type DraftLibrary interface {
@@ -114,6 +136,9 @@ func VerifyDraft(ctx context.Context, lib DraftLibrary, cites []DraftCitation, o
 		f.DocumentID, f.Title = doc.ID, DocTitle(doc)
 		if err := v.check(&f, doc); err != nil {
 			return out, err
+		}
+		if k := doc.Meta[bib.MetaCitekey]; k != c.Key {
+			f.Message += fmt.Sprintf(" (the library's citekey is %q: Pandoc may not find %q)", k, c.Key)
 		}
 		out = append(out, f)
 	}
