@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -61,26 +60,33 @@ func draftFindings(ctx context.Context, arg string, lib func() (*library.Library
 	return fs, true, err
 }
 
-// writeDraftFinding writes one citation's check: a line of text
-// ("draft.md:12 [@gao2023, p. 2] wrong page: …"), or its JSON with the
-// input it came from.
-func writeDraftFinding(w io.Writer, format, input string, f rag.DraftFinding) error {
-	if format == "ndjson" {
-		b, err := json.Marshal(struct {
-			Input string `json:"input"`
-			rag.DraftFinding
-		}{input, f})
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
+// verifyDraft is the manuscript kind of ibid verify's inputs: a Markdown
+// or text file whose Pandoc citations are checked against --library.
+func verifyDraft(ctx context.Context, arg string, env *verifyEnv) ([]rag.Finding, bool, error) {
+	dfs, ok, err := draftFindings(ctx, arg, func() (*library.Library, error) { return env.lib(ctx, "") }, env.opt.Pass)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
-	cite := "@" + f.Key
+	fs := make([]rag.Finding, len(dfs))
+	for i, f := range dfs {
+		fs[i] = f.Finding()
+	}
+	return fs, true, nil
+}
+
+// writeDraftLine writes a manuscript citation's finding as a line of
+// text: "draft.md:12 [@gao2023, p. 2] wrong page: …", then the sentence
+// of the work that supports it, quoted.
+func writeDraftLine(w io.Writer, input string, f rag.Finding) error {
+	cite := "@" + f.Citekey
 	if f.Locator != "" {
 		cite += ", " + f.Locator
 	}
-	line := fmt.Sprintf("%s:%d [%s] %s: %s", input, f.Line, cite, strings.ReplaceAll(string(f.Status), "_", " "), f.Message)
+	status := string(f.Kind)
+	if f.Kind == rag.FindingOK {
+		status = string(f.Verdict)
+	}
+	line := fmt.Sprintf("%s:%d [%s] %s: %s", input, f.Line, cite, strings.ReplaceAll(status, "_", " "), f.Message)
 	if f.Sentence != "" {
 		line += `: "` + clip(f.Sentence, 160) + `"`
 	}

@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,27 +41,17 @@ Taking short 100-word passages makes them easier for humans to verify [@gao2023a
 The authors trained a vision transformer on satellite photographs of coral reefs [@gao2023alce, p. 2].
 Transformers process all tokens in parallel [@vaswani2017].
 `)
-	ctx := context.Background()
-	open := func() (*library.Library, error) {
-		return openExisting(ctx, loadConfig(os.Getenv), "default", searchable)
-	}
-	fs, ok, err := draftFindings(ctx, draft, open, nil)
-	if err != nil || !ok {
-		t.Fatalf("draftFindings: %v %v", ok, err)
-	}
-	var out bytes.Buffer
-	for _, f := range fs {
-		if err := writeDraftFinding(&out, "text", "draft.md", f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("verify printed:\n%s", out.String())
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	code, out, errs := runCmd(t, "verify", draft)
+	t.Logf("ibid verify printed:\n%s%s", out, errs)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	want := []string{
-		"draft.md:8 [@gao2023alce, p. 3] supported: p. 3 supports it",
-		"draft.md:9 [@gao2023alce, p. 5] wrong page: p. 5 does not support it; p. 3 does",
-		"draft.md:10 [@gao2023alce, p. 2] unsupported: no passage of p. 2 supports it",
-		`draft.md:11 [@vaswani2017] unknown key: no document of the library has the citekey "vaswani2017"`,
+		draft + ":8 [@gao2023alce, p. 3] supported: p. 3 supports it",
+		draft + ":9 [@gao2023alce, p. 5] wrong page: p. 5 does not support it; p. 3 does",
+		draft + ":10 [@gao2023alce, p. 2] unsupported: no passage of p. 2 supports it",
+		draft + `:11 [@vaswani2017] unknown key: no document of the library has the citekey "vaswani2017"`,
+	}
+	if code != exitError || !strings.Contains(errs, "3 of 4 citations need a look") {
+		t.Errorf("exit %d, stderr %q; want 1 and 3 of 4 citations", code, errs)
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d", len(lines), len(want))
@@ -71,21 +61,49 @@ Transformers process all tokens in parallel [@vaswani2017].
 			t.Errorf("line %d:\n got %s\nwant %s…", i+1, lines[i], w)
 		}
 	}
-	for i, f := range fs {
-		if f.Status.Failed() != (i >= 1) {
-			t.Errorf("%s: failed %v", f.Status, f.Status.Failed())
+	if !strings.Contains(lines[1], `p. 3 does: "`) {
+		t.Errorf("the wrong page does not quote the page that supports it: %s", lines[1])
+	}
+
+	code, out, _ = runCmd(t, "verify", "--format", "ndjson", draft)
+	var fs []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var f map[string]any
+		if err := json.Unmarshal([]byte(l), &f); err != nil {
+			t.Fatalf("ndjson line %q: %v", l, err)
+		}
+		fs = append(fs, f)
+	}
+	if code != exitError || len(fs) != 4 {
+		t.Fatalf("ndjson: exit %d, %d objects\n%s", code, len(fs), out)
+	}
+	for i, w := range []struct {
+		status, verdict   string
+		page, supportPage float64
+	}{{"ok", "supported", 3, 3}, {"wrong_page", "supported", 5, 3}, {"unsupported", "unsupported", 2, 2}, {"unknown_key", "", 0, 0}} {
+		f := fs[i]
+		if f["input"] != draft || f["status"] != w.status || f["citekey"] == nil || f["line"] != float64(8+i) ||
+			(w.verdict != "" && f["verdict"] != w.verdict) || (w.page > 0 && f["page"] != w.page) ||
+			(w.supportPage > 0 && f["support_page"] != w.supportPage) || f["answer"] != nil || f["display_number"] != nil {
+			t.Errorf("ndjson %d: %v, want status %s verdict %s page %v support_page %v", i, f, w.status, w.verdict, w.page, w.supportPage)
 		}
 	}
-	var nd bytes.Buffer
-	if err := writeDraftFinding(&nd, "ndjson", "draft.md", fs[1]); err != nil || !strings.Contains(nd.String(), `"status":"wrong_page"`) || !strings.Contains(nd.String(), `"support_page":3`) || !strings.Contains(nd.String(), `"input":"draft.md"`) {
-		t.Errorf("ndjson %s %v", nd.String(), err)
+
+	// Only the good citation: status 0.
+	good := writeFile(t, dir, "good.md", "Most ELI5 questions are how, why and what questions that require in-depth long answers and multiple passages as evidence [@gao2023alce, p. 3].\n")
+	if code, out, errs := runCmd(t, "verify", good); code != 0 || !strings.Contains(out, "supported: p. 3 supports it") {
+		t.Errorf("a good draft: exit %d\n%s\n%s", code, out, errs)
 	}
-	// Not a manuscript, and a manuscript without citations.
-	if _, ok, _ := draftFindings(ctx, refs, open, nil); ok {
-		t.Error("a .bib was read as a manuscript")
-	}
+	// A manuscript without citations, and one that is not there: status 2.
 	plain := writeFile(t, dir, "plain.md", "# No citations\n\nJust text.\n")
-	if _, ok, err := draftFindings(ctx, plain, open, nil); !ok || err == nil || !strings.Contains(err.Error(), "no Pandoc citation") {
-		t.Errorf("a manuscript without citations: %v %v", ok, err)
+	if code, _, errs := runCmd(t, "verify", plain); code != exitBadInput || !strings.Contains(errs, "no Pandoc citation") {
+		t.Errorf("a manuscript without citations: exit %d %q", code, errs)
+	}
+	if code, _, errs := runCmd(t, "verify", filepath.Join(dir, "gone.md")); code != exitBadInput || !strings.Contains(errs, "gone.md: no such file") {
+		t.Errorf("a manuscript that is not there: exit %d %q", code, errs)
+	}
+	// A .bib is no manuscript.
+	if _, ok, _ := draftFindings(context.Background(), refs, func() (*library.Library, error) { return nil, nil }, nil); ok {
+		t.Error("a .bib was read as a manuscript")
 	}
 }
