@@ -156,7 +156,11 @@ func printBibReport(w io.Writer, name string, entries int, rep *library.BibRepor
 		fmt.Fprintf(w, "  unmatched %s: no entry's DOI or title\n", clean(displayPath(u)))
 	}
 	for _, p := range problems {
-		fmt.Fprintf(w, "  not read %s\n", clean(p.String()))
+		label := "not read"
+		if p.Note {
+			label = "note    "
+		}
+		fmt.Fprintf(w, "  %s %s\n", label, clean(p.String()))
 	}
 }
 

@@ -26,8 +26,8 @@ import (
 func verifyCommand(cfg *Config) *cobra.Command {
 	var format string
 	c := &cobra.Command{
-		Use:   "verify ANSWER...",
-		Short: "Check saved answers' footnotes against the library as it is now",
+		Use:   "verify ANSWER...|DRAFT.md...",
+		Short: "Check saved answers' footnotes, or a manuscript's citations, against the library",
 		Long: prose(`Checks every footnote of saved answers again, against the library as it is
 now: a document deleted or changed since, a passage that moved (the
 document was indexed again), a passage whose verdict flipped, or one that
@@ -37,13 +37,22 @@ ANSWER cannot be read, 0 when every footnote holds.
 
 ANSWER is a file written by ibid ask --format ndjson, or the id of a saved
 conversation (the chat's, or ask --resume's); "latest" is the most recent.
-The library is --library, or the conversation's own.`),
+The library is --library, or the conversation's own.
+
+DRAFT.md is a manuscript in Markdown (.md, .markdown, .qmd, .Rmd, .txt)
+with Pandoc citations, [@key] or [@key, p. 5]: the sentence that cites is
+checked against the passages of the document whose citekey it names (ibid
+add refs.bib gives documents theirs), on the cited page or, without one,
+anywhere in the work. Each citation is reported as supported, partial,
+unsupported, wrong page (with the page that supports it) or unknown key;
+the exit status is 1 when any is unsupported, on a wrong page or unknown.`),
 		Example: `ibid ask --format ndjson "how do mites harm bees?" > answer.ndjson
 ibid verify answer.ndjson
-ibid verify latest --format ndjson`,
+ibid verify latest --format ndjson
+ibid verify draft.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &exitStatusError{code: exitBadInput, err: errors.New(`verify: give a saved answer, e.g. ibid verify answer.ndjson (written by ibid ask --format ndjson) or a conversation id`)}
+				return &exitStatusError{code: exitBadInput, err: errors.New(`verify: give a saved answer, e.g. ibid verify answer.ndjson (written by ibid ask --format ndjson), a conversation id, or a manuscript with Pandoc citations (ibid verify draft.md)`)}
 			}
 			if format != "text" && format != "ndjson" {
 				return &exitStatusError{code: exitBadInput, err: fmt.Errorf("verify: unknown format %q: use text or ndjson", format)}
@@ -55,7 +64,7 @@ ibid verify latest --format ndjson`,
 	cfg.libraryFlags(fs)
 	cfg.verifyModelFlag(fs)
 	cfg.baseURLFlag(fs)
-	fs.StringVar(&format, "format", "text", "output: text (a line per footnote) or ndjson (a JSON object per footnote)")
+	fs.StringVar(&format, "format", "text", "output: text (a line per footnote or citation) or ndjson (a JSON object per footnote or citation)")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "ndjson"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -74,9 +83,11 @@ type verifyInput struct {
 }
 
 // verifyInputs are the kinds of input, tried in order: an answer file
-// from ask, then a saved conversation's id.
+// from ask, a manuscript with Pandoc citations (verify_draft.go), then a
+// saved conversation's id.
 var verifyInputs = []verifyInput{
 	{"answer", verifyAnswerFile},
+	{"draft", verifyDraft},
 	{"conversation", verifyConversation},
 }
 
@@ -122,7 +133,7 @@ func runVerify(cmd *cobra.Command, cfg *Config, format string, args []string) er
 	}
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	defer out.Flush()
-	total, bad := 0, 0
+	total, bad, cites := 0, 0, 0
 	for _, arg := range args {
 		var fs []rag.Finding
 		read := false
@@ -141,10 +152,16 @@ func runVerify(cmd *cobra.Command, cfg *Config, format string, args []string) er
 			}
 		}
 		if !read {
-			return &exitStatusError{code: exitBadInput, err: fmt.Errorf("verify: %s is neither a file ibid ask --format ndjson wrote nor a saved conversation's id", arg)}
+			if _, err := os.Stat(arg); errors.Is(err, os.ErrNotExist) && strings.ContainsAny(arg, `/\.`) {
+				return &exitStatusError{code: exitBadInput, err: fmt.Errorf("verify: %s: no such file", arg)}
+			}
+			return &exitStatusError{code: exitBadInput, err: fmt.Errorf("verify: %s is neither a file ibid ask --format ndjson wrote, a manuscript (.md, .txt) nor a saved conversation's id", arg)}
 		}
 		for _, f := range fs {
 			total++
+			if f.Citekey != "" {
+				cites++
+			}
 			if f.Kind != rag.FindingOK {
 				bad++
 			}
@@ -157,7 +174,15 @@ func runVerify(cmd *cobra.Command, cfg *Config, format string, args []string) er
 		return fmt.Errorf("verify: %w", err)
 	}
 	if bad > 0 {
-		return fmt.Errorf("verify: %d of %d footnotes need a look", bad, total)
+		noun := "footnotes"
+		switch cites {
+		case 0:
+		case total:
+			noun = "citations"
+		default:
+			noun = "footnotes and citations"
+		}
+		return fmt.Errorf("verify: %d of %d %s need a look", bad, total, noun)
 	}
 	return nil
 }
@@ -175,6 +200,9 @@ func writeFinding(w io.Writer, format, input string, f rag.Finding) error {
 		}
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
+	}
+	if f.Citekey != "" {
+		return writeDraftLine(w, input, f)
 	}
 	line := fmt.Sprintf("%s, %s [%d] %s: %s", input, f.Answer, f.Number, f.Kind, f.Message)
 	if f.Title != "" {

@@ -103,20 +103,29 @@ const (
 	// that cites it (and did not when the answer was saved either, or
 	// nothing was recorded).
 	FindingUnsupported FindingKind = "unsupported"
+	// FindingWrongPage: a manuscript's citation names a page that does
+	// not support its sentence; another page of the work does
+	// (Finding.SupportPage).
+	FindingWrongPage FindingKind = "wrong_page"
+	// FindingUnknownKey: no document of the library has a manuscript
+	// citation's citekey.
+	FindingUnknownKey FindingKind = "unknown_key"
 	// FindingOK: nothing changed and the passage supports the claim
 	// (Supported, Partial or Unchecked).
 	FindingOK FindingKind = "ok"
 )
 
-// Finding is what verify found of one footnote.
+// Finding is what verify found of one footnote, or of one citation of a
+// manuscript (Citekey set; Answer and Number empty).
 type Finding struct {
-	Answer string      `json:"answer"` // SavedAnswer.Label
-	Number int         `json:"display_number"`
+	Answer string      `json:"answer,omitempty"` // SavedAnswer.Label
+	Number int         `json:"display_number,omitempty"`
 	Kind   FindingKind `json:"status"`
 	Title  string      `json:"title,omitempty"`
-	// SegmentID is the segment cited; Now, when the passage moved, the
+	// SegmentID is the segment cited (a manuscript's: the passage that
+	// supports the sentence best); Now, when the passage moved, the
 	// segment that holds it now.
-	SegmentID string `json:"segment_id"`
+	SegmentID string `json:"segment_id,omitempty"`
 	Now       string `json:"segment_now,omitempty"`
 	// Was is the verdict recorded with the answer ("" none); Verdict the
 	// passage's verdict now ("" when the document is gone).
@@ -125,6 +134,16 @@ type Finding struct {
 	Claim    string  `json:"claim,omitempty"`
 	Sentence string  `json:"sentence,omitempty"` // the supporting sentence now
 	Message  string  `json:"message"`
+	// A manuscript's citation (DraftFinding.Finding): its citekey,
+	// locator as written, page range and line; the document the key
+	// names and the page whose passage SegmentID is.
+	Citekey     string `json:"citekey,omitempty"`
+	Locator     string `json:"locator,omitempty"`
+	Page        int    `json:"page,omitempty"`
+	PageEnd     int    `json:"page_end,omitempty"`
+	Line        int    `json:"line,omitempty"`
+	DocumentID  string `json:"document_id,omitempty"`
+	SupportPage int    `json:"support_page,omitempty"`
 }
 
 // VerifyOptions tune Verify.

@@ -12,6 +12,9 @@ type Problem struct {
 	Line int    // 1-based line in the file, 0 when not known
 	Key  string // the entry's citekey, when known
 	Text string
+	// Note marks what was read, but differently from how it was written
+	// (a file that is not UTF-8); nothing was left out.
+	Note bool
 }
 
 func (p Problem) String() string {

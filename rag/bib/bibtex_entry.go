@@ -9,9 +9,14 @@ import (
 // ParseBibTeX reads a BibTeX or BibLaTeX file into entries, in the order
 // written. What cannot be read (a syntax error, a duplicate citekey) is a
 // Problem; everything else is read. Crossref'd fields are inherited
-// (booktitle from a @proceedings entry).
+// (booktitle from a @proceedings entry). Bytes that are not UTF-8 are
+// read as Windows-1252 (Latin-1), with one Problem saying so.
 func ParseBibTeX(src []byte) ([]Entry, []Problem) {
-	raws, problems := parseRaw(string(src))
+	text, latin := asUTF8(src)
+	raws, problems := parseRaw(text)
+	if latin > 0 {
+		problems = append([]Problem{{Line: latin, Note: true, Text: "the file is not UTF-8; bytes that are not were read as Latin-1 (Windows-1252): save it as UTF-8 if an accent looks wrong"}}, problems...)
+	}
 	byKey := make(map[string]int, len(raws))
 	for i, r := range raws {
 		if _, dup := byKey[strings.ToLower(r.key)]; !dup {

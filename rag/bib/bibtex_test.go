@@ -219,7 +219,7 @@ func FuzzParseBibTeX(f *testing.F) {
 
 // FuzzLatex: decoding never panics and keeps valid UTF-8 on one line.
 func FuzzLatex(f *testing.F) {
-	for _, s := range []string{`{\"o}`, `\'\i`, `\t{oo}`, `$\alpha$`, `\c`, `{\"{\"{\"{o}}}}`, "a\nb"} {
+	for _, s := range []string{`{\"o}`, `\'\i`, `\t{oo}`, `$\alpha$`, `\c`, `{\"{\"{\"{o}}}}`, "a\nb", "\\b\\ô0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -242,4 +242,26 @@ func FuzzBibDesk(f *testing.F) {
 			pl.relativePath()
 		}
 	})
+}
+
+// TestLatin1File: an older tool's Latin-1 .bib keeps its accents, UTF-8
+// beside it is kept, and one problem says where the first non-UTF-8 byte is.
+func TestLatin1File(t *testing.T) {
+	src := []byte("% Encoding: ISO8859_1\n\n@article{m, author = {M\xfcller, J\xf6rg}, title = {Caf\xe9 \u2013 {\\\"u}ber}, year = 1999}\n")
+	entries, problems := ParseBibTeX(src)
+	if len(entries) != 1 {
+		t.Fatalf("entries %+v, problems %v", entries, problems)
+	}
+	if got := entries[0].Authors[0].String(); got != "Müller, Jörg" {
+		t.Errorf("author %q, want Müller, Jörg", got)
+	}
+	if got := entries[0].Title; got != "Café – über" {
+		t.Errorf("title %q, want Café – über", got)
+	}
+	if len(problems) != 1 || problems[0].Line != 3 || !problems[0].Note || !strings.Contains(problems[0].Text, "not UTF-8") {
+		t.Errorf("problems %v, want one on line 3 saying the file is not UTF-8", problems)
+	}
+	if _, problems := ParseBibTeX([]byte("@article{u, title = {Müller}}")); len(problems) != 0 {
+		t.Errorf("a UTF-8 file has problems %v", problems)
+	}
 }

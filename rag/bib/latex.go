@@ -16,6 +16,9 @@ import (
 // unknown command leaves its argument and drops its name. The result is
 // NFC and on one line.
 func Latex(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	if !strings.ContainsAny(s, "\\{}~$`'-") {
 		return collapseSpace(s)
 	}
@@ -137,8 +140,10 @@ func (d *latexDecoder) command(s string, i, depth int) int {
 	}
 	c := s[i]
 	if !isASCIILetter(c) {
-		i++
-		name := string(c)
+		// a control symbol: one character, which may take several bytes
+		_, n := utf8.DecodeRuneInString(s[i:])
+		name := s[i : i+n]
+		i += n
 		if acc, ok := accents[name]; ok {
 			return d.accent(s, i, name, acc, depth)
 		}
@@ -148,7 +153,7 @@ func (d *latexDecoder) command(s string, i, depth int) int {
 		case '-', '/', '@':
 			// a hyphenation point, an italic correction, a spacing hint
 		default:
-			d.b.WriteByte(c) // \& \% \$ \# \_ \{ \}
+			d.b.WriteString(name) // \& \% \$ \# \_ \{ \}
 		}
 		return i
 	}
@@ -209,7 +214,8 @@ func (d *latexDecoder) accent(s string, i int, name string, acc rune, depth int)
 			j++
 		}
 		if j == i+1 && j < len(s) {
-			j++
+			_, n := utf8.DecodeRuneInString(s[j:])
+			j += n // a control symbol, whole even when not ASCII
 		}
 		arg = d.sub(s[i:j], depth)
 		i = j
