@@ -44,6 +44,10 @@ type LongDocQuestion struct {
 	// (ingest's Loaded.Text), each in one paragraph; a passage holding any
 	// of them answers the question.
 	Answers []string `json:"answers"`
+	// After, for a follow-up, is the question asked just before it in the
+	// same conversation ("And how is precision computed?" after "How is
+	// citation recall computed?"); "" for a question asked on its own.
+	After string `json:"after,omitempty"`
 	// Line is the question's line in its file (1-based), for messages.
 	Line int `json:"-"`
 }
@@ -240,6 +244,34 @@ func hyphenBreak(s string, i int) (j int, ok bool) {
 func lastIsLetter(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return unicode.IsLetter(r)
+}
+
+// EvidenceRun is how much of a snippet an answer must quote to count as
+// quoting it: a run of at least this many characters (runes) of the
+// normalised snippet, or the whole snippet when it is shorter.
+const EvidenceRun = 40
+
+// Quotes reports whether answer (an answer's text, references left out)
+// quotes one of the question's snippets: holds, normalised (Normalize),
+// a run of EvidenceRun characters of one normalised snippet, or all of a
+// shorter one.
+func (q LongDocQuestion) Quotes(answer string) bool {
+	na := Normalize(answer)
+	for _, a := range q.Answers {
+		sn := []rune(Normalize(a))
+		if len(sn) <= EvidenceRun {
+			if len(sn) > 0 && strings.Contains(na, string(sn)) {
+				return true
+			}
+			continue
+		}
+		for i := 0; i+EvidenceRun <= len(sn); i++ {
+			if strings.Contains(na, string(sn[i:i+EvidenceRun])) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Contains reports whether passage holds snippet, both normalised

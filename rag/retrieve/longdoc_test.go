@@ -17,8 +17,9 @@ import (
 // The long-document set, the repository's root and the shared data folder,
 // from this package's folder.
 var (
-	longDocFile = filepath.Join("testdata", "longdoc", "questions.jsonl")
-	longDocRepo = filepath.Join("..", "..")
+	longDocFile      = filepath.Join("testdata", "longdoc", "questions.jsonl")
+	longDocFollowups = filepath.Join("testdata", "longdoc", "followups.jsonl")
+	longDocRepo      = filepath.Join("..", "..")
 )
 
 func readLongDocSet(t *testing.T) *LongDoc {
@@ -87,6 +88,11 @@ var paragraphBreak = regexp.MustCompile(`\n[ \t]*\n`)
 // shared PDFs are skipped when ../shared is absent.
 func TestLongDocSnippetsInText(t *testing.T) {
 	s := readLongDocSet(t)
+	fu, err := ReadLongDoc(longDocFollowups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Questions = append(s.Questions, fu.Questions...)
 	byDoc := map[string][]LongDocQuestion{}
 	var order []string
 	for _, q := range s.Questions {
@@ -356,5 +362,49 @@ func TestLongDocScore(t *testing.T) {
 	}
 	if m := set.Score(nil); m.Missing != 3 || m.Recall5 != 0 || m.MeanTokens5 != 0 {
 		t.Errorf("no results: %v", m)
+	}
+}
+
+// TestLongDocQuotes: an answer quotes a snippet when it holds 40 of its
+// normalised characters in a row (or all of a shorter one), whatever its
+// case, spacing and line breaks; a run of 39 is not enough.
+func TestLongDocQuotes(t *testing.T) {
+	q := LongDocQuestion{Answers: []string{
+		"We randomly select 1,000 examples from the development set of each dataset for ALCE.",
+		"with an average answer length of 131 words",
+	}}
+	run := Normalize(q.Answers[0])[10:50]
+	for _, c := range []struct {
+		answer string
+		want   bool
+	}{
+		{"They write: we RANDOMLY select 1,000 examples from the\ndevelopment set. [1]", true},
+		{"…" + run + "…", true},
+		{"…" + run[:39] + "…", false},
+		{"ELI5, with an average answer length of 131 words, is long.", true},
+		{"an average answer length of 131 words", false}, // 37 of 42
+		{"", false},
+	} {
+		if got := q.Quotes(c.answer); got != c.want {
+			t.Errorf("Quotes(%q) = %v, want %v", c.answer, got, c.want)
+		}
+	}
+}
+
+// TestLongDocFollowups checks the follow-up pairs' shape: each names the
+// question asked before it, and its snippets are found as the set's are
+// (TestLongDocSnippetsInText reads both files).
+func TestLongDocFollowups(t *testing.T) {
+	s, err := ReadLongDoc(longDocFollowups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Questions) < 8 {
+		t.Errorf("%d follow-up pairs, want at least 8", len(s.Questions))
+	}
+	for _, q := range s.Questions {
+		if strings.TrimSpace(q.After) == "" || q.After == q.Question {
+			t.Errorf("%s: a follow-up needs the question asked before it", q.ID)
+		}
 	}
 }
