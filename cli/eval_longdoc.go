@@ -15,7 +15,8 @@ import (
 // questions.jsonl, rag/retrieve/testdata/longdoc): its documents added to
 // a library in memory with the strategy, each question searched as ibid
 // search does, and the passages, as the model would read them (with their
-// neighbours), judged by the answer snippets they contain.
+// neighbours), judged by the answer snippets they contain; then the
+// answers without a model (eval_answers.go).
 
 // longDocFile is the questions file that marks a folder as a long-document
 // set rather than a BEIR folder.
@@ -86,7 +87,11 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 		}
 		lines = append(lines, fmt.Sprintf("%-12s %s", name, set.Score(results)))
 	}
-	return lines, nil
+	answers, err := evalAnswers(ctx, lib, dir, set, se.rerank, nil)
+	if err != nil {
+		return nil, err
+	}
+	return append(lines, answers), nil
 }
 
 // repoRoot is the nearest folder at or above dir that holds go.mod, or
