@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
@@ -34,13 +35,8 @@ func choose(qu *question, cands []*cand) []run {
 	for _, c := range cands {
 		bySeg[c.seg.ID] = append(bySeg[c.seg.ID], c)
 	}
-	for id, cs := range bySeg {
-		ordered := make([]*cand, 0, len(cs))
-		for _, c := range cs {
-			ordered = append(ordered, c)
-		}
-		sortByPos(ordered)
-		bySeg[id] = ordered
+	for _, cs := range bySeg {
+		slices.SortFunc(cs, func(a, b *cand) int { return a.pos - b.pos })
 	}
 	var out []run
 	used := map[*cand]bool{}
@@ -126,14 +122,6 @@ func nearDuplicate(c *cand, chosen []run) bool {
 		}
 	}
 	return false
-}
-
-func sortByPos(cs []*cand) {
-	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && cs[j].pos < cs[j-1].pos; j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
 }
 
 // render turns the chosen runs into quotes: a run of sentences is one

@@ -110,7 +110,6 @@ var (
 	reNegation   = regexp.MustCompile(`\b(no|not|never|none|cannot|can't|only|all|without)\b|不|没有|无法`)
 	reContinues  = regexp.MustCompile(`^(This|These|That|Those|It|Its|They|Their|Such|Then|Finally|Formally|Specifically|In particular|For example|For instance|For each|Thus|Therefore|Hence|Here|However|Moreover|In addition|Also|Note that|That is|Otherwise|Instead|Intuitively|Besides)\b`)
 	reBackRef    = regexp.MustCompile(`^(This|These|That|Those|It|Its|They|Their|Such|Both|Thus|Therefore|Hence)\b`)
-	reCapsName   = regexp.MustCompile(`\b\p{Lu}[\p{L}\d]*(-\p{L}[\p{L}\d]*|\d+)*\b`)
 	reEnumerator = regexp.MustCompile(`\(\d\)|\(\w\)|^\d+\.\s`)
 )
 
