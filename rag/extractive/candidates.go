@@ -67,11 +67,25 @@ func units(text, prev string, known bool) []cand {
 	var out []cand
 	var tableHead, tableSep string
 	inTable := false
+	var dotHead, caption string // a PDF table's header row, and the caption before it
 	for _, sp := range ingest.Sentences(text) {
 		if inFence(sp, fences) {
 			continue
 		}
 		raw := strings.TrimSpace(text[sp.Start:sp.End])
+		if dotRow(raw) {
+			// A row of a PDF table (cells joined by " · ", a row a
+			// paragraph): the first is its header, the rest are quoted
+			// with it and the caption, as a Markdown table.
+			if dotHead == "" {
+				dotHead = raw
+				continue
+			}
+			c := cand{span: TrimSpan(text, sp), text: markdownTable(caption, dotHead, raw), row: raw, table: true}
+			out = append(out, c)
+			continue
+		}
+		dotHead = ""
 		if strings.HasPrefix(raw, "|") {
 			// A Markdown table row: the first is its header, the second
 			// its separator, the rest are quoted with the header.
@@ -97,6 +111,9 @@ func units(text, prev string, known bool) []cand {
 		c := cand{span: TrimSpan(text, sp), text: s}
 		c.table = strings.Count(s, " | ") >= 3
 		c.caption = reCaption.MatchString(s)
+		if c.caption {
+			caption = s
+		}
 		c.prompt = rePromptLn.MatchString(s)
 		c.refs = reRefEntry.MatchString(s)
 		c.code = codeLike(s)
@@ -121,6 +138,37 @@ func units(text, prev string, known bool) []cand {
 		out[i].pos = i
 	}
 	return out
+}
+
+// dotRow reports whether a paragraph is a row of a PDF table: cells
+// joined by " · " on one line.
+func dotRow(s string) bool {
+	return strings.Count(s, " · ") >= 1 && !strings.Contains(s, "\n")
+}
+
+// markdownTable writes a PDF table's header and one of its rows, and the
+// caption above them if there is one, as Markdown: a row with one cell
+// more than the header (its label) gets an empty header cell.
+func markdownTable(caption, head, row string) string {
+	hc, rc := strings.Split(head, " · "), strings.Split(row, " · ")
+	for len(hc) < len(rc) {
+		hc = append([]string{""}, hc...)
+	}
+	for len(rc) < len(hc) {
+		rc = append(rc, "")
+	}
+	line := func(cells []string) string {
+		for i, c := range cells {
+			cells[i] = strings.ReplaceAll(strings.TrimSpace(c), "|", `\|`)
+		}
+		return "| " + strings.Join(cells, " | ") + " |"
+	}
+	sep := strings.Repeat("|---", len(hc)) + "|"
+	t := line(hc) + "\n" + sep + "\n" + line(rc)
+	if caption != "" {
+		t = caption + "\n\n" + t
+	}
+	return t
 }
 
 // lastRune is the last rune of s that is not a closing quote or bracket,

@@ -53,6 +53,11 @@ func TestUnits(t *testing.T) {
 		c.text != "| key | action |\n|---|---|\n| `enter` | open the selected source |" {
 		t.Errorf("a Markdown table row is quoted with its header: %+v", *c)
 	}
+	pdf := units("Table 14: Retrieval results for QAMPARI (recall-5).\n\nR@1 · R@3 · R@5\n\nDPR · 6.7 · 13.5 · 17.6\n\nOracle · 44.3 · 58.7 · 65.6", "", false)
+	if len(pdf) != 3 || !pdf[0].caption || !pdf[2].table || pdf[2].row != "Oracle · 44.3 · 58.7 · 65.6" ||
+		pdf[2].text != "Table 14: Retrieval results for QAMPARI (recall-5).\n\n|  | R@1 | R@3 | R@5 |\n|---|---|---|---|\n| Oracle | 44.3 | 58.7 | 65.6 |" {
+		t.Errorf("a PDF table's row is not quoted as a table: %+v", pdf)
+	}
 	if c := find("[1] Carlstrom"); !c.refs {
 		t.Errorf("a reference entry: %+v", *c)
 	}

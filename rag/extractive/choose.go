@@ -73,7 +73,11 @@ func grow(c *cand, seg []*cand, used map[*cand]bool) run {
 		return i >= 0 && i < len(seg) && !used[seg[i]] && !seg[i].fragment && !seg[i].refs && seg[i].pos == seg[at].pos+(i-at)
 	}
 	if c.table {
-		// A table is quoted with its caption, just before or after it.
+		// A table is quoted with its caption, just before or after it
+		// (a PDF table's row holds it already).
+		if dotRow(c.row) {
+			return run{first: c, units: seg[at : at+1]}
+		}
 		switch {
 		case ok(at+1) && seg[at+1].caption:
 			hi = at + 1

@@ -190,8 +190,9 @@ func (s *LongDoc) Docs(repoRoot, sharedDir string) ([]string, error) {
 // Normalize is the form in which passages and snippets are compared:
 // NFKC, words hyphenated across a line break joined ("retrie-\nval"
 // becomes "retrieval"; only before a lower-case letter, so "GPT-\n4" keeps
-// its hyphen), lower case, and every run of white space one space, with
-// none at either end.
+// its hyphen), lower case, a PDF table's cell separator "·" written as a
+// Markdown table's "|" (an answer quotes a PDF table as Markdown), and
+// every run of white space one space, with none at either end.
 func Normalize(s string) string {
 	s = norm.NFKC.String(s)
 	var b strings.Builder
@@ -213,6 +214,9 @@ func Normalize(s string) string {
 		if space {
 			b.WriteByte(' ')
 			space = false
+		}
+		if r == '·' {
+			r = '|'
 		}
 		b.WriteRune(unicode.ToLower(r))
 	}
