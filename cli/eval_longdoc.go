@@ -34,8 +34,9 @@ const longDocDepth = 20
 
 // evalLongDoc runs cfg's modes on the long-document set in dir through a
 // library indexed with se.strategy. Documents named with a folder are
-// found under the repository holding dir (the nearest folder above it
-// with go.mod), the shared PDFs in shared (its pdf folder).
+// found under dir (the set's snapshot of them), the shared PDFs in shared
+// (its pdf folder; by default ../shared/data beside the repository holding
+// dir, the nearest folder above it with go.mod).
 func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se strategyEval) ([]string, error) {
 	set, err := retrieve.ReadLongDoc(filepath.Join(dir, longDocFile))
 	if err != nil {
@@ -45,7 +46,7 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 	if shared == "" {
 		shared = filepath.Join(root, "..", "shared", "data")
 	}
-	paths, err := set.Docs(root, shared)
+	paths, err := set.Docs(dir, shared)
 	if errors.Is(err, retrieve.ErrNoSharedData) {
 		return nil, fmt.Errorf("%w; give the folder that holds pdf/ with --shared", err)
 	}

@@ -151,13 +151,15 @@ func crossesParagraph(s string) bool {
 }
 
 // ResolveDoc is the path of the document a question names: a name with a
-// slash ("docs/storage.md") is relative to repoRoot, the repository's
-// root; a bare file name ("alce-gao2023-citations.pdf") is a file of the
-// shared data's PDF folder, sharedDir/pdf (sharedDir is the shared data
-// folder, ../shared/data from the repository's root).
-func ResolveDoc(name, repoRoot, sharedDir string) string {
+// slash ("docs/storage.md") is relative to setDir, the folder holding the
+// set's questions (rag/retrieve/testdata/longdoc keeps a frozen copy of
+// the docs it asks about there, so that edits to the live docs/ move no
+// figure); a bare file name ("alce-gao2023-citations.pdf") is a file of
+// the shared data's PDF folder, sharedDir/pdf (sharedDir is the shared
+// data folder, ../shared/data from the repository's root).
+func ResolveDoc(name, setDir, sharedDir string) string {
 	if strings.Contains(name, "/") {
-		return filepath.Join(repoRoot, filepath.FromSlash(name))
+		return filepath.Join(setDir, filepath.FromSlash(name))
 	}
 	return filepath.Join(sharedDir, "pdf", name)
 }
@@ -165,9 +167,9 @@ func ResolveDoc(name, repoRoot, sharedDir string) string {
 // Docs resolves the set's document names (ResolveDoc) to paths, once
 // each, in order of first use, and checks that each is there. A missing
 // shared document is an error wrapping ErrNoSharedData; a missing
-// repository document is an error of its own (the set no longer matches
-// the tree).
-func (s *LongDoc) Docs(repoRoot, sharedDir string) ([]string, error) {
+// document of the set's own folder is an error of its own (the set no
+// longer matches its snapshot).
+func (s *LongDoc) Docs(setDir, sharedDir string) ([]string, error) {
 	var paths []string
 	seen := map[string]bool{}
 	for _, q := range s.Questions {
@@ -175,7 +177,7 @@ func (s *LongDoc) Docs(repoRoot, sharedDir string) ([]string, error) {
 			continue
 		}
 		seen[q.Doc] = true
-		p := ResolveDoc(q.Doc, repoRoot, sharedDir)
+		p := ResolveDoc(q.Doc, setDir, sharedDir)
 		if _, err := os.Stat(p); err != nil {
 			if !strings.Contains(q.Doc, "/") && errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("%w: %s (question %s)", ErrNoSharedData, p, q.ID)

@@ -14,12 +14,12 @@ import (
 	"github.com/ibid-dev/ibid/rag/ingest"
 )
 
-// The long-document set, the repository's root and the shared data folder,
+// The long-document set and its folder (which holds its docs snapshot),
 // from this package's folder.
 var (
 	longDocFile      = filepath.Join("testdata", "longdoc", "questions.jsonl")
 	longDocFollowups = filepath.Join("testdata", "longdoc", "followups.jsonl")
-	longDocRepo      = filepath.Join("..", "..")
+	longDocDir       = filepath.Join("testdata", "longdoc")
 )
 
 func readLongDocSet(t *testing.T) *LongDoc {
@@ -105,7 +105,7 @@ func TestLongDocSnippetsInText(t *testing.T) {
 	defer loader.Close()
 	for _, doc := range order {
 		t.Run(doc, func(t *testing.T) {
-			path := ResolveDoc(doc, longDocRepo, shareddata.Dir())
+			path := ResolveDoc(doc, longDocDir, shareddata.Dir())
 			if _, err := os.Stat(path); err != nil {
 				if !strings.Contains(doc, "/") {
 					t.Skipf("shared data absent: %v", err)
@@ -144,19 +144,19 @@ func TestLongDocSnippetsInText(t *testing.T) {
 }
 
 // TestLongDocDocs resolves names and turns missing shared data into the
-// sentinel, a missing repository document into another error.
+// sentinel, a missing document of the set's folder into another error.
 func TestLongDocDocs(t *testing.T) {
-	repo, shared := t.TempDir(), t.TempDir()
-	if err := os.MkdirAll(filepath.Join(repo, "docs"), 0o755); err != nil {
+	setDir, shared := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(setDir, "docs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(repo, "docs", "a.md"), []byte("# A\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(setDir, "docs", "a.md"), []byte("# A\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	set := &LongDoc{Questions: []LongDocQuestion{
 		{ID: "1", Doc: "docs/a.md"}, {ID: "2", Doc: "p.pdf"}, {ID: "3", Doc: "docs/a.md"},
 	}}
-	if _, err := set.Docs(repo, shared); !errors.Is(err, ErrNoSharedData) {
+	if _, err := set.Docs(setDir, shared); !errors.Is(err, ErrNoSharedData) {
 		t.Fatalf("shared PDF absent: err %v, want ErrNoSharedData", err)
 	}
 	if err := os.MkdirAll(filepath.Join(shared, "pdf"), 0o755); err != nil {
@@ -165,17 +165,17 @@ func TestLongDocDocs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(shared, "pdf", "p.pdf"), []byte("%PDF-"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	paths, err := set.Docs(repo, shared)
+	paths, err := set.Docs(setDir, shared)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(repo, "docs", "a.md"), filepath.Join(shared, "pdf", "p.pdf")}
+	want := []string{filepath.Join(setDir, "docs", "a.md"), filepath.Join(shared, "pdf", "p.pdf")}
 	if strings.Join(paths, "|") != strings.Join(want, "|") {
 		t.Errorf("Docs = %q, want %q", paths, want)
 	}
 	set.Questions = append(set.Questions, LongDocQuestion{ID: "4", Doc: "docs/gone.md"})
-	if _, err := set.Docs(repo, shared); err == nil || errors.Is(err, ErrNoSharedData) || !strings.Contains(err.Error(), "docs/gone.md") {
-		t.Errorf("missing repository document: err %v, want an error naming it, not ErrNoSharedData", err)
+	if _, err := set.Docs(setDir, shared); err == nil || errors.Is(err, ErrNoSharedData) || !strings.Contains(err.Error(), "docs/gone.md") {
+		t.Errorf("missing snapshot document: err %v, want an error naming it, not ErrNoSharedData", err)
 	}
 }
 
