@@ -34,6 +34,17 @@ func (t answerTally) String() string {
 	return fmt.Sprintf("questions %d  evidence hit %.3f (%d)  declined %d", t.questions, rate, t.quoted, t.declined)
 }
 
+// add counts o.
+func (t *answerTally) add(o answerOutcome) {
+	t.questions++
+	if o.declined {
+		t.declined++
+	}
+	if o.quoted {
+		t.quoted++
+	}
+}
+
 // answerOutcome is how one question's answer did.
 type answerOutcome struct {
 	id       string
@@ -59,30 +70,38 @@ func evalAnswers(ctx context.Context, lib *library.Library, dir string, set *ret
 		})
 		return b.String(), err
 	}
-	judge := func(t *answerTally, q retrieve.LongDocQuestion, answer string) {
+	// judge counts q's answer in each tally and tells each.
+	judge := func(q retrieve.LongDocQuestion, answer string, tallies ...*answerTally) {
 		o := answerOutcome{id: q.ID, answer: answer}
-		t.questions++
 		switch {
 		case strings.HasPrefix(answer, rag.DeclineText):
 			o.declined = true
-			t.declined++
 		case q.Quotes(answer):
 			o.quoted = true
-			t.quoted++
+		}
+		for _, t := range tallies {
+			t.add(o)
 		}
 		if each != nil {
 			each(o)
 		}
 	}
-	var single answerTally
+	var single, first answerTally
 	for _, q := range set.Questions {
 		a, err := ask(rag.NewConversation("eval"), q.Question)
 		if err != nil {
 			return "", fmt.Errorf("question %s: %w", q.ID, err)
 		}
-		judge(&single, q, a)
+		if q.Added == "" {
+			judge(q, a, &single, &first)
+		} else {
+			judge(q, a, &single)
+		}
 	}
 	line := fmt.Sprintf("%-12s %s", "answers", single)
+	if first.questions < single.questions {
+		line += "\n" + fmt.Sprintf("%-12s %s", "first set", first)
+	}
 	fu, err := retrieve.ReadLongDoc(filepath.Join(dir, longDocFollowups))
 	if errors.Is(err, os.ErrNotExist) {
 		return line, nil
@@ -103,7 +122,7 @@ func evalAnswers(ctx context.Context, lib *library.Library, dir string, set *ret
 		if err != nil {
 			return "", fmt.Errorf("follow-up %s: %w", q.ID, err)
 		}
-		judge(&pairs, q, a)
+		judge(q, a, &pairs)
 	}
 	return line + "\n" + fmt.Sprintf("%-12s %s", "follow-ups", pairs), nil
 }

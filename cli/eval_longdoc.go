@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -88,9 +89,20 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 		}
 		lines = append(lines, fmt.Sprintf("%-12s %s", name, set.Score(results)))
 	}
-	answers, err := evalAnswers(ctx, lib, dir, set, se.rerank, nil)
+	var missed []string
+	answers, err := evalAnswers(ctx, lib, dir, set, se.rerank, func(o answerOutcome) {
+		switch {
+		case o.declined:
+			missed = append(missed, o.id+" (declined)")
+		case !o.quoted:
+			missed = append(missed, o.id)
+		}
+	})
 	if err != nil {
 		return nil, err
+	}
+	if len(missed) > 0 {
+		cfg.logf("answers not quoting their evidence: %s\n", strings.Join(missed, " "))
 	}
 	return append(lines, answers), nil
 }

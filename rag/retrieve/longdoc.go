@@ -48,6 +48,11 @@ type LongDocQuestion struct {
 	// same conversation ("And how is precision computed?" after "How is
 	// citation recall computed?"); "" for a question asked on its own.
 	After string `json:"after,omitempty"`
+	// Added says why a question joined the set after its first 78 were
+	// written ("answerer": for the extractive answerer's kinds of
+	// question); "" for the first 78, the set the answerer's targets are
+	// stated on.
+	Added string `json:"added,omitempty"`
 	// Line is the question's line in its file (1-based), for messages.
 	Line int `json:"-"`
 }
