@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/figures"
 	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -151,9 +152,7 @@ func openBEIR(t *testing.T, dir string) (*beirRetriever, *retrieve.BEIR) {
 // not, on the calibration halves (where AnswerFloor was chosen) and the
 // held-out halves, and checks the figures docs/answers.md states.
 func TestRelevanceFloorRates(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds three libraries")
-	}
+	figures.Require(t) // builds three libraries, SciFact's among them: minutes under -race
 	shared := shareddata.Path(t)
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
