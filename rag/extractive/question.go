@@ -152,9 +152,27 @@ var (
 	reYesNo      = regexp.MustCompile(`^(and |so |but )?(is|are|was|were|does|do|did|can|could|should|will|would|has|have|had)\b|吗[？?]?$|是否|能否`)
 )
 
+// reLeadPhrase is a phrase that sets the scene before the question
+// proper: "In the interactive method, how many …", "On QAMPARI, what
+// recall …", "By how much …".
+var reLeadPhrase = regexp.MustCompile(`^(?:(?:in|on|for|with|without|at|after|before|under|during|compared with|according to|besides|apart from) [^,?]{1,80}, |by )`)
+
+// clause is q as the kind patterns read it: lower case, trimmed, without a
+// leading phrase that sets the scene (reLeadPhrase).
+func clause(q string) string {
+	s := strings.ToLower(strings.TrimSpace(q))
+	return reLeadPhrase.ReplaceAllString(s, "")
+}
+
+// maxSubjectTerms: a definition question whose subject is longer than
+// this many terms ("what is the known blind spot of the automatic
+// precision score when …") describes what it looks for rather than
+// naming it, and is read as a general question.
+const maxSubjectTerms = 4
+
 // kindOf is the kind of answer q asks for.
 func kindOf(q string) Kind {
-	s := strings.ToLower(strings.TrimSpace(q))
+	s := clause(q)
 	switch {
 	case reHowTo.MatchString(s):
 		return KindHowTo
@@ -166,7 +184,7 @@ func kindOf(q string) Kind {
 		return KindNumber
 	case reList.MatchString(s) || asksWhichThings(s):
 		return KindList
-	case reDefinition.MatchString(s):
+	case reDefinition.MatchString(s) && len(definitionSubject(q)) <= maxSubjectTerms:
 		return KindDefinition
 	case reYesNo.MatchString(s):
 		return KindYesNo
@@ -182,6 +200,10 @@ var auxWords = map[string]bool{
 	"may": true, "might": true, "must": true, "'s": true,
 }
 
+// notThings are the words after "what" that do not name things to list
+// ("what if the power goes out?", "what else …").
+var notThings = map[string]bool{"if": true, "else": true, "about": true, "happens": true, "happened": true}
+
 // asksWhichThings reports whether s (lower case) asks which things: "which
 // X …" or "what X …" with X plural ("what datasets does ALCE use?", not
 // "which document collection …", "what does MAUVE measure?" nor "what is
@@ -192,7 +214,7 @@ func asksWhichThings(s string) bool {
 		return false
 	}
 	words := strings.Fields(m[2])
-	if len(words) == 0 || auxWords[words[0]] || strings.HasPrefix(words[0], "'") {
+	if len(words) == 0 || auxWords[words[0]] || notThings[words[0]] || strings.HasPrefix(words[0], "'") {
 		return false
 	}
 	if words[0] == "of" {
@@ -212,7 +234,7 @@ func asksWhichThings(s string) bool {
 // definitionSubject is the terms of what a definition question asks
 // about: X of "what is X", "what does X measure", "how is X computed".
 func definitionSubject(q string) []string {
-	s := strings.ToLower(strings.TrimSpace(q))
+	s := clause(q)
 	m := reDefinition.FindStringSubmatch(s)
 	if m == nil {
 		return nil
@@ -232,7 +254,7 @@ var reHead = regexp.MustCompile(`^(?:and |so |then )?(?:which|what|how many|how 
 // ("models" of "Which instruction-tuned LLaMA models were tried?"),
 // analysed; nil when the question does not say.
 func headNoun(q string) []string {
-	m := reHead.FindStringSubmatch(strings.ToLower(strings.TrimSpace(q)))
+	m := reHead.FindStringSubmatch(clause(q))
 	if m == nil {
 		return nil
 	}
@@ -245,7 +267,7 @@ var reMeasured = regexp.MustCompile(`^(?:and |so |then )?how (?:long|large|big|s
 
 // measured is what a "how long is X" question measures (X), analysed.
 func measured(q string) []string {
-	m := reMeasured.FindStringSubmatch(strings.ToLower(strings.TrimSpace(q)))
+	m := reMeasured.FindStringSubmatch(clause(q))
 	if m == nil {
 		return nil
 	}

@@ -26,6 +26,14 @@ func TestKindOf(t *testing.T) {
 		{"参考文献的引用格式有哪几种选项？", KindList},
 		{"英文模式下为什么不能输入中文？", KindReason},
 		{"Bees and flowers", KindGeneral},
+		// A leading phrase sets the scene; the question proper decides.
+		{"In the interactive method, how many documents may the model open at a time?", KindNumber},
+		{"By how much does summarising the passages shrink them?", KindNumber},
+		{"On QAMPARI, what recall-5 do the oracle's top 5 passages give?", KindNumber},
+		// "What if" asks what happens, not which things.
+		{"What if the power goes out while I'm adding papers?", KindGeneral},
+		// A subject this long describes rather than names.
+		{"What is the known blind spot of the automatic precision score when a source only partly backs a claim?", KindGeneral},
 	} {
 		if got := kindOf(c.q); got != c.want {
 			t.Errorf("kindOf(%q) = %s, want %s", c.q, got, c.want)
