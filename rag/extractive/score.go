@@ -645,9 +645,15 @@ func plainness(qu *question, c *cand, matched []string) (float64, string) {
 	}
 	if r := firstRune(c.text); unicode.IsLower(r) && !c.code {
 		down(0.85, "starts in lower case")
+	} else if reFootnoteBody.MatchString(c.text) {
+		down(0.5, "a footnote's text")
 	}
 	return f, strings.Join(why, ", ")
 }
+
+// reFootnoteBody is a PDF footnote's text, its mark glued to its first
+// word ("1with ctex package for Chinese fonts settings."): an aside.
+var reFootnoteBody = regexp.MustCompile(`^[0-9¹²³⁴⁵⁶⁷⁸⁹⁰]{1,2}\p{Ll}`)
 
 // echo: a sentence whose terms are more than this share the question's
 // own merely echoes it.
