@@ -25,13 +25,18 @@ type answerTally struct {
 	questions, quoted, declined int
 }
 
+// rate is the evidence hit rate: the share of the questions whose answer
+// quotes their evidence.
+func (t answerTally) rate() float64 {
+	if t.questions == 0 {
+		return 0
+	}
+	return float64(t.quoted) / float64(t.questions)
+}
+
 // String is the tally as ibid eval prints it.
 func (t answerTally) String() string {
-	rate := 0.0
-	if t.questions > 0 {
-		rate = float64(t.quoted) / float64(t.questions)
-	}
-	return fmt.Sprintf("questions %d  evidence hit %.3f (%d)  declined %d", t.questions, rate, t.quoted, t.declined)
+	return fmt.Sprintf("questions %d  evidence hit %.3f (%d)  declined %d", t.questions, t.rate(), t.quoted, t.declined)
 }
 
 // add counts o.
@@ -100,7 +105,9 @@ func evalAnswers(ctx context.Context, lib *library.Library, dir string, set *ret
 	}
 	line := fmt.Sprintf("%-12s %s", "answers", single)
 	if first.questions < single.questions {
-		line += "\n" + fmt.Sprintf("%-12s %s", "first set", first)
+		// The questions written first, which the answerer's targets are
+		// stated on, apart from those added later (LongDocQuestion.Added).
+		line += fmt.Sprintf("  (first %d: evidence hit %.3f (%d)  declined %d)", first.questions, first.rate(), first.quoted, first.declined)
 	}
 	fu, err := retrieve.ReadLongDoc(filepath.Join(dir, longDocFollowups))
 	if errors.Is(err, os.ErrNotExist) {

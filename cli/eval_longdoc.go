@@ -91,11 +91,6 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 	}
 	var missed []string
 	answers, err := evalAnswers(ctx, lib, dir, set, se.rerank, func(o answerOutcome) {
-		if os.Getenv("ZZDUMP") != "" {
-			f, _ := os.OpenFile(os.Getenv("ZZDUMP"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			fmt.Fprintf(f, "=== %s quoted=%v declined=%v\n%s\n", o.id, o.quoted, o.declined, o.answer)
-			f.Close()
-		}
 		switch {
 		case o.declined:
 			missed = append(missed, o.id+" (declined)")
