@@ -151,3 +151,36 @@ func TestAnswerNeverQuotesFragments(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasuredAndAsides: a number question prefers a number of what it
+// measures to one of something else, and a footnote's text, its mark
+// glued to its first word, weighs less than the same words in the body.
+func TestMeasuredAndAsides(t *testing.T) {
+	qu := newQuestion("How long can a citation token be?", nil)
+	unit := func(text string, section ...string) *cand {
+		us := units(text, "", false)
+		if len(us) != 1 {
+			t.Fatalf("units(%q) = %+v", text, us)
+		}
+		c := &us[0]
+		c.seg = &store.Segment{Text: text, Section: section}
+		c.doc = &store.Document{ID: "d"}
+		c.toks = analyse(c.text)
+		c.terms = map[string]bool{}
+		for _, tok := range c.toks {
+			c.terms[tok] = true
+		}
+		return c
+	}
+	of, _ := shape(qu, unit("A whole token is at most 64 bytes.", "Citation tokens"))
+	other, _ := shape(qu, unit("A page is at most 64 lines.", "Pages"))
+	if of <= other {
+		t.Errorf("a number of what is measured ×%.2f, of something else ×%.2f: want it above", of, other)
+	}
+	qu = newQuestion("Which engine compiles Chinese text?", nil)
+	aside, _ := plainness(qu, unit("1with the ctex package, XeLaTeX compiles the Chinese text."), nil)
+	body, _ := plainness(qu, unit("With the ctex package, XeLaTeX compiles the Chinese text."), nil)
+	if aside >= body {
+		t.Errorf("a footnote's text ×%.2f, the body's ×%.2f: want it below", aside, body)
+	}
+}
