@@ -220,10 +220,17 @@ func asksWhichThings(s string) bool {
 	if words[0] == "of" {
 		return false // "which of them" picks one
 	}
-	for _, w := range words[:min(4, len(words))] {
+	// What is asked for ends at the verb: an auxiliary ("what datasets
+	// does …"); with none among the first words, the verb is the second
+	// word ("what model decides …"), and only the first names the things.
+	n := 1
+	for i, w := range words[:min(5, len(words))] {
 		if auxWords[w] {
+			n = i
 			break
 		}
+	}
+	for _, w := range words[:max(1, min(n, 4))] {
 		if w = strings.Trim(w, "?,."); len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
 			return true
 		}

@@ -30,6 +30,9 @@ func TestKindOf(t *testing.T) {
 		{"In the interactive method, how many documents may the model open at a time?", KindNumber},
 		{"By how much does summarising the passages shrink them?", KindNumber},
 		{"On QAMPARI, what recall-5 do the oracle's top 5 passages give?", KindNumber},
+		// A verb that ends in s is no plural.
+		{"What model decides whether the cited passages back up a sentence?", KindGeneral},
+		{"Which folders are searched for image files?", KindList},
 		// "What if" asks what happens, not which things.
 		{"What if the power goes out while I'm adding papers?", KindGeneral},
 		// A subject this long describes rather than names.
