@@ -3,6 +3,7 @@ package extractive
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,4 +223,33 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestNotDeclinedWhenASentenceAnswers: the floor reads the top four hits;
+// when they hold too little of the question but a sentence further down
+// the passages holds all of its own terms, the question is answered from
+// that sentence, not declined. Without such a sentence it is declined.
+func TestNotDeclinedWhenASentenceAnswers(t *testing.T) {
+	var ps []Passage
+	for i, text := range []string{
+		"Bees warm the nest in winter.", "Drones leave the hive in spring.",
+		"Honey is stored in wax cells.", "Queens mate once in their life.",
+		"Granite quarries close when the ground freezes.",
+	} {
+		ps = append(ps, passage(i+1, store.Document{ID: fmt.Sprintf("d%d", i), Title: fmt.Sprintf("Note %d", i)}, store.Segment{Text: text}))
+	}
+	res, err := Answer(context.Background(), Query{Question: "When do granite quarries close?", Passages: ps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Declined || len(res.Quotes) == 0 || !strings.HasPrefix(res.Quotes[0].Text, "Granite quarries close") {
+		t.Errorf("declined or answered otherwise though the fifth passage answers: %+v", res)
+	}
+	res, err = Answer(context.Background(), Query{Question: "When do granite quarries close?", Passages: ps[:4]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Declined {
+		t.Errorf("answered from passages that hold none of the question: %+v", res.Quotes)
+	}
 }
