@@ -32,8 +32,16 @@ answer arrives, then exits. Formats:
 CSL JSON (added to it, when it exists), for pandoc --citeproc.
 
 With no model configured (OPENAI_BASE_URL, --base-url, or a local Ollama)
-the answer is extractive: the best-matching sentences, each cited.`),
+the answer is extractive: the sentences that answer, each cited.
+
+Every answer is saved as a conversation; --resume asks the next question in
+the latest one (or --resume=ID in a given one), so a short follow-up such as
+"and how is precision computed?" is read against the question before it.`),
 		Example: `ibid ask "what limits the method?"
+
+# A follow-up, read against the question before it:
+ibid ask "how is citation recall computed?"
+ibid ask --resume "and how is precision computed?"
 
 # Footnotes into your notes:
 ibid ask --format markdown "how was the data collected?" >> notes.md
@@ -101,7 +109,12 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 	if conv != nil {
 		cfg.Library = conv.Library
 	} else {
+		// A new conversation is saved too, so that ask --resume can follow
+		// up on it ("And how is precision computed?").
 		conv = rag.NewConversation(cfg.Library)
+		if convDir, err = rag.ConversationsDir(); err != nil {
+			return fmt.Errorf("ask: %w", err)
+		}
 	}
 	lib, a, err := openAnswerer(ctx, cfg)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -15,7 +16,8 @@ import (
 // questions.jsonl, rag/retrieve/testdata/longdoc): its documents added to
 // a library in memory with the strategy, each question searched as ibid
 // search does, and the passages, as the model would read them (with their
-// neighbours), judged by the answer snippets they contain.
+// neighbours), judged by the answer snippets they contain; then the
+// answers without a model (eval_answers.go).
 
 // longDocFile is the questions file that marks a folder as a long-document
 // set rather than a BEIR folder.
@@ -33,8 +35,9 @@ const longDocDepth = 20
 
 // evalLongDoc runs cfg's modes on the long-document set in dir through a
 // library indexed with se.strategy. Documents named with a folder are
-// found under the repository holding dir (the nearest folder above it
-// with go.mod), the shared PDFs in shared (its pdf folder).
+// found under dir (the set's snapshot of them), the shared PDFs in shared
+// (its pdf folder; by default ../shared/data beside the repository holding
+// dir, the nearest folder above it with go.mod).
 func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se strategyEval) ([]string, error) {
 	set, err := retrieve.ReadLongDoc(filepath.Join(dir, longDocFile))
 	if err != nil {
@@ -44,7 +47,7 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 	if shared == "" {
 		shared = filepath.Join(root, "..", "shared", "data")
 	}
-	paths, err := set.Docs(root, shared)
+	paths, err := set.Docs(dir, shared)
 	if errors.Is(err, retrieve.ErrNoSharedData) {
 		return nil, fmt.Errorf("%w; give the folder that holds pdf/ with --shared", err)
 	}
@@ -86,7 +89,22 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 		}
 		lines = append(lines, fmt.Sprintf("%-12s %s", name, set.Score(results)))
 	}
-	return lines, nil
+	var missed []string
+	answers, err := evalAnswers(ctx, lib, dir, set, se.rerank, func(o answerOutcome) {
+		switch {
+		case o.declined:
+			missed = append(missed, o.id+" (declined)")
+		case !o.quoted:
+			missed = append(missed, o.id)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(missed) > 0 {
+		cfg.logf("answers not quoting their evidence: %s\n", strings.Join(missed, " "))
+	}
+	return append(lines, answers), nil
 }
 
 // repoRoot is the nearest folder at or above dir that holds go.mod, or

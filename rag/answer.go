@@ -22,6 +22,7 @@ import (
 
 	"github.com/ibid-dev/ibid/citations"
 	"github.com/ibid-dev/ibid/rag/bib"
+	"github.com/ibid-dev/ibid/rag/extractive"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -148,7 +149,13 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 	var registry *citations.Registry
 	defer func() { conv.finish(run.turn, registry) }()
 
-	hits, err := p.r.Search(ctx, question, retrieve.Options{K: p.opt.K, Neighbours: p.opt.Neighbours, Rerank: p.opt.Rerank, References: p.opt.References})
+	// A follow-up ("And how is precision computed?") is searched with
+	// what it carries over from the question before it.
+	res := extractive.Resolve(question, conv.questions())
+	if len(res.Carried) > 0 && p.opt.Explain != nil {
+		p.opt.Explain(fmt.Sprintf("follow-up: carried over %q from %q", strings.Join(res.Carried, " "), res.From))
+	}
+	hits, err := p.r.Search(ctx, res.Query, retrieve.Options{K: p.opt.K, Neighbours: p.opt.Neighbours, Rerank: p.opt.Rerank, References: p.opt.References})
 	if err != nil {
 		err = fmt.Errorf("couldn't search the library: %w", err)
 		run.fail(err)
@@ -179,13 +186,14 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 		writeString(stream, "No passage in the library matches the question.")
 	} else {
 		req := &Request{
-			Question: question, Turns: begin.turns, Passages: hits, Aliases: begin.aliases,
+			Question: question, Resolution: res, Turns: begin.turns, Passages: hits, Aliases: begin.aliases,
 			Mode: mode, Neighbours: p.opt.Neighbours, Retriever: p.r, Explain: p.opt.Explain,
 			Quoted: func(k int, sp ingest.Span) {
 				if _, ok := run.quoted[k]; !ok {
 					run.quoted[k] = sp
 				}
 			},
+			Alias:   func(seg store.Segment, doc store.Document) int { return run.alias(conv, seg, doc) },
 			offered: passages,
 		}
 		err = p.a.Answer(ctx, req, stream)
@@ -237,6 +245,22 @@ type answerRun struct {
 	info   AnswerInfo         // the answerer's
 	idf    map[string]float64 // rarity weights of terms asked so far (weights)
 	checks checks             // the footnotes' support checks (answer_support.go)
+}
+
+// alias gives seg, a neighbour of one of this turn's hits, an alias in
+// conv (the one it has, or the next), and offers it in this turn, so that
+// it can be cited and described like a hit.
+func (r *answerRun) alias(conv *Conversation, seg store.Segment, doc store.Document) int {
+	k := conv.aliasOf(seg.ID)
+	for len(r.segments) < k {
+		r.segments = append(r.segments, "")
+	}
+	r.segments[k-1] = seg.ID
+	if _, ok := r.offered[k]; !ok {
+		o := newOffered(k, retrieve.Passage{Segment: seg, Document: doc})
+		r.offered[k] = &o
+	}
+	return k
 }
 
 // segment returns the segment id of source_k.

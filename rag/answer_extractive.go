@@ -3,6 +3,7 @@ package rag
 import (
 	"context"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -47,12 +48,15 @@ func (extractiveAnswerer) Label() string                      { return Extractiv
 func (extractiveAnswerer) Mode(citations.Mode) citations.Mode { return citations.ModeInline }
 
 // Answer chooses the sentences over each hit's own window (the relevance
-// floor was calibrated on those, extractive.Views) and writes them. It
-// tells req.Quoted of every source it cites before writing anything.
+// floor was calibrated on those, extractive.Views) and writes them, each
+// cited as the segment that holds it (a neighbour of a hit gets an alias
+// of its own, Request.Alias). It tells req.Quoted of every source it cites
+// before writing anything.
 func (extractiveAnswerer) Answer(ctx context.Context, req *Request, w io.Writer) error {
 	stats, _ := req.Retriever.(store.TermCounter)
 	res, err := extractive.Answer(ctx, extractive.Query{
 		Question: req.Question,
+		Carried:  req.Resolution.Carried,
 		Passages: extractive.Views(req.Passages, req.Aliases, req.Neighbours),
 		Stats:    stats,
 		Explain:  req.Explain,
@@ -64,6 +68,10 @@ func (extractiveAnswerer) Answer(ctx context.Context, req *Request, w io.Writer)
 	if quoted == nil {
 		quoted = func(int, ingest.Span) {}
 	}
+	hit := map[int]string{} // alias → the segment id it was offered as
+	for i, p := range req.Passages {
+		hit[req.Aliases[i]] = p.Segment.ID
+	}
 	var b strings.Builder
 	switch {
 	case res.Declined:
@@ -73,28 +81,52 @@ func (extractiveAnswerer) Answer(ctx context.Context, req *Request, w io.Writer)
 				b.WriteString(" and")
 			}
 			b.WriteString(" in “" + neutralizeText(strings.Join(strings.FieldsFunc(DocTitle(o.Document), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")) + "”")
-			if p := Pages(o.PageStart, o.PageEnd); p != "" {
+			// The pages of the segment cited, as its source shows them.
+			if p := Pages(o.Segment.PageStart, o.Segment.PageEnd); p != "" {
 				b.WriteString(" (" + p + ")")
 			}
 			b.WriteString(" [source_" + strconv.Itoa(o.K) + "]")
 			quoted(o.K, ingest.Span{})
 		}
 		b.WriteString(".")
+	case len(res.Quotes) == 0:
+		b.WriteString(NothingToQuote)
 	default:
 		for i, q := range res.Quotes {
-			if i > 0 {
-				if q.Rank != res.Quotes[i-1].Rank {
-					b.WriteString("\n\n")
-				} else {
-					b.WriteString(" ")
-				}
+			k := q.K
+			if q.Segment.ID != hit[q.K] && req.Alias != nil {
+				k = req.Alias(q.Segment, req.Passages[slices.Index(req.Aliases, q.K)].Document)
 			}
-			b.WriteString(neutralizeText(q.Text))
-			b.WriteString(" [source_" + strconv.Itoa(q.K) + "]")
-			quoted(q.K, q.Span)
+			ref := "[source_" + strconv.Itoa(k) + "]"
+			quoted(k, q.Span)
+			switch {
+			case i == 0:
+			case q.Para != res.Quotes[i-1].Para || q.Table || res.Quotes[i-1].Table:
+				b.WriteString("\n\n")
+			default:
+				b.WriteString(" ")
+			}
+			if q.Table {
+				b.WriteString(tableLead(q.Segment, ref) + "\n\n" + neutralizeText(q.Text))
+				continue
+			}
+			b.WriteString(neutralizeText(q.Text) + " " + ref)
 		}
 	}
 	return writeChunked(ctx, w, b.String())
+}
+
+// NothingToQuote is the extractive answer when the passages hold no
+// sentence that may be quoted (only fragments, code or tables).
+const NothingToQuote = "No sentence of the closest passages answers this on its own; try asking with the words your documents use."
+
+// tableLead introduces a quoted table, citing it: "From the table in
+// “Keys” [source_3]:".
+func tableLead(seg store.Segment, ref string) string {
+	if len(seg.Section) > 0 {
+		return "From the table in “" + neutralizeText(promptField(seg.Section[len(seg.Section)-1])) + "” " + ref + ":"
+	}
+	return "From a table " + ref + ":"
 }
 
 // writeChunked writes text to w in small pieces, never splitting a rune,

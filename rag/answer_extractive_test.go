@@ -52,7 +52,7 @@ func TestExtractiveDeclines(t *testing.T) {
 	if strings.Contains(got, "pollinate") || strings.Contains(got, "mites") {
 		t.Errorf("a decline quotes a passage as if it answered: %q", got)
 	}
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], "declined: ") || !strings.Contains(lines[0], "mercuri") {
+	if len(lines) != 2 || !strings.Contains(lines[0], "mercuri") || !strings.HasPrefix(lines[1], "declined: ") {
 		t.Errorf("explain = %q", lines)
 	}
 
@@ -61,8 +61,8 @@ func TestExtractiveDeclines(t *testing.T) {
 	if got := plain(evs); strings.HasPrefix(got, DeclineText) {
 		t.Fatalf("declined an answerable question: %q", got)
 	}
-	if len(lines) < 2 || !strings.HasPrefix(lines[0], "answered: ") || !strings.HasPrefix(lines[1], "[source_1] score ") ||
-		!strings.Contains(lines[1], "almond") {
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "question: ") || !strings.HasPrefix(lines[1], "answered: ") ||
+		!strings.HasPrefix(lines[2], "[source_1] score ") || !strings.Contains(lines[2], "almond") {
 		t.Errorf("explain = %q", lines)
 	}
 }
@@ -142,4 +142,89 @@ func FuzzExtractiveCodeSpans(f *testing.F) {
 			t.Fatalf("answer text carries a raw citation token: %q", body.String())
 		}
 	})
+}
+
+// TestExtractiveCitesTheNeighbour: a sentence quoted from a hit's
+// neighbour is cited as that neighbour, with its own page and the quoted
+// sentence as its focus, under an alias of its own.
+func TestExtractiveCitesTheNeighbour(t *testing.T) {
+	lib := ragtest.New().Add(store.Document{ID: "p", Title: "Paper", Format: store.FormatPDF},
+		ragtest.Seg("Human evaluation of the answers was run online.", 14, "E Human Evaluation"),
+		ragtest.Seg("The average pay to workers is 20 USD per hour.", 15, "E Human Evaluation"))
+	p := NewPipeline(statsLibrary{lib}, ExtractiveAnswerer(), PipelineOptions{})
+	conv := NewConversation("t")
+	evs, err := collect(t, p, conv, "How much did the human evaluation pay?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOrder(t, evs)
+	got := plain(evs)
+	if !strings.Contains(got, "The average pay to workers is 20 USD per hour.") {
+		t.Fatalf("answer = %q", got)
+	}
+	var src *Source
+	for _, s := range conv.Turns[0].Sources {
+		if s.SegmentID == "p:1" {
+			src = &s
+		}
+	}
+	if src == nil {
+		t.Fatalf("the neighbour is not cited: %+v", conv.Turns[0].Sources)
+	}
+	seg := "The average pay to workers is 20 USD per hour."
+	if src.PageStart != 15 || src.FocusStart != 0 || src.FocusEnd != len(seg) || conv.Segments[conv.Aliases["p:1"]-1] != "p:1" {
+		t.Errorf("neighbour's source: %+v", *src)
+	}
+}
+
+// TestExtractiveFollowUp: a follow-up is searched and answered with what
+// it carries over from the question before it, and --explain says what
+// was carried.
+func TestExtractiveFollowUp(t *testing.T) {
+	lib := ragtest.New().Add(store.Document{ID: "m", Title: "Metrics"},
+		ragtest.Seg("Citation recall is 1 if and only if the citations entail the statement.", 5, "3 Citation recall"),
+		ragtest.Seg("Fluency is measured with MAUVE against human answers.", 5, "3.1 Fluency"),
+		ragtest.Seg("Citation precision is 1 if the citation supports the statement.", 15, "E.3 Citation precision"),
+		ragtest.Seg("Other precision figures of the retrieval are in Table 4.", 16, "F Retrieval"))
+	var lines []string
+	p := NewPipeline(statsLibrary{lib}, ExtractiveAnswerer(), PipelineOptions{Explain: func(s string) { lines = append(lines, s) }})
+	conv := NewConversation("t")
+	if _, err := collect(t, p, conv, "How is citation recall computed?"); err != nil {
+		t.Fatal(err)
+	}
+	lines = nil
+	evs, err := collect(t, p, conv, "And how is precision computed?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plain(evs); !strings.HasPrefix(got, "Citation precision is 1 if the citation supports the statement.") {
+		t.Errorf("follow-up answer = %q", got)
+	}
+	if qs := lib.Queries(); qs[len(qs)-1] != "And how is precision computed? citation recall" {
+		t.Errorf("searched for %q", qs[len(qs)-1])
+	}
+	if len(lines) == 0 || lines[0] != `follow-up: carried over "citation recall" from "How is citation recall computed?"` {
+		t.Errorf("explain = %q", lines)
+	}
+}
+
+// TestExtractiveDeclinePages: a decline names each closest passage with
+// the pages its source shows.
+func TestExtractiveDeclinePages(t *testing.T) {
+	lib := ragtest.New().Add(store.Document{ID: "q", Title: "Quarry", Format: store.FormatPDF},
+		ragtest.Seg("Granite is cut in summer.", 22),
+		ragtest.Seg("Marble blocks travel by rail to the coast.", 23),
+		ragtest.Seg("The quarry closed in winter.", 24))
+	p := NewPipeline(statsLibrary{lib}, ExtractiveAnswerer(), PipelineOptions{})
+	conv := NewConversation("t")
+	evs, _ := collect(t, p, conv, "What is the boiling point of mercury in marble?")
+	got := plain(evs)
+	if !strings.HasPrefix(got, DeclineText) {
+		t.Fatalf("not declined: %q", got)
+	}
+	for _, s := range conv.Turns[0].Sources {
+		if want := "(" + Pages(s.PageStart, s.PageEnd) + ") " + RefText(s.Number); !strings.Contains(got, want) {
+			t.Errorf("the decline names %s's pages otherwise than its source (%q): %q", s.SegmentID, want, got)
+		}
+	}
 }

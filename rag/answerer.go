@@ -5,9 +5,11 @@ import (
 	"io"
 
 	"github.com/ibid-dev/ibid/citations"
+	"github.com/ibid-dev/ibid/rag/extractive"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/retrieve"
+	"github.com/ibid-dev/ibid/store"
 )
 
 // Answerer turns passages and a question into a cited stream: the text of
@@ -39,6 +41,10 @@ type Answerer interface {
 // Request is one question put to an Answerer.
 type Request struct {
 	Question string
+	// Resolution is the question read against the conversation: for a
+	// follow-up ("And how is precision computed?"), the words carried over
+	// from the questions before it, which the search used too.
+	Resolution extractive.Resolution
 	// Turns are the conversation's earlier turns, oldest first.
 	Turns []Turn
 	// Passages are the passages retrieval found, best first, each offered
@@ -62,6 +68,11 @@ type Request struct {
 	// Source); a source it was not told of has the focus support finds
 	// for the sentence that cites it.
 	Quoted func(k int, sp ingest.Span)
+	// Alias gives seg, a segment of a passage's window that is not its
+	// hit (a neighbour), an alias of its own, so that an answer can cite
+	// the very segment it quotes: the same k for the same segment across
+	// the conversation, a new one on first sight. doc is its document.
+	Alias func(seg store.Segment, doc store.Document) int
 
 	// offered are Passages as the prompt shows them.
 	offered []offered

@@ -95,6 +95,25 @@ func (c *Conversation) alias(id string) int {
 	return k
 }
 
+// aliasOf is k of the alias source_k of segment id, given now if it has
+// none.
+func (c *Conversation) aliasOf(id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.alias(id)
+}
+
+// questions are the questions of the conversation's turns, oldest first.
+func (c *Conversation) questions() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	qs := make([]string, len(c.Turns))
+	for i, t := range c.Turns {
+		qs[i] = t.Question
+	}
+	return qs
+}
+
 // turnStart is what an answer works on: copies of the conversation's state
 // when the turn began.
 type turnStart struct {

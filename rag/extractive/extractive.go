@@ -1,42 +1,50 @@
 // Package extractive is the answerer that needs no model: it quotes the
-// whole sentences of the retrieved passages that best answer a question,
-// each cited by its passage's alias, or, when even the best passage covers
-// too little of the question (the relevance floor), declines and names the
+// sentences of the retrieved passages that answer a question, each cited
+// as the segment that holds it, or, when the library does not seem to
+// answer the question (the relevance floor), declines and names the
 // closest passages. It chooses; package rag writes the choice into the
 // citation stream (neutralised, streamed) as the extractive Answerer.
 //
+// A question is read for the shape of answer it wants (Kind: a
+// definition, a list of names, a number, yes or no, a reason, how to do
+// something), for what it is about (its terms, weighted by rarity, and
+// the subject of a definition), and, for a follow-up, against the
+// question before it (Resolve). Every sentence and table of the top
+// passages' windows is scored against it; the best is quoted with the
+// sentences it needs around it, and a second from elsewhere when it is
+// nearly as good. Fragments are never quoted; captions, reference
+// entries, printed prompts and code weigh less.
+//
 // It never imports rag: it reads passages as Passage (Views makes them
 // from retrieval's passages) and a library's term statistics through
-// store.TermCounter.
+// store.TermCounter. Suggest writes the questions the chat's first screen
+// offers, each checked against the answer it gets.
 package extractive
 
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store"
-	"github.com/ibid-dev/ibid/store/keyword"
 )
 
-// Answerer limits: sentences come from the top maxPassages passages, at
-// most perPassage from each and maxSentences in all.
-const (
-	maxPassages  = 4
-	perPassage   = 2
-	maxSentences = 5
-	relative     = 0.5 // a sentence scoring under this share of the best is left out
-	duplicate    = 0.6 // a sentence sharing more of its terms than this with a chosen one is a near-duplicate
-	echo         = 0.7 // a sentence whose terms are more than this share the question's own merely echoes it
-)
+// explainOthers is how many of the sentences not quoted --explain names.
+const explainOthers = 5
+
+// maxPassages is how many passages the relevance floor reads (each hit's
+// own window, as it was calibrated).
+const maxPassages = 4
 
 // Query is one question put to the answerer.
 type Query struct {
 	Question string
+	// Carried are the words a follow-up carries over from the question
+	// before it (Resolution.Carried); they count half.
+	Carried []string
 	// Passages are the turn's passages as Views makes them, best first.
 	Passages []Passage
 	// Stats, if not nil, gives the library's term statistics, which weigh
@@ -57,39 +65,31 @@ type Result struct {
 	// are the passages to name instead (at most two, best first).
 	Declined bool
 	Closest  []Passage
-	// Quotes are the sentences to quote, in the order to write them:
-	// sentences of one passage together, passages in rank order.
+	// Quotes are what to quote, in the order to write them (the best
+	// first); quotes of one paragraph share Para.
 	Quotes []Quote
 }
 
-// Quote is one quoted sentence.
+// Quote is one quoted sentence, or a few sentences in a row, or a table.
 type Quote struct {
-	K    int    // alias of the passage it is cited as
-	Text string // the sentence as quoted (white space runs single, markers off)
-	// Span is where it lies in its passage's Segment.Text.
-	Span ingest.Span
-	// Rank is its passage's rank among the passages quoted from: a new
-	// rank starts a new paragraph.
-	Rank int
+	K int // alias of the passage that offered it
+	// Segment is the segment that holds it: the passage's hit (K's
+	// segment) or one of its neighbours, which the quote is cited as.
+	Segment store.Segment
+	Text    string // as quoted (white space runs single, markers off)
+	// Span is where it lies in Segment.Text (for a table: the row).
+	Span  ingest.Span
+	Table bool // a Markdown table (header, separator, row): written as a block
+	// Para numbers the answer's paragraphs: a new Para starts one.
+	Para int
 }
 
-// sentence is a candidate sentence of the answer.
-type sentence struct {
-	text  string
-	span  ingest.Span // where it lies in its passage's segment text
-	terms map[string]bool
-	k     int // alias of its passage
-	rank  int // its passage's rank
-	pos   int // its position in the passage
-	score float64
-	why   string // how the score came about, for --explain
-}
-
-// Answer chooses, without a model, the whole sentences of the top
-// passages that best answer the question. When even the best passage
-// covers too little of the question (relevance under AnswerFloor, or fewer
-// than two of its terms), it declines and names the two closest passages,
-// quoting nothing. ctx is checked for cancellation before the work starts.
+// Answer chooses, without a model, what of the passages answers the
+// question. When even the best passage covers too little of the question
+// (relevance under AnswerFloor, or fewer than two of its terms) and no
+// sentence of the passages holds the question's own terms, it declines
+// and names the two closest passages, quoting nothing. ctx is checked for
+// cancellation before the work starts.
 func Answer(ctx context.Context, q Query) (Result, error) {
 	explain := q.Explain
 	if explain == nil {
@@ -99,54 +99,129 @@ func Answer(ctx context.Context, q Query) (Result, error) {
 	if err := ctx.Err(); err != nil || len(passages) == 0 {
 		return Result{}, err
 	}
-	terms := questionTerms(q.Question)
-	weights, weighted := Weights(ctx, q.Stats, terms)
+	var carried []string
+	for _, w := range q.Carried {
+		carried = append(carried, analyse(w)...)
+	}
+	qu := newQuestion(q.Question, carried)
+	raw, weighted := Weights(ctx, q.Stats, qu.terms)
+	qu.weights = make([]float64, len(raw))
+	for i, w := range raw {
+		qu.weights[i] = w
+		if !qu.own[i] {
+			qu.weights[i] *= carriedWeight
+		}
+	}
 	floor := AnswerFloor
 	if !weighted {
 		floor = answerFloorPlain
 	}
-	qseq := keyword.Tokenize(q.Question)
-	rel, held := relevance(terms, weights, passages, qseq)
-	if rel < floor || held < min(2, len(terms)) {
-		explain(fmt.Sprintf("declined: the best passage holds %.2f of the question's terms%s (floor %.2f); terms: %s",
-			rel, weightNote(weighted), floor, strings.Join(terms, ", ")))
-		return Result{Declined: true, Closest: passages[:min(2, len(passages))]}, nil
+	rel, held := relevance(qu.terms, qu.weights, passages, qu.seq)
+	named := namedDocument(qu, passages)
+	if named != nil {
+		qu.named = named.Document.ID
+		qu.namedTitle = termSet(named.Document.Title)
 	}
-	explain(fmt.Sprintf("answered: the best passage holds %.2f of the question's terms%s (floor %.2f)", rel, weightNote(weighted), floor))
+	cands := candidates(qu, passages)
+	explain(fmt.Sprintf("question: %s%s; terms: %s", qu.kind, subjectNote(qu), termsNote(qu)))
+	if rel < floor || held < min(2, len(qu.terms)) {
+		if d := named; d != nil && qu.kind == KindHowTo {
+			explain(fmt.Sprintf("answered: the best passage holds %.2f of the question's terms%s (floor %.2f), but the question asks how to use “%s”, which it names",
+				rel, weightNote(weighted), floor, d.Document.Title))
+		} else if c := answering(qu, cands); c == nil {
+			explain(fmt.Sprintf("declined: the best passage holds %.2f of the question's terms%s (floor %.2f), and no sentence holds all of them",
+				rel, weightNote(weighted), floor))
+			return Result{Declined: true, Closest: passages[:min(2, len(passages))]}, nil
+		} else {
+			explain(fmt.Sprintf("answered: the best passage holds %.2f of the question's terms%s (floor %.2f), but a sentence holds all of them: %q",
+				rel, weightNote(weighted), floor, clip(c.text, 80)))
+		}
+	} else {
+		explain(fmt.Sprintf("answered: the best passage holds %.2f of the question's terms%s (floor %.2f)", rel, weightNote(weighted), floor))
+	}
+	quotes := choose(qu, cands)
+	chosen := map[*cand]bool{}
+	for _, qt := range quotes {
+		c := qt.first
+		chosen[c] = true
+		explain(fmt.Sprintf("[source_%d] %s: %q", c.k, strings.Join(c.why, ", "), clip(c.text, 80)))
+	}
+	shown := 0
+	for _, c := range cands {
+		if shown == explainOthers {
+			break
+		}
+		if !chosen[c] {
+			shown++
+			explain(fmt.Sprintf("also considered, %s: %q", strings.Join(c.why, ", "), clip(c.text, 80)))
+		}
+	}
+	return Result{Quotes: render(quotes)}, nil
+}
 
-	qset := map[string]bool{}
-	for _, t := range terms {
-		qset[t] = true
+// namedDocument is the document of the top passages that the question
+// names: its title holds one of the question's own terms, a rare one
+// ("ElegantPaper" of "How do I compile ElegantPaper?"). The answer then
+// comes from that document; a question asking how to do something with
+// it is answered from its instructions though its other words are not
+// the document's. nil when the question names none.
+func namedDocument(qu *question, passages []Passage) *Passage {
+	names := map[string]bool{}
+	for i, w := range strings.Fields(qu.text) {
+		w = strings.Trim(w, "?.,!;:'\"()[]“”‘’")
+		if i == 0 || !unicode.IsUpper(firstRune(w)) {
+			continue // a name is capitalised, and not only because it opens the question
+		}
+		for _, t := range analyse(w) {
+			names[t] = true
+		}
 	}
-	var cands []sentence
-	for rank, o := range passages[:min(len(passages), maxPassages)] {
-		for pos, sq := range splitQuotes(o.Segment.Text) {
-			toks := keyword.Tokenize(sq.text)
-			c := sentence{text: sq.text, span: sq.span, terms: ContentTerms(toks), k: o.K, rank: rank, pos: pos}
-			c.score, c.why = scoreSentence(&c, terms, weights, qset)
-			if quotes(toks, qseq) {
-				c.score *= 0.1
-				c.why += ", down-weighted: it quotes the question itself"
+	for i := range passages[:min(len(passages), maxPassages)] {
+		p := &passages[i]
+		title := termSet(p.Document.Title)
+		for j, t := range qu.terms {
+			if qu.own[j] && names[t] && title[t] && qu.weights[j] >= namedWeight {
+				return p
 			}
-			cands = append(cands, c)
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
-	picked := pick(cands)
-	for _, s := range picked {
-		explain(fmt.Sprintf("[source_%d] %s: %q", s.k, s.why, clip(s.text, 80)))
-	}
-	sort.SliceStable(picked, func(i, j int) bool {
-		if picked[i].rank != picked[j].rank {
-			return picked[i].rank < picked[j].rank
+	return nil
+}
+
+// namedWeight is the rarity (idf) a title's term must have to name a
+// document: rarer than words that many documents hold.
+const namedWeight = 2.0
+
+// answering is a candidate that holds every one of the question's own
+// terms (at least two) or its heading does, so that the question is
+// answered though the floor would decline it; nil if there is none.
+func answering(qu *question, cands []*cand) *cand {
+	own := 0
+	for _, o := range qu.own {
+		if o {
+			own++
 		}
-		return picked[i].pos < picked[j].pos
-	})
-	res := Result{Quotes: make([]Quote, len(picked))}
-	for i, s := range picked {
-		res.Quotes[i] = Quote{K: s.k, Text: s.text, Span: s.span, Rank: s.rank}
 	}
-	return res, nil
+	if own < 2 {
+		return nil
+	}
+	var best *cand
+	for _, c := range cands {
+		if c.fragment || c.prompt || c.refs {
+			continue
+		}
+		all := true
+		for i, t := range qu.terms {
+			if qu.own[i] && !c.terms[t] && !c.headingTerms()[t] {
+				all = false
+				break
+			}
+		}
+		if all && (best == nil || c.score > best.score) {
+			best = c
+		}
+	}
+	return best
 }
 
 func weightNote(weighted bool) string {
@@ -156,96 +231,28 @@ func weightNote(weighted bool) string {
 	return ""
 }
 
-// scoreSentence scores a candidate by what the question asks: the share
-// of the question's terms it holds, weighted by rarity; a little for its
-// passage's rank; less for a sentence that merely repeats the question (its
-// terms are mostly the question's), for a question, and for fragments or
-// walls of text.
-func scoreSentence(c *sentence, terms []string, weights []float64, qset map[string]bool) (float64, string) {
-	cov := coverage(terms, weights, c.terms)
-	var matched []string
-	own := 0
-	for t := range c.terms {
-		if qset[t] {
-			matched = append(matched, t)
-		} else {
-			own++
+func subjectNote(qu *question) string {
+	var s []string
+	for i, t := range qu.terms {
+		if qu.focus[i] {
+			s = append(s, t)
 		}
 	}
-	sort.Strings(matched)
-	rankBonus := 0.15 / float64(c.rank+1)
-	score := cov + rankBonus
-	why := fmt.Sprintf("holds %.2f of the question (%s), passage rank %d", cov, strings.Join(matched, " "), c.rank+1)
-	if len(c.terms) > 0 && float64(len(matched))/float64(len(c.terms)) > echo || own < 3 {
-		score *= 0.4
-		why += ", down-weighted: mostly the question's own words"
+	if len(s) == 0 {
+		return ""
 	}
-	if strings.HasSuffix(strings.TrimSpace(c.text), "?") {
-		score *= 0.5
-		why += ", down-weighted: a question"
-	}
-	if n := len(c.text); n < 30 || n > 600 {
-		score *= 0.7
-		why += ", down-weighted: length"
-	}
-	return score, fmt.Sprintf("score %.2f: %s", score, why)
+	return " of “" + strings.Join(s, " ") + "”"
 }
 
-// quotes reports whether a sentence's terms hold the question's terms in
-// order, one after another (a tip or a list of example questions that
-// repeats the question): such a sentence asks, it does not answer. Short
-// questions (under three terms) are never taken as quoted.
-func quotes(sentence, question []string) bool {
-	if len(question) < 3 || len(question) > len(sentence) {
-		return false
+func termsNote(qu *question) string {
+	var s []string
+	for i, t := range qu.terms {
+		if !qu.own[i] {
+			t += " (carried over)"
+		}
+		s = append(s, t)
 	}
-	for i := 0; i+len(question) <= len(sentence); i++ {
-		if slices.Equal(sentence[i:i+len(question)], question) {
-			return true
-		}
-	}
-	return false
-}
-
-// pick chooses, from candidates sorted best first, up to
-// maxSentences sentences, at most perPassage per passage,
-// none far worse than the best and none a near-duplicate of one chosen.
-func pick(cands []sentence) []sentence {
-	per := map[int]int{}
-	var picked []sentence
-	for _, c := range cands {
-		if len(picked) == maxSentences {
-			break
-		}
-		if len(picked) > 0 && c.score < relative*picked[0].score {
-			break
-		}
-		if c.score <= 0 || per[c.k] == perPassage || nearDuplicate(c, picked) {
-			continue
-		}
-		per[c.k]++
-		picked = append(picked, c)
-	}
-	return picked
-}
-
-// nearDuplicate reports whether c shares most of its terms with a sentence
-// already picked.
-func nearDuplicate(c sentence, picked []sentence) bool {
-	for _, p := range picked {
-		both, either := 0, len(p.terms)
-		for t := range c.terms {
-			if p.terms[t] {
-				both++
-			} else {
-				either++
-			}
-		}
-		if either > 0 && float64(both)/float64(either) > duplicate {
-			return true
-		}
-	}
-	return false
+	return strings.Join(s, ", ")
 }
 
 func clip(s string, n int) string {

@@ -11,12 +11,15 @@ import (
 // Passage is what the answerer reads of one retrieved hit: the hit's
 // segment, offered (cited) as source_K, with its own window of neighbours.
 //
-// Invariant: Segment.Text is the text a quote's span points into, and is
-// empty for a hit whose passage was merged into a better one's (it
-// brings words to the relevance floor but nothing to quote: a quoted
-// sentence always lies in the segment its citation points at). Text is
-// the window (the hit and its neighbours in reading order, paragraphs
-// apart); PageStart and PageEnd cover it.
+// Invariant: Text is the hit's own window (the hit and its neighbours in
+// reading order, paragraphs apart), which the relevance floor reads;
+// PageStart and PageEnd cover it. Window is, for a passage's best hit,
+// every segment of the whole passage offered as source_K (its merged
+// windows included) in reading order: what the answer may quote from,
+// each quote cited as the segment that holds it. For a hit that a better
+// hit's passage absorbed, Segment.Text is empty and Window nil: it brings
+// words to the floor but nothing to quote that its passage's view does
+// not already hold.
 type Passage struct {
 	K        int
 	Segment  store.Segment
@@ -24,6 +27,8 @@ type Passage struct {
 	Text     string
 	// PageStart and PageEnd are the pages the window covers (0: none).
 	PageStart, PageEnd int
+	Window             []store.Segment
+	headings           []string // the section headings of Text's segments
 }
 
 // neighbours is the number of segments on each side of a hit that
@@ -77,10 +82,23 @@ func Views(ps []retrieve.Passage, ks []int, n int) []Passage {
 	if slices.IsSortedFunc(ps, byRank) {
 		slices.SortStableFunc(views, byRank)
 	}
+	whole := map[string][]store.Segment{}
+	for _, p := range ps {
+		segs := []store.Segment{p.Segment}
+		for _, s := range p.Context {
+			if s.ID != p.Segment.ID {
+				segs = append(segs, s)
+			}
+		}
+		slices.SortFunc(segs, func(a, b store.Segment) int { return a.Index - b.Index })
+		whole[p.Segment.ID] = segs
+	}
 	out := make([]Passage, len(views))
 	for i, v := range views {
 		out[i] = window(alias[v.Segment.ID], v)
-		if !leader[v.Segment.ID] {
+		if leader[v.Segment.ID] {
+			out[i].Window = whole[v.Segment.ID]
+		} else {
 			out[i].Segment.Text = ""
 		}
 	}
@@ -99,8 +117,15 @@ func window(k int, p retrieve.Passage) Passage {
 	slices.SortFunc(segs, func(a, b store.Segment) int { return a.Index - b.Index })
 	o := Passage{K: k, Segment: p.Segment, Document: p.Document, PageStart: p.Segment.PageStart, PageEnd: p.Segment.PageEnd}
 	texts := make([]string, len(segs))
+	seen := map[string]bool{}
 	for i, s := range segs {
 		texts[i] = strings.TrimSpace(s.Text)
+		for _, h := range s.Section {
+			if !seen[h] {
+				seen[h] = true
+				o.headings = append(o.headings, h)
+			}
+		}
 		if s.PageStart > 0 && (o.PageStart == 0 || s.PageStart < o.PageStart) {
 			o.PageStart = s.PageStart
 		}

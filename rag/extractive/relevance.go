@@ -25,61 +25,6 @@ const AnswerFloor = 0.20
 // the question's terms. It is not tuned.
 const answerFloorPlain = 0.50
 
-// questionWords are the words of a question that say what kind of answer
-// is wanted rather than what it is about; they do not count as the
-// question's terms.
-var questionWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields("what who whom whose which when where why how do does did done doing " +
-		"you your yours i me my mine we us our can could should would shall may might must many much " +
-		"have has had having tell explain describe give show please about s") {
-		m[w] = true
-	}
-	return m
-}()
-
-// questionTermsAnalysed are the question words as the analyser makes them.
-var questionTermsAnalysed = func() map[string]bool {
-	m := map[string]bool{}
-	for w := range questionWords {
-		for _, t := range keyword.Tokenize(w) {
-			m[t] = true
-		}
-	}
-	return m
-}()
-
-// ContentTerms is the set of analysed terms (a text's keyword.Tokenize)
-// without question words.
-func ContentTerms(toks []string) map[string]bool {
-	set := map[string]bool{}
-	for _, t := range toks {
-		if !questionTermsAnalysed[t] {
-			set[t] = true
-		}
-	}
-	return set
-}
-
-// questionTerms are the distinct analysed terms of a question, without
-// its question words, in order of first appearance.
-func questionTerms(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range strings.Fields(strings.ToLower(q)) {
-		if questionWords[strings.Trim(w, "?.,!;:'\"()[]")] {
-			continue
-		}
-		for _, t := range keyword.Tokenize(w) {
-			if !seen[t] {
-				seen[t] = true
-				out = append(out, t)
-			}
-		}
-	}
-	return out
-}
-
 // Weights are the rarity weights (idf) of terms in the library that ts
 // counts, or all 1 when it cannot tell (ts nil, or an error).
 func Weights(ctx context.Context, ts store.TermCounter, terms []string) (w []float64, weighted bool) {
@@ -105,12 +50,6 @@ func idf(df, n int) float64 {
 	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
-// coverage is the weighted share of terms that text holds.
-func coverage(terms []string, weights []float64, text map[string]bool) float64 {
-	c, _ := cover(terms, weights, text)
-	return c
-}
-
 // cover is the weighted share of terms that text holds, and how many of
 // them it holds.
 func cover(terms []string, weights []float64, text map[string]bool) (share float64, held int) {
@@ -130,23 +69,28 @@ func cover(terms []string, weights []float64, text map[string]bool) (share float
 
 // relevance is how well the best of the top passages covers the question:
 // the largest weighted share of the question's terms found in a passage
-// (its context window and its document's title).
+// (its context window, its document's title and its segments' headings).
 //
 // Sentences that quote the question itself (a list of example questions)
 // do not count: a passage that only repeats the question does not answer it.
 func relevance(terms []string, weights []float64, passages []Passage, question []string) (best float64, held int) {
 	for _, o := range passages[:min(len(passages), maxPassages)] {
-		set := TermSet(o.Document.Title)
+		set := termSet(o.Document.Title)
+		for _, h := range o.headings {
+			for _, t := range analyse(h) {
+				set[t] = true
+			}
+		}
 		if strings.Contains(o.Text, "?") {
 			for _, s := range splitSentences(o.Text) {
-				if toks := keyword.Tokenize(s); !quotes(toks, question) {
+				if toks := analyse(s); !quotes(toks, question) {
 					for _, t := range toks {
 						set[t] = true
 					}
 				}
 			}
 		} else {
-			for _, t := range keyword.Tokenize(o.Text) {
+			for _, t := range analyse(o.Text) {
 				set[t] = true
 			}
 		}
@@ -158,10 +102,20 @@ func relevance(terms []string, weights []float64, passages []Passage, question [
 	return best, held
 }
 
-// TermSet is the set of a text's analysed terms.
+// TermSet is the set of a text's analysed terms (keyword.Tokenize).
 func TermSet(text string) map[string]bool {
 	set := map[string]bool{}
 	for _, t := range keyword.Tokenize(text) {
+		set[t] = true
+	}
+	return set
+}
+
+// termSet is the set of a text's terms as the answerer compares them
+// (analyse).
+func termSet(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range analyse(text) {
 		set[t] = true
 	}
 	return set

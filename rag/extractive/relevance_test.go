@@ -3,11 +3,13 @@ package extractive
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/figures"
 	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -26,11 +28,11 @@ var relevanceFigures = []struct {
 }{
 	{"docs questions on docs/", "calibrate", false, 1.00},
 	{"docs questions on docs/", "held out", false, 1.00},
-	{"off-topic on docs/", "calibrate", true, 0.95},
+	{"off-topic on docs/", "calibrate", true, 0.90},
 	{"off-topic on docs/", "held out", true, 0.90},
 	{"ALCE questions on the ALCE paper", "calibrate", false, 1.00},
 	{"ALCE questions on the ALCE paper", "held out", false, 1.00},
-	{"off-topic on the ALCE paper", "calibrate", true, 0.90},
+	{"off-topic on the ALCE paper", "calibrate", true, 0.95},
 	{"off-topic on the ALCE paper", "held out", true, 0.90},
 	{"SciFact claims on SciFact", "calibrate", false, 0.99},
 	{"SciFact claims on SciFact", "held out", false, 0.99},
@@ -151,9 +153,7 @@ func openBEIR(t *testing.T, dir string) (*beirRetriever, *retrieve.BEIR) {
 // not, on the calibration halves (where AnswerFloor was chosen) and the
 // held-out halves, and checks the figures docs/answers.md states.
 func TestRelevanceFloorRates(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds three libraries")
-	}
+	figures.Require(t) // builds three libraries, SciFact's among them: minutes under -race
 	shared := shareddata.Path(t)
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
@@ -223,4 +223,33 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestNotDeclinedWhenASentenceAnswers: the floor reads the top four hits;
+// when they hold too little of the question but a sentence further down
+// the passages holds all of its own terms, the question is answered from
+// that sentence, not declined. Without such a sentence it is declined.
+func TestNotDeclinedWhenASentenceAnswers(t *testing.T) {
+	var ps []Passage
+	for i, text := range []string{
+		"Bees warm the nest in winter.", "Drones leave the hive in spring.",
+		"Honey is stored in wax cells.", "Queens mate once in their life.",
+		"Granite quarries close when the ground freezes.",
+	} {
+		ps = append(ps, passage(i+1, store.Document{ID: fmt.Sprintf("d%d", i), Title: fmt.Sprintf("Note %d", i)}, store.Segment{Text: text}))
+	}
+	res, err := Answer(context.Background(), Query{Question: "When do granite quarries close?", Passages: ps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Declined || len(res.Quotes) == 0 || !strings.HasPrefix(res.Quotes[0].Text, "Granite quarries close") {
+		t.Errorf("declined or answered otherwise though the fifth passage answers: %+v", res)
+	}
+	res, err = Answer(context.Background(), Query{Question: "When do granite quarries close?", Passages: ps[:4]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Declined {
+		t.Errorf("answered from passages that hold none of the question: %+v", res.Quotes)
+	}
 }

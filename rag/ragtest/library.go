@@ -120,6 +120,7 @@ func (l *Library) Search(ctx context.Context, q string, opt retrieve.Options) ([
 	var all []scored
 	qw := words(q)
 	f := opt.Filter()
+	skip := store.Filter{SkipHeadings: f.SkipHeadings} // what windows leave out, as retrieve.Search
 	for _, s := range l.segs {
 		if d := l.docs[s.DocumentID]; !f.Match(&d, &s) {
 			continue
@@ -156,7 +157,7 @@ func (l *Library) Search(ctx context.Context, q string, opt retrieve.Options) ([
 		s := h.s
 		p := retrieve.Passage{Segment: s, Document: l.docs[s.DocumentID], Score: float64(h.score), Rank: rank}
 		for _, c := range l.segs {
-			if c.DocumentID == s.DocumentID && c.Index >= s.Index-nb && c.Index <= s.Index+nb {
+			if d := l.docs[c.DocumentID]; c.DocumentID == s.DocumentID && c.Index >= s.Index-nb && c.Index <= s.Index+nb && (c.ID == s.ID || skip.Match(&d, &c)) {
 				p.Context = append(p.Context, c)
 			}
 		}

@@ -44,6 +44,15 @@ type LongDocQuestion struct {
 	// (ingest's Loaded.Text), each in one paragraph; a passage holding any
 	// of them answers the question.
 	Answers []string `json:"answers"`
+	// After, for a follow-up, is the question asked just before it in the
+	// same conversation ("And how is precision computed?" after "How is
+	// citation recall computed?"); "" for a question asked on its own.
+	After string `json:"after,omitempty"`
+	// Added says why a question joined the set after its first 78 were
+	// written ("answerer": for the extractive answerer's kinds of
+	// question); "" for the first 78, the set the answerer's targets are
+	// stated on.
+	Added string `json:"added,omitempty"`
 	// Line is the question's line in its file (1-based), for messages.
 	Line int `json:"-"`
 }
@@ -147,13 +156,15 @@ func crossesParagraph(s string) bool {
 }
 
 // ResolveDoc is the path of the document a question names: a name with a
-// slash ("docs/storage.md") is relative to repoRoot, the repository's
-// root; a bare file name ("alce-gao2023-citations.pdf") is a file of the
-// shared data's PDF folder, sharedDir/pdf (sharedDir is the shared data
-// folder, ../shared/data from the repository's root).
-func ResolveDoc(name, repoRoot, sharedDir string) string {
+// slash ("docs/storage.md") is relative to setDir, the folder holding the
+// set's questions (rag/retrieve/testdata/longdoc keeps a frozen copy of
+// the docs it asks about there, so that edits to the live docs/ move no
+// figure); a bare file name ("alce-gao2023-citations.pdf") is a file of
+// the shared data's PDF folder, sharedDir/pdf (sharedDir is the shared
+// data folder, ../shared/data from the repository's root).
+func ResolveDoc(name, setDir, sharedDir string) string {
 	if strings.Contains(name, "/") {
-		return filepath.Join(repoRoot, filepath.FromSlash(name))
+		return filepath.Join(setDir, filepath.FromSlash(name))
 	}
 	return filepath.Join(sharedDir, "pdf", name)
 }
@@ -161,9 +172,9 @@ func ResolveDoc(name, repoRoot, sharedDir string) string {
 // Docs resolves the set's document names (ResolveDoc) to paths, once
 // each, in order of first use, and checks that each is there. A missing
 // shared document is an error wrapping ErrNoSharedData; a missing
-// repository document is an error of its own (the set no longer matches
-// the tree).
-func (s *LongDoc) Docs(repoRoot, sharedDir string) ([]string, error) {
+// document of the set's own folder is an error of its own (the set no
+// longer matches its snapshot).
+func (s *LongDoc) Docs(setDir, sharedDir string) ([]string, error) {
 	var paths []string
 	seen := map[string]bool{}
 	for _, q := range s.Questions {
@@ -171,7 +182,7 @@ func (s *LongDoc) Docs(repoRoot, sharedDir string) ([]string, error) {
 			continue
 		}
 		seen[q.Doc] = true
-		p := ResolveDoc(q.Doc, repoRoot, sharedDir)
+		p := ResolveDoc(q.Doc, setDir, sharedDir)
 		if _, err := os.Stat(p); err != nil {
 			if !strings.Contains(q.Doc, "/") && errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("%w: %s (question %s)", ErrNoSharedData, p, q.ID)
@@ -186,8 +197,9 @@ func (s *LongDoc) Docs(repoRoot, sharedDir string) ([]string, error) {
 // Normalize is the form in which passages and snippets are compared:
 // NFKC, words hyphenated across a line break joined ("retrie-\nval"
 // becomes "retrieval"; only before a lower-case letter, so "GPT-\n4" keeps
-// its hyphen), lower case, and every run of white space one space, with
-// none at either end.
+// its hyphen), lower case, a PDF table's cell separator "·" written as a
+// Markdown table's "|" (an answer quotes a PDF table as Markdown), and
+// every run of white space one space, with none at either end.
 func Normalize(s string) string {
 	s = norm.NFKC.String(s)
 	var b strings.Builder
@@ -209,6 +221,9 @@ func Normalize(s string) string {
 		if space {
 			b.WriteByte(' ')
 			space = false
+		}
+		if r == '·' {
+			r = '|'
 		}
 		b.WriteRune(unicode.ToLower(r))
 	}
@@ -240,6 +255,34 @@ func hyphenBreak(s string, i int) (j int, ok bool) {
 func lastIsLetter(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return unicode.IsLetter(r)
+}
+
+// EvidenceRun is how much of a snippet an answer must quote to count as
+// quoting it: a run of at least this many characters (runes) of the
+// normalised snippet, or the whole snippet when it is shorter.
+const EvidenceRun = 40
+
+// Quotes reports whether answer (an answer's text, references left out)
+// quotes one of the question's snippets: holds, normalised (Normalize),
+// a run of EvidenceRun characters of one normalised snippet, or all of a
+// shorter one.
+func (q LongDocQuestion) Quotes(answer string) bool {
+	na := Normalize(answer)
+	for _, a := range q.Answers {
+		sn := []rune(Normalize(a))
+		if len(sn) <= EvidenceRun {
+			if len(sn) > 0 && strings.Contains(na, string(sn)) {
+				return true
+			}
+			continue
+		}
+		for i := 0; i+EvidenceRun <= len(sn); i++ {
+			if strings.Contains(na, string(sn[i:i+EvidenceRun])) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Contains reports whether passage holds snippet, both normalised

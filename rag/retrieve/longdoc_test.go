@@ -14,11 +14,12 @@ import (
 	"github.com/ibid-dev/ibid/rag/ingest"
 )
 
-// The long-document set, the repository's root and the shared data folder,
+// The long-document set and its folder (which holds its docs snapshot),
 // from this package's folder.
 var (
-	longDocFile = filepath.Join("testdata", "longdoc", "questions.jsonl")
-	longDocRepo = filepath.Join("..", "..")
+	longDocFile      = filepath.Join("testdata", "longdoc", "questions.jsonl")
+	longDocFollowups = filepath.Join("testdata", "longdoc", "followups.jsonl")
+	longDocDir       = filepath.Join("testdata", "longdoc")
 )
 
 func readLongDocSet(t *testing.T) *LongDoc {
@@ -87,6 +88,11 @@ var paragraphBreak = regexp.MustCompile(`\n[ \t]*\n`)
 // shared PDFs are skipped when ../shared is absent.
 func TestLongDocSnippetsInText(t *testing.T) {
 	s := readLongDocSet(t)
+	fu, err := ReadLongDoc(longDocFollowups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Questions = append(s.Questions, fu.Questions...)
 	byDoc := map[string][]LongDocQuestion{}
 	var order []string
 	for _, q := range s.Questions {
@@ -99,7 +105,7 @@ func TestLongDocSnippetsInText(t *testing.T) {
 	defer loader.Close()
 	for _, doc := range order {
 		t.Run(doc, func(t *testing.T) {
-			path := ResolveDoc(doc, longDocRepo, shareddata.Dir())
+			path := ResolveDoc(doc, longDocDir, shareddata.Dir())
 			if _, err := os.Stat(path); err != nil {
 				if !strings.Contains(doc, "/") {
 					t.Skipf("shared data absent: %v", err)
@@ -138,19 +144,19 @@ func TestLongDocSnippetsInText(t *testing.T) {
 }
 
 // TestLongDocDocs resolves names and turns missing shared data into the
-// sentinel, a missing repository document into another error.
+// sentinel, a missing document of the set's folder into another error.
 func TestLongDocDocs(t *testing.T) {
-	repo, shared := t.TempDir(), t.TempDir()
-	if err := os.MkdirAll(filepath.Join(repo, "docs"), 0o755); err != nil {
+	setDir, shared := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(setDir, "docs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(repo, "docs", "a.md"), []byte("# A\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(setDir, "docs", "a.md"), []byte("# A\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	set := &LongDoc{Questions: []LongDocQuestion{
 		{ID: "1", Doc: "docs/a.md"}, {ID: "2", Doc: "p.pdf"}, {ID: "3", Doc: "docs/a.md"},
 	}}
-	if _, err := set.Docs(repo, shared); !errors.Is(err, ErrNoSharedData) {
+	if _, err := set.Docs(setDir, shared); !errors.Is(err, ErrNoSharedData) {
 		t.Fatalf("shared PDF absent: err %v, want ErrNoSharedData", err)
 	}
 	if err := os.MkdirAll(filepath.Join(shared, "pdf"), 0o755); err != nil {
@@ -159,17 +165,17 @@ func TestLongDocDocs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(shared, "pdf", "p.pdf"), []byte("%PDF-"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	paths, err := set.Docs(repo, shared)
+	paths, err := set.Docs(setDir, shared)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(repo, "docs", "a.md"), filepath.Join(shared, "pdf", "p.pdf")}
+	want := []string{filepath.Join(setDir, "docs", "a.md"), filepath.Join(shared, "pdf", "p.pdf")}
 	if strings.Join(paths, "|") != strings.Join(want, "|") {
 		t.Errorf("Docs = %q, want %q", paths, want)
 	}
 	set.Questions = append(set.Questions, LongDocQuestion{ID: "4", Doc: "docs/gone.md"})
-	if _, err := set.Docs(repo, shared); err == nil || errors.Is(err, ErrNoSharedData) || !strings.Contains(err.Error(), "docs/gone.md") {
-		t.Errorf("missing repository document: err %v, want an error naming it, not ErrNoSharedData", err)
+	if _, err := set.Docs(setDir, shared); err == nil || errors.Is(err, ErrNoSharedData) || !strings.Contains(err.Error(), "docs/gone.md") {
+		t.Errorf("missing snapshot document: err %v, want an error naming it, not ErrNoSharedData", err)
 	}
 }
 
@@ -356,5 +362,49 @@ func TestLongDocScore(t *testing.T) {
 	}
 	if m := set.Score(nil); m.Missing != 3 || m.Recall5 != 0 || m.MeanTokens5 != 0 {
 		t.Errorf("no results: %v", m)
+	}
+}
+
+// TestLongDocQuotes: an answer quotes a snippet when it holds 40 of its
+// normalised characters in a row (or all of a shorter one), whatever its
+// case, spacing and line breaks; a run of 39 is not enough.
+func TestLongDocQuotes(t *testing.T) {
+	q := LongDocQuestion{Answers: []string{
+		"We randomly select 1,000 examples from the development set of each dataset for ALCE.",
+		"with an average answer length of 131 words",
+	}}
+	run := Normalize(q.Answers[0])[10:50]
+	for _, c := range []struct {
+		answer string
+		want   bool
+	}{
+		{"They write: we RANDOMLY select 1,000 examples from the\ndevelopment set. [1]", true},
+		{"…" + run + "…", true},
+		{"…" + run[:39] + "…", false},
+		{"ELI5, with an average answer length of 131 words, is long.", true},
+		{"an average answer length of 131 words", false}, // 37 of 42
+		{"", false},
+	} {
+		if got := q.Quotes(c.answer); got != c.want {
+			t.Errorf("Quotes(%q) = %v, want %v", c.answer, got, c.want)
+		}
+	}
+}
+
+// TestLongDocFollowups checks the follow-up pairs' shape: each names the
+// question asked before it, and its snippets are found as the set's are
+// (TestLongDocSnippetsInText reads both files).
+func TestLongDocFollowups(t *testing.T) {
+	s, err := ReadLongDoc(longDocFollowups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Questions) < 8 {
+		t.Errorf("%d follow-up pairs, want at least 8", len(s.Questions))
+	}
+	for _, q := range s.Questions {
+		if strings.TrimSpace(q.After) == "" || q.After == q.Question {
+			t.Errorf("%s: a follow-up needs the question asked before it", q.ID)
+		}
 	}
 }

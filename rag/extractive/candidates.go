@@ -1,0 +1,241 @@
+package extractive
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/store"
+)
+
+// cand is a piece of a passage the answer may quote: a whole sentence of
+// prose, or a table (the PDF engine's one-line table, or a Markdown
+// table's header with one of its rows). What it is and where it lies
+// decide whether it may be quoted at all (a fragment may not) and how its
+// score is weighed.
+type cand struct {
+	seg    *store.Segment // the segment that holds it: the passage's hit or a neighbour
+	hitID  string         // the passage's hit
+	doc    *store.Document
+	k      int // alias of the passage that offered it
+	rank   int // that passage's rank, from 0
+	segPos int // seg's place in the passage's window
+	pos    int // its place among seg's units
+	span   ingest.Span
+	text   string // as quoted
+	row    string // a Markdown table's row, what it is matched by (its header is context)
+	toks   []string
+	terms  map[string]bool
+
+	table    bool // a table: quoted as a table, never as a row stripped of its header
+	bare     bool // a PDF table's row that came out without its bars: quoted only for a number
+	caption  bool // "Table 3: …", "Figure 2: …"
+	prompt   bool // a line of a prompt or worked example the paper prints
+	refs     bool // a bibliography entry
+	fragment bool // does not start or end as a sentence does
+	code     bool // LaTeX, a command line, a configuration line
+	leadIn   bool // ends with ':' or is a run-in heading ("Citation recall.")
+
+	score float64
+	why   []string
+}
+
+// Patterns of what a unit is.
+var (
+	reCaption      = regexp.MustCompile(`^(Table|Figure|Fig\.|Algorithm|Listing)\s*[A-Z]?\d+[.:]`)
+	rePromptLn     = regexp.MustCompile(`^(Instruction|Question|Original question|Answer|Q|A|Title|Document|Demonstration|Sub-claims?|Claim|Passage|Summary|Extracted span|Output|Input|Context)\s*(\d+|\[\d+\]|\(\d+\))?\s*:|^Document\s*[\[(]\d+[\])]`)
+	rePromptCa     = regexp.MustCompile(`^(Table|Figure)\s*\d+:\s*(Prompts? (used|for)\b|Instructions? for\b|.*\bexample \d+\.?$)`)
+	reRefEntry     = regexp.MustCompile(`^[\[(]\d{1,3}[\])]\s+\p{Lu}[\p{L}'’-]+,|\bIn Proceedings of\b|\barXiv preprint\b|\bpp\.\s*\d+`)
+	reTableCaption = regexp.MustCompile(`(?m)^Table\s*[A-Z]?\d+[.:]`)
+	reMDSep        = regexp.MustCompile(`^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$`)
+)
+
+// terminal are the runes a sentence of prose ends with (before closing
+// quotes, brackets and footnote marks).
+const terminal = ".!?:;。！？；…"
+
+// units splits a segment's text into what may be quoted: sentences
+// (splitQuotes' rules: whole sentences, never inside a code span or a
+// fence, markers taken off) and tables. prev is the text of the segment
+// before it in the document, if the window holds it ("": unknown), to
+// tell a sentence cut at the segment's start.
+func units(text, prev string, known bool) []cand {
+	tables := reTableCaption.MatchString(text)
+	fences := ingest.FencedBlocks(text)
+	var out []cand
+	var tableHead, tableSep string
+	inTable := false
+	var dotHead, caption string // a PDF table's header row, and the caption before it
+	for _, sp := range ingest.Sentences(text) {
+		if inFence(sp, fences) {
+			continue
+		}
+		raw := strings.TrimSpace(text[sp.Start:sp.End])
+		if dotRow(raw) {
+			// A row of a PDF table (cells joined by " · ", a row a
+			// paragraph): the first is its header, the rest are quoted
+			// with it and the caption, as a Markdown table.
+			if dotHead == "" {
+				dotHead = raw
+				continue
+			}
+			c := cand{span: TrimSpan(text, sp), text: markdownTable(caption, dotHead, raw), row: raw, table: true}
+			out = append(out, c)
+			continue
+		}
+		dotHead = ""
+		if strings.HasPrefix(raw, "|") {
+			// A Markdown table row: the first is its header, the second
+			// its separator, the rest are quoted with the header.
+			switch {
+			case !inTable:
+				inTable, tableHead, tableSep = true, raw, ""
+			case tableSep == "" && reMDSep.MatchString(raw):
+				tableSep = raw
+			case tableSep != "":
+				c := cand{span: TrimSpan(text, sp), text: tableHead + "\n" + tableSep + "\n" + raw, row: raw, table: true}
+				out = append(out, c)
+			}
+			continue
+		}
+		inTable = false
+		s := strings.Join(strings.Fields(raw), " ")
+		s = strings.TrimLeft(s, markers)
+		s = strings.NewReplacer("**", "", "__", "").Replace(s)
+		if len(s) < 12 || strings.HasPrefix(s, "#") || !closedSpans(s) ||
+			strings.HasPrefix(s, "```") || strings.HasPrefix(s, "~~~") {
+			continue
+		}
+		c := cand{span: TrimSpan(text, sp), text: s}
+		c.table = strings.Count(s, " | ") >= 3
+		c.caption = reCaption.MatchString(s)
+		if c.caption {
+			caption = s
+		}
+		c.prompt = rePromptLn.MatchString(s)
+		c.refs = reRefEntry.MatchString(s)
+		c.code = codeLike(s)
+		end := lastRune(s)
+		c.leadIn = end == ':' || (end == '.' && len(strings.Fields(s)) <= 4 && !c.caption)
+		if !c.table && tables && !strings.ContainsRune(terminal, end) && reDigit.MatchString(s) && len(strings.Fields(s)) <= 30 {
+			// A row of a PDF table whose cells came out without their
+			// bars: quoted as the table line it is, for a number only.
+			c.table, c.bare = true, true
+		}
+		if !c.table && !c.code {
+			c.fragment = !strings.ContainsRune(terminal, end) ||
+				(len(out) == 0 && sp.Start == firstNonSpace(text) && cutBefore(s, prev, known))
+		}
+		if strings.HasSuffix(s, ":") {
+			s = s[:len(s)-1] + "."
+			c.text = s
+		}
+		out = append(out, c)
+	}
+	for i := range out {
+		out[i].pos = i
+	}
+	return out
+}
+
+// dotRow reports whether a paragraph is a row of a PDF table: cells
+// joined by " · " on one line.
+func dotRow(s string) bool {
+	return strings.Count(s, " · ") >= 1 && !strings.Contains(s, "\n")
+}
+
+// markdownTable writes a PDF table's header and one of its rows, and the
+// caption above them if there is one, as Markdown: a row with one cell
+// more than the header (its label) gets an empty header cell.
+func markdownTable(caption, head, row string) string {
+	hc, rc := strings.Split(head, " · "), strings.Split(row, " · ")
+	for len(hc) < len(rc) {
+		hc = append([]string{""}, hc...)
+	}
+	for len(rc) < len(hc) {
+		rc = append(rc, "")
+	}
+	line := func(cells []string) string {
+		for i, c := range cells {
+			cells[i] = strings.ReplaceAll(strings.TrimSpace(c), "|", `\|`)
+		}
+		return "| " + strings.Join(cells, " | ") + " |"
+	}
+	sep := strings.Repeat("|---", len(hc)) + "|"
+	t := line(hc) + "\n" + sep + "\n" + line(rc)
+	if caption != "" {
+		t = caption + "\n\n" + t
+	}
+	return t
+}
+
+// lastRune is the last rune of s that is not a closing quote or bracket,
+// a superscript or a footnote digit glued to a word.
+func lastRune(s string) rune {
+	for s != "" {
+		r, n := utf8.DecodeLastRuneInString(s)
+		switch {
+		case strings.ContainsRune(`"'”’)]}»」』）`, r) || unicode.Is(unicode.No, r) || r == '*':
+			s = s[:len(s)-n]
+			continue
+		}
+		return r
+	}
+	return 0
+}
+
+// cutBefore reports whether s, a segment's first sentence, looks cut: it
+// starts in lower case (or with punctuation that cannot start a
+// sentence) and the segment before it, when known, did not end one.
+func cutBefore(s, prev string, known bool) bool {
+	r := firstRune(s)
+	if r == 0 || !(unicode.IsLower(r) || strings.ContainsRune(",;)]}.", r)) {
+		return false
+	}
+	if !known {
+		return true
+	}
+	return !strings.ContainsRune(terminal, lastRune(strings.TrimSpace(prev)))
+}
+
+func firstNonSpace(s string) int {
+	return len(s) - len(strings.TrimLeft(s, " \t\r\n"))
+}
+
+// codeLike reports whether s reads as code rather than prose: LaTeX, a
+// command line, a configuration line.
+func codeLike(s string) bool {
+	if strings.HasPrefix(s, `\`) || strings.HasPrefix(s, "$ ") || strings.HasPrefix(s, "% ") {
+		return true
+	}
+	sym := 0
+	for _, r := range s {
+		if strings.ContainsRune(`\{}=%$&_^<>`, r) {
+			sym++
+		}
+	}
+	return sym*12 > utf8.RuneCountInString(s)
+}
+
+// promptSegment reports whether a segment's text is a prompt or worked
+// example the paper prints (an appendix of prompts): a caption that says
+// so, or most of its lines prompt lines.
+func promptSegment(text string) bool {
+	lines, prompt := 0, 0
+	for l := range strings.Lines(text) {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if rePromptCa.MatchString(l) {
+			return true
+		}
+		lines++
+		if rePromptLn.MatchString(l) {
+			prompt++
+		}
+	}
+	return lines > 0 && prompt*3 >= lines
+}

@@ -1,0 +1,123 @@
+package extractive
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestKindOf(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		want Kind
+	}{
+		{"How is citation recall computed?", KindDefinition},
+		{"What is a citation token?", KindDefinition},
+		{"What does MAUVE measure?", KindDefinition},
+		{"What datasets does ALCE use?", KindList},
+		{"Which TeX engines can compile this template?", KindList},
+		{"How many examples per dataset did they keep?", KindNumber},
+		{"How long is an ELI5 answer on average?", KindNumber},
+		{"What's the biggest PDF I can add?", KindGeneral},
+		{"At what library size does the vector index get built?", KindNumber},
+		{"Does ALCE come with training data?", KindYesNo},
+		{"Why not?", KindReason},
+		{"How do I compile ElegantPaper?", KindHowTo},
+		{"参考文献的引用格式有哪几种选项？", KindList},
+		{"英文模式下为什么不能输入中文？", KindReason},
+		{"Bees and flowers", KindGeneral},
+		// A leading phrase sets the scene; the question proper decides.
+		{"In the interactive method, how many documents may the model open at a time?", KindNumber},
+		{"By how much does summarising the passages shrink them?", KindNumber},
+		{"On QAMPARI, what recall-5 do the oracle's top 5 passages give?", KindNumber},
+		// A verb that ends in s is no plural.
+		{"What model decides whether the cited passages back up a sentence?", KindGeneral},
+		{"Which folders are searched for image files?", KindList},
+		// "What if" asks what happens, not which things.
+		{"What if the power goes out while I'm adding papers?", KindGeneral},
+		// A subject this long describes rather than names.
+		{"What is the known blind spot of the automatic precision score when a source only partly backs a claim?", KindGeneral},
+	} {
+		if got := kindOf(c.q); got != c.want {
+			t.Errorf("kindOf(%q) = %s, want %s", c.q, got, c.want)
+		}
+	}
+}
+
+func TestQuestionSubject(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		want []string
+	}{
+		{"How is citation recall computed?", analyse("citation recall")},
+		{"What is a citation token?", analyse("citation token")},
+		{"Which instruction-tuned LLaMA models were tried?", analyse("models")},
+		{"How long can a citation token be before it is treated as plain text?", analyse("citation token")},
+	} {
+		qu := newQuestion(c.q, nil)
+		var got []string
+		for i, t := range qu.terms {
+			if qu.focus[i] {
+				got = append(got, t)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: subject %q, want %q", c.q, got, c.want)
+		}
+	}
+}
+
+// TestAnalyse: the forms stemming keeps apart meet, alike in questions
+// and passages.
+func TestAnalyse(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"paid", "pay"}, {"computed", "calculated"}, {"accuracy", "accurate"},
+		{"fluency", "fluent"}, {"summarising", "summarize"}, {"chosen", "choose"},
+	} {
+		a, b := analyse(pair[0]), analyse(pair[1])
+		if !slices.Equal(a, b) || len(a) == 0 {
+			t.Errorf("analyse(%q) = %q, analyse(%q) = %q: want the same", pair[0], a, pair[1], b)
+		}
+	}
+	if slices.Equal(analyse("precision"), analyse("recall")) {
+		t.Error("analyse merges precision and recall")
+	}
+}
+
+// TestQuestionTermsMeasure: "how long" asks for a measure; "long" is a
+// content term elsewhere.
+func TestQuestionTermsMeasure(t *testing.T) {
+	if got := questionTerms("How long is an ELI5 answer?"); slices.Contains(got, "long") {
+		t.Errorf("terms %q hold the measure word", got)
+	}
+	if got := questionTerms("Which answers are long?"); !slices.Contains(got, "long") {
+		t.Errorf("terms %q lack a content word", got)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	for _, c := range []struct {
+		q       string
+		earlier []string
+		carried string
+	}{
+		{"And how is precision computed?", []string{"How is citation recall computed?"}, "citation recall"},
+		{"Why not?", []string{"Does ALCE come with training data?"}, "ALCE come training data"},
+		{"What about Chinese fonts?", []string{"Which TeX engines can compile ElegantPaper?"}, "TeX engines compile ElegantPaper"},
+		{"How long can it be?", []string{"What is a citation token?"}, "citation token"},
+		// A question that stands alone carries nothing.
+		{"What is MAUVE?", []string{"How is citation recall computed?"}, ""},
+		{"Which folders are searched for image files?", []string{"How is citation recall computed?"}, ""},
+		{"And how is precision computed?", nil, ""},
+		// A follow-up of a follow-up carries on what was carried.
+		{"Why?", []string{"How is citation recall computed?", "And precision?"}, "precision citation recall computed"},
+	} {
+		r := Resolve(c.q, c.earlier)
+		if got := strings.Join(r.Carried, " "); got != c.carried {
+			t.Errorf("Resolve(%q, %q) carried %q, want %q", c.q, c.earlier, got, c.carried)
+		}
+		if c.carried == "" && r.Query != c.q || c.carried != "" && r.Query != c.q+" "+c.carried {
+			t.Errorf("Resolve(%q) query %q", c.q, r.Query)
+		}
+	}
+}
