@@ -94,13 +94,19 @@ func (r *resolver) document(ctx context.Context, id string) (store.Document, boo
 	return d, true, nil
 }
 
-// neighbourhood reads t's window: its passage alone when it is its own
-// window (ownWindow) or n is 0, else the passages within n of it. A
+// neighbourhood reads t's window: for a passage of a hierarchical
+// document, its passage grown into the passages around it up to a
+// recursive window's size (parentWindow); else its passage alone when it
+// is its own window (ownWindow) or n is 0, and the passages within n of
+// it otherwise. A
 // window never holds an index row: it is cut short of Meta["passages"]
 // when the document records it, and at the first segment with Parent set
 // in any case.
 func neighbourhood(ctx context.Context, st store.Store, t target, n int, skip store.Filter) ([]store.Segment, error) {
 	seg := t.seg
+	if n > 0 && t.doc.Meta[ingest.MetaStrategy] == string(ingest.Hierarchical) {
+		return parentWindow(ctx, st, t, n, skip)
+	}
 	if n <= 0 || t.ownWindow() {
 		return []store.Segment{seg}, nil
 	}
@@ -139,4 +145,65 @@ func admittedRun(segs []store.Segment, seg store.Segment, doc store.Document, sk
 		hi++
 	}
 	return segs[lo:hi]
+}
+
+// parentReach is how many passages on each side of a hierarchical parent
+// parentWindow reads to grow its window: more than a few small parents
+// rarely fit in it.
+const parentReach = 4
+
+// parentWindow is the window of a passage of a hierarchical document: the
+// parent, then its neighbouring passages, nearest first, one before, one
+// after, in turn, for as long as the window holds at most what a
+// recursive window of n neighbours holds at most, (2n+1) chunks of
+// ingest.DefaultTokenBudget tokens (900 for the default one neighbour); a
+// side that would overflow it stops growing while the other goes on. A
+// parent cut from a long section is that size or more already and stays
+// alone; a parent of a short section (a paper's "3.1 Fluency", a note's
+// two-line section) is read with the sections around it, as a recursive
+// chunk is read with its neighbours: the answer to a question is often in
+// the section next to the one that names its terms, and without this a
+// hierarchical library found fewer answers in its top 20 than a recursive
+// one (docs/indexing.md). The window never holds an index row and stops,
+// like any window, at a section the search leaves out (admittedRun).
+func parentWindow(ctx context.Context, st store.Store, t target, n int, skip store.Filter) ([]store.Segment, error) {
+	seg := t.seg
+	budget := (2*n + 1) * ingest.DefaultTokenBudget
+	size := ingest.CountTokens(seg.Text)
+	if size >= budget {
+		return []store.Segment{seg}, nil
+	}
+	to := seg.Index + parentReach + 1
+	if p, err := strconv.Atoi(t.doc.Meta[ingest.MetaPassages]); err == nil && p > seg.Index {
+		to = min(to, p)
+	}
+	segs, err := st.Segments(ctx, seg.DocumentID, seg.Index-parentReach, to)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("couldn't read the context of %s: %w", seg.ID, err)
+	}
+	segs = admittedRun(store.Passages(segs), seg, t.doc, skip)
+	at := slices.IndexFunc(segs, func(s store.Segment) bool { return s.ID == seg.ID })
+	if at < 0 {
+		return []store.Segment{seg}, nil
+	}
+	lo, hi := at, at+1
+	grow := func(s store.Segment, next int) bool {
+		k := ingest.CountTokens(s.Text)
+		if s.Index != next || size+k > budget {
+			return false
+		}
+		size += k
+		return true
+	}
+	for before, after := lo > 0, hi < len(segs); before || after; {
+		if before = before && grow(segs[lo-1], segs[lo].Index-1); before {
+			lo--
+			before = lo > 0
+		}
+		if after = after && grow(segs[hi], segs[hi-1].Index+1); after {
+			hi++
+			after = hi < len(segs)
+		}
+	}
+	return segs[lo:hi], nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -98,7 +99,9 @@ func (r rowsOnly) drop(ctx context.Context, hs []store.Hit, k int) []store.Hit {
 }
 
 // hierarchical: three parents of one section each, each parent two
-// children (the rows), every child a strict part of its parent.
+// children (the rows), every child a strict part of its parent, each
+// parent a long section (its children, then filler no query matches, to
+// a recursive window's size: a window of its own).
 var (
 	hierChildren = [][]string{
 		{"Glaciers retreat when summers warm.", "Meltwater feeds the rivers below."},
@@ -108,7 +111,7 @@ var (
 	hierParents = func() []string {
 		var out []string
 		for _, cs := range hierChildren {
-			out = append(out, strings.Join(cs, " "))
+			out = append(out, strings.Join(cs, " ")+"\n\n"+filler(len(out), 3*ingest.DefaultTokenBudget))
 		}
 		return out
 	}()
@@ -397,4 +400,62 @@ func countOf(ss []string, s string) int {
 		}
 	}
 	return n
+}
+
+// filler is text of about n tokens (at least n) of words no test query
+// holds, different for each seed.
+func filler(seed, n int) string {
+	var b strings.Builder
+	for i := 0; ingest.CountTokens(b.String()) < n; i++ {
+		fmt.Fprintf(&b, "zq%dx%d ", seed, i)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func TestSearchHierarchicalShortSections(t *testing.T) {
+	// Parents of short sections (A, B, D: about 60 tokens) and a long one
+	// (C, about 800): a hit's window grows into the passages around it,
+	// nearest first, one before then one after in turn, while it holds at
+	// most a recursive window's tokens ((2n+1)·300: 900 for one neighbour).
+	emb := NewLocalEmbedder()
+	st := memStore(t, emb)
+	heads := []string{"Fluency is judged with MAUVE on the outputs.", "Correctness is judged against short answers.",
+		"Citation recall asks whether the cited passages entail the sentence.", "Citation precision asks whether each citation is needed."}
+	sizes := []int{60, 60, 800, 60}
+	var parents []string
+	var rows []rowSpec
+	for i, h := range heads {
+		parents = append(parents, h+" "+filler(10+i, sizes[i]-ingest.CountTokens(h)))
+		rows = append(rows, rowSpec{parent: i, text: h})
+	}
+	putRows(t, st, emb, "p", "hierarchical", parents, rows, false)
+	st = rowsOnly{st}
+	tok := func(i int) int { return ingest.CountTokens(parents[i]) }
+	if tok(0)+tok(1)+tok(2) <= 900 || tok(1)+tok(2) > 900 || tok(2)+tok(3) > 900 || tok(0)+tok(1)+tok(2)+tok(3) > 1500 {
+		t.Fatalf("parents of %d, %d, %d, %d tokens do not make the cases below", tok(0), tok(1), tok(2), tok(3))
+	}
+	for _, tc := range []struct {
+		query      string
+		neighbours int
+		want       []string
+	}{
+		{"correctness short answers", 0, []string{"p:0", "p:1"}},               // B grows into A; C would overflow
+		{"correctness short answers", 2, []string{"p:0", "p:1", "p:2", "p:3"}}, // 1,500 tokens hold them all
+		{"correctness short answers", -1, []string{"p:1"}},                     // no neighbours: the parent alone
+		{"citation precision needed", 0, []string{"p:2", "p:3"}},               // D grows into C; then B would overflow
+		{"citation recall entail", 0, []string{"p:1", "p:2"}},                  // C grows into B first; then D would overflow
+	} {
+		ps, err := Search(context.Background(), st, emb, tc.query, Options{K: 1, Mode: Lexical, Neighbours: tc.neighbours})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPassages(t, ps)
+		if len(ps) != 1 || !slices.Equal(ctxIDs(ps[0]), tc.want) {
+			var got [][]string
+			for _, p := range ps {
+				got = append(got, ctxIDs(p))
+			}
+			t.Errorf("%q, %d neighbours: windows %v, want %v", tc.query, tc.neighbours, got, tc.want)
+		}
+	}
 }

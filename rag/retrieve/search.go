@@ -89,8 +89,10 @@ func candidates(k int) int { return max(100, 4*k) }
 // A hit on an index row (Parent set) stands for its parent: the passage is
 // the parent (read once per search), which keeps the best rank of its rows,
 // and the rows become its Hits. A parent reached through a strict part of
-// it (a hierarchical child) is a window of its own; any other passage gets
-// its neighbours, never an index row (see neighbourhood). When merging
+// it (a hierarchical child) is a window of its own, grown into the
+// passages around it while it holds no more than a recursive window would
+// (parentWindow); any other passage gets its neighbours; a window never
+// holds an index row (see neighbourhood). When merging
 // leaves fewer than K passages and a retriever's list was full, the search
 // asks for four times as many candidates, a few times at most.
 //
