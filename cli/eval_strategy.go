@@ -18,7 +18,9 @@ import (
 // added to a library in memory with the strategy (chunking, enrichment,
 // embedding as ibid add does), and searched as ibid search does, with the
 // reranker if one is given. A document's rank is that of its best
-// passage.
+// passage. Every corpus document is ranked: documents whose texts are
+// equal share one file (a library keeps one document per content), and a
+// document the library skips is named, with the reason, on stderr.
 
 // strategyEval is what an evaluation through a library needs.
 type strategyEval struct {
@@ -40,14 +42,27 @@ func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strate
 		return nil, err
 	}
 	defer os.RemoveAll(files)
-	idOf := make(map[string]string, len(data.Corpus)) // file path → BEIR id
+	// A library keeps one document per content, so corpus documents whose
+	// texts are equal (NFCorpus has 40) are written once: the file stands
+	// for all of them, and a hit on it ranks each of their ids, in corpus
+	// order, as a run that scored the copies alike would (trec_eval's).
+	idsOf := make(map[string][]string, len(data.Corpus)) // file path → BEIR ids
+	fileOf := make(map[string]string, len(data.Corpus))  // corpus text → file path
+	copies := 0
 	for i, d := range data.Corpus {
+		text := retrieve.CorpusText(d)
+		if p, ok := fileOf[text]; ok {
+			idsOf[p] = append(idsOf[p], d.ID)
+			copies++
+			continue
+		}
 		// File names are numbered: BEIR ids may hold any character.
 		p := filepath.Join(files, fmt.Sprintf("%07d.txt", i))
-		if err := os.WriteFile(p, []byte(retrieve.CorpusText(d)), 0o600); err != nil {
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
 			return nil, err
 		}
-		idOf[p] = d.ID
+		fileOf[text] = p
+		idsOf[p] = []string{d.ID}
 	}
 	lib, err := openMemoryLibrary(ctx, cfg.emb)
 	if err != nil {
@@ -61,7 +76,14 @@ func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strate
 		return nil, err
 	}
 	segs, _ := lib.Len(ctx)
-	logf("indexed %d documents (%d skipped) into %d segments\n", len(rep.Added), len(rep.Skipped), segs)
+	logf("indexed %d documents into %d segments\n", len(data.Corpus)-skippedIDs(rep, idsOf), segs)
+	if copies > 0 {
+		logf("%d documents have the text of an earlier one: each is ranked where that text is\n", copies)
+	}
+	for _, sk := range rep.Skipped {
+		// Never found: scored as a run that does not return them.
+		logf("not indexed: %s (%s): %s\n", strings.Join(idsOf[sk.Path], ", "), filepath.Base(sk.Path), sk.Reason)
+	}
 
 	var out []evalResult
 	for _, m := range cfg.modes {
@@ -74,10 +96,11 @@ func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strate
 			ranked := make([]string, 0, len(ps))
 			seen := map[string]bool{}
 			for _, p := range ps {
-				id := idOf[p.Document.Path]
-				if id != q.ID && !seen[id] {
-					seen[id] = true
-					ranked = append(ranked, id)
+				for _, id := range idsOf[p.Document.Path] {
+					if id != q.ID && !seen[id] {
+						seen[id] = true
+						ranked = append(ranked, id)
+					}
 				}
 			}
 			ndcg += retrieve.NDCG(ranked, data.Qrels[q.ID], 10)
@@ -91,6 +114,15 @@ func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strate
 		out = append(out, evalResult{name: name, ndcg: ndcg / n, recall: recall / n})
 	}
 	return out, nil
+}
+
+// skippedIDs is how many corpus documents the files rep skipped stand for.
+func skippedIDs(rep *library.AddReport, idsOf map[string][]string) int {
+	n := 0
+	for _, sk := range rep.Skipped {
+		n += len(idsOf[sk.Path])
+	}
+	return n
 }
 
 // strategyLabelFor names an evaluation's strategy and reranker in its
