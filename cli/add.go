@@ -37,8 +37,10 @@ built it; use the same one later.
 A library also remembers its indexing strategy (--strategy, shown by ibid
 ls): recursive (the default: sections, paragraphs, sentences, about 300
 tokens), semantic (cut where the topic changes), hierarchical (small
-chunks are searched, the model reads their ~2,000-token section parent),
-and three that ask a chat model to write what is indexed: contextual (a
+chunks are searched, the model reads their section, up to ~2,000 tokens,
+with short sections around it; on long papers it finds as many answers in
+its top 20 as recursive but ranks them lower in the top 5, so keep
+recursive unless you measured otherwise: docs/indexing.md), and three that ask a chat model to write what is indexed: contextual (a
 short context situating each chunk in its document), window-summary (a
 running summary) and questions (questions each chunk answers). What the
 model writes only steers search; answers always quote and cite the

@@ -54,15 +54,15 @@ type PandocExporter interface {
 	PandocMarkdown(bibliography string) (string, []bib.Entry)
 }
 
-// HeadingLister is a Backend that can list its library's section headings;
-// the first screen turns a few of them into example questions. It is
-// optional: without it the first screen offers no examples.
-type HeadingLister interface {
-	// Headings returns up to n section headings of the library's
-	// documents (the innermost heading of each section, in library order,
-	// repeats allowed), or nil for an empty library. It is called from a
-	// command, never from Update or View.
-	Headings(n int) []string
+// Suggester is a Backend that can suggest questions for the first
+// screen: questions it checked its library answers well (rag.Suggest). It
+// is optional: without it the first screen offers no examples.
+type Suggester interface {
+	// Suggestions returns up to n questions, or none when no question
+	// passed (an empty library, headings that make no good question). It
+	// may take a second on a large library: it is called from a command,
+	// never from Update or View, so the first screen never waits for it.
+	Suggestions(n int) []string
 }
 
 // AddProgress is how far an addition has got (rag.AddProgress's fields).

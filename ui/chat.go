@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,7 +94,7 @@ type Model struct {
 	styled      bool // the background is known (theme option or the terminal's answer)
 	themeFixed  bool // Options.Theme chose it: the terminal's answer is ignored
 	lib         libInfo
-	headings    []string      // the library's headings, for the first screen's examples
+	examples    []string      // the first screen's example questions (Suggester)
 	ticking     bool          // the spinner's tick is scheduled
 	pollEvery   time.Duration // how often the library's counts are read (<= 0: never)
 
@@ -150,10 +151,10 @@ func (m *Model) loadTurns(turns []Turn) {
 }
 
 // Init asks the terminal's background, focuses the input, reads the
-// library's headings for the first screen, starts polling the library's
+// first screen's example questions (in the background), starts polling the library's
 // counts and starts any additions.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.in.Focus(), headingsCmd(m.b), pollLibrary(m.b, m.pollEvery), waitSync(syncEventsOf(m.b))}
+	cmds := []tea.Cmd{m.in.Focus(), suggestionsCmd(m.b), pollLibrary(m.b, m.pollEvery), waitSync(syncEventsOf(m.b))}
 	if !m.styled {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -190,11 +191,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case statusMsg:
 		m.status.set(msg)
 		return m, nil
-	case headingsMsg:
-		m.headings = msg
+	case suggestionsMsg:
+		m.examples = msg
 		if m.tr.empty() && m.in.HistoryEmpty() {
 			// ↑ on the first screen puts an example in the input
-			ex := exampleQuestions(m.headings, exampleCount)
+			ex := slices.Clone(m.examples)
 			for i, j := 0, len(ex)-1; i < j; i, j = i+1, j-1 {
 				ex[i], ex[j] = ex[j], ex[i]
 			}
@@ -228,7 +229,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.adding = false
 		m.lib = msg.lib
 		m.status.set(statusMsg{text: msg.summary, err: msg.err})
-		return m, headingsCmd(m.b)
+		return m, suggestionsCmd(m.b)
 	case savedMsg, exportedMsg, switchedMsg, newConvMsg:
 		return m, m.onCommandDone(msg)
 	case spinner.TickMsg:

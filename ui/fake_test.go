@@ -157,9 +157,9 @@ func (b *fakeBackend) Turns() []Turn {
 func (b *fakeBackend) Markdown() string { return "# conversation\n" }
 func (b *fakeBackend) Save() error      { b.mu.Lock(); b.saved++; b.mu.Unlock(); return nil }
 
-// Headings lists each document's sections: the fake is a HeadingLister.
-func (b *fakeBackend) Headings(n int) []string {
-	out := []string{"Introduction", "2.1 Effect sizes across sites", "References", "Replication in larger samples",
-		"Methods", "BM25 and dense retrieval", "Threats to validity"}
+// Suggestions are the fake library's checked questions: the fake is a
+// Suggester.
+func (b *fakeBackend) Suggestions(n int) []string {
+	out := []string{"What are effect sizes across sites?", "How does BM25 compare with dense retrieval?", "What are the threats to validity?"}
 	return out[:min(n, len(out))]
 }

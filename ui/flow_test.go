@@ -239,7 +239,7 @@ func TestFlowFinishedChat(t *testing.T) {
 	tm := newTM(t, b, 80, 24)
 	waitScreen(t, tm, "Try asking", "effect sizes across sites")
 	tm.Send(press("up"))
-	waitScreen(t, tm, `┃ What do my documents say about "effect sizes across sites"?`)
+	waitScreen(t, tm, `┃ What are effect sizes across sites?`)
 	tm.Send(press("f1"))
 	waitScreen(t, tm, "Everywhere", "help · ↑/↓ scroll")
 	tm.Send(press("esc"))
@@ -255,7 +255,7 @@ func TestFlowFinishedChat(t *testing.T) {
 	tm.Send(press("esc"))
 	tm.Send(press("ctrl+c"))
 	fm := final(t, tm)
-	if fm.vw.IsOpen() || len(fm.tr.turns) != 1 || fm.tr.turns[0].question != `What do my documents say about "effect sizes across sites"?` {
+	if fm.vw.IsOpen() || len(fm.tr.turns) != 1 || fm.tr.turns[0].question != "What are effect sizes across sites?" {
 		t.Errorf("final: viewer %v, turns %d", fm.vw.IsOpen(), len(fm.tr.turns))
 	}
 }

@@ -85,7 +85,7 @@ func (m *Model) onSync(msg syncMsg) tea.Cmd {
 	}
 	if ev.docs >= 0 && !ev.active && ev.docs != m.lib.size {
 		m.lib.size = ev.docs
-		cmds = append(cmds, headingsCmd(m.b))
+		cmds = append(cmds, suggestionsCmd(m.b))
 	}
 	return tea.Batch(cmds...)
 }

@@ -55,5 +55,5 @@ func (m *Model) onLibCount(msg libCountMsg) tea.Cmd {
 		return next
 	}
 	m.lib.size = msg.size
-	return tea.Batch(next, headingsCmd(m.b))
+	return tea.Batch(next, suggestionsCmd(m.b))
 }

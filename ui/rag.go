@@ -104,34 +104,15 @@ func (b *RAGBackend) Segments(docID string) []store.Segment {
 	return segs
 }
 
-// Headings lists up to n section headings of the library's documents, the
-// innermost of each section, in library order.
-func (b *RAGBackend) Headings(n int) []string {
+// Suggestions are up to n questions the library answers from the section
+// each was drawn from (rag.Suggest); none when none passes or the library
+// cannot be read.
+func (b *RAGBackend) Suggestions(n int) []string {
 	lib, _, _ := b.current()
-	ctx := context.Background()
-	docs, err := lib.Documents(ctx)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, d := range docs {
-		segs, err := lib.Segments(ctx, d.ID)
-		if err != nil {
-			continue
-		}
-		last := ""
-		for _, s := range segs {
-			if len(s.Section) == 0 {
-				continue
-			}
-			if h := s.Section[len(s.Section)-1]; h != last {
-				last = h
-				out = append(out, h)
-				if len(out) == n {
-					return out
-				}
-			}
-		}
+	ss, _ := rag.Suggest(context.Background(), lib, n)
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.Question
 	}
 	return out
 }

@@ -101,45 +101,38 @@ func TestSourcesKeepFileName(t *testing.T) {
 }
 
 // TestWelcome: the first screen names the library, its size and the
-// model, and offers questions drawn from the library's headings.
+// model, and offers the questions the backend suggests.
 func TestWelcome(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		d := newDrive(t, newFakeBackend(sampleAnswer), size[0], size[1])
 		scr := d.screen()
 		for _, want := range []string{"default · 3 documents", "fake-model", "Try asking",
-			`What do my documents say about "effect sizes across sites"?`,
-			`What do my documents say about "BM25 and dense retrieval"?`} {
+			"What are effect sizes across sites?", "How does BM25 compare with dense retrieval?"} {
 			if !strings.Contains(strings.Join(strings.Fields(scr), " "), want) {
 				t.Errorf("%v: first screen lacks %q:\n%s", size, want, scr)
 			}
 		}
-		for _, boring := range []string{"introduction", "references", "methods"} {
-			if strings.Contains(scr, `"`+boring+`"`) {
-				t.Errorf("%v: example drawn from %q", size, boring)
-			}
-		}
 		golden(t, fmt.Sprintf("welcome_%dx%d", size[0], size[1]), scr)
 		d.send(press("up"))
-		if v := d.m.in.Value(); v != `What do my documents say about "effect sizes across sites"?` {
+		if v := d.m.in.Value(); v != "What are effect sizes across sites?" {
 			t.Errorf("↑ on the first screen put %q in the input", v)
 		}
 	}
 }
 
-func TestExampleQuestions(t *testing.T) {
-	got := exampleQuestions([]string{"Abstract", "1 Introduction", "## PostgreSQL storage", "Resuming a conversation", "Resuming a conversation", "x"}, 3)
-	want := []string{`What do my documents say about "PostgreSQL storage"?`, `What do my documents say about "resuming a conversation"?`}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	got = exampleQuestions([]string{"2 Task Setup and Datasets", "E Human Evaluation", "E.2 Citation Recall", "A study of bees", "B. Implementation Details"}, 5)
-	want = []string{`What do my documents say about "Task Setup and Datasets"?`, `What do my documents say about "Human Evaluation"?`,
-		`What do my documents say about "Citation Recall"?`, `What do my documents say about "a study of bees"?`, `What do my documents say about "Implementation Details"?`}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if got := exampleQuestions(nil, 3); len(got) != 0 {
-		t.Errorf("no headings: %q", got)
+// noSuggestions is a backend whose library answers none of the questions
+// it tried.
+type noSuggestions struct{ *fakeBackend }
+
+func (noSuggestions) Suggestions(int) []string { return nil }
+
+// TestWelcomeWithoutSuggestions: when no question passed its check, the
+// first screen offers none.
+func TestWelcomeWithoutSuggestions(t *testing.T) {
+	d := newDrive(t, noSuggestions{newFakeBackend(sampleAnswer)}, 80, 24)
+	scr := d.screen()
+	if strings.Contains(scr, "Try asking") || !strings.Contains(scr, "Type a question and press enter.") {
+		t.Errorf("first screen without suggestions:\n%s", scr)
 	}
 }
 
