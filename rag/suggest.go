@@ -48,11 +48,22 @@ const SuggestTries = 24
 // each document's from sections spread over it), in that order. Headings
 // that make poor questions (Introduction, References, a bare number) give
 // none. It asks at most SuggestTries questions; none passing is no
-// suggestion, not an error. Only a failure to read lib is an error.
+// suggestion, not an error. It reads the segments of at most
+// SuggestTries documents, so its cost does not grow with the library.
+// Only a failure to read lib is an error.
 func Suggest(ctx context.Context, lib Outline, n int) ([]Suggestion, error) {
 	docs, err := lib.Documents(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if len(docs) > SuggestTries {
+		// A question per document is asked at most: read no more
+		// documents than that, spread over the library.
+		picked := make([]store.Document, SuggestTries)
+		for i := range picked {
+			picked[i] = docs[i*len(docs)/SuggestTries]
+		}
+		docs = picked
 	}
 	var perDoc [][]Suggestion
 	for _, d := range docs {

@@ -124,3 +124,25 @@ func TestCandidateHeadings(t *testing.T) {
 		t.Errorf("questions %q, want %q", got, want)
 	}
 }
+
+// BenchmarkSuggest is the first screen's wait for its examples on ibid's
+// docs (about 30 documents; the chat computes them in the background).
+func BenchmarkSuggest(b *testing.B) {
+	b.Setenv("XDG_DATA_HOME", b.TempDir())
+	b.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
+	ctx := context.Background()
+	lib, err := library.Open(ctx, library.Options{InMemory: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer lib.Close()
+	if _, err := lib.Add(ctx, []string{filepath.Join("..", "docs")}, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if ss, err := Suggest(ctx, lib, 3); err != nil || len(ss) == 0 {
+			b.Fatalf("%d suggestions, %v", len(ss), err)
+		}
+	}
+}
