@@ -309,10 +309,17 @@ func questionFor(h string) string {
 }
 
 // lowerTitle lower-cases the words of a heading written in title case or
-// starting a sentence ("Citation Recall", "Task setup"), keeping
-// acronyms and names with capitals inside ("BM25", "PostgreSQL", "ALCE").
+// starting a sentence ("Citation Recall", "Task setup"); a heading with
+// an acronym or a name with capitals inside ("BM25", "PostgreSQL", "Open
+// WebUI") is left as it is.
 func lowerTitle(h string) string {
 	words := strings.Fields(h)
+	for _, w := range words {
+		_, size := utf8.DecodeRuneInString(w)
+		if strings.ToLower(w[size:]) != w[size:] {
+			return h // a name with capitals inside may span its neighbours: "Open WebUI"
+		}
+	}
 	for i, w := range words {
 		r, size := utf8.DecodeRuneInString(w)
 		if unicode.IsUpper(r) && strings.ToLower(w[size:]) == w[size:] && (len(w) > 1 || i == 0) {

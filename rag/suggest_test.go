@@ -96,6 +96,7 @@ func TestQuestionFor(t *testing.T) {
 		{"How footnotes are numbered", "How footnotes are numbered?"},
 		{"Is it safe?", "Is it safe?"},
 		{"PostgreSQL storage", "What is PostgreSQL storage?"},
+		{"Open WebUI", "What is Open WebUI?"},
 		{"列表环境", "什么是列表环境？"},
 		{"ローカル環境の設定", "「ローカル環境の設定」とは何ですか？"},
 	} {
