@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -57,6 +58,10 @@ func longDocRun(t *testing.T, s string) map[string]string {
 		return lines
 	}
 	cmdEnv(t)
+	// The PDF engine's compiled code is cached, as the rag packages' tests
+	// cache it: compiling it again for each strategy (minutes under -race)
+	// measures nothing.
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
 	code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, "--shared", shared, "../rag/retrieve/testdata/longdoc")
 	if code != 0 {
 		t.Fatalf("%s: exit %d: %s", s, code, errs)
