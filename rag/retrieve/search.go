@@ -37,7 +37,8 @@ type Passage struct {
 	// show which of the window's segments, and which parts, matched.
 	Hits []Hit
 	// whole is set for a parent reached through a strict part of it
-	// (ownWindow): its window is its own, and it merges only with a window
+	// (ownWindow): its window is its own (a short one grown into the
+	// passages around it, parentWindow), and it merges only with a window
 	// that overlaps it, not one that merely touches it.
 	whole bool
 }

@@ -9,9 +9,10 @@ import (
 // MergeWindows merges the passages of one document whose windows (the
 // segment index ranges their Context covers) overlap or touch, so that no
 // segment is offered twice and a stretch of a document is one passage. A
-// parent Search made a window of its own (a hierarchical parent, about
-// 2,000 tokens) merges only with a window that overlaps it: two parents
-// side by side stay two passages.
+// parent Search made a window of its own (a hierarchical parent, up to
+// about 2,000 tokens, a short one with the passages around it) merges
+// only with a window that overlaps it: two windows side by side stay two
+// passages.
 //
 // ps is ranked best first and stays so: a passage that meets an earlier
 // (better-ranked) passage's window is merged into it, and the rest keep
