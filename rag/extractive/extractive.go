@@ -17,8 +17,8 @@
 //
 // It never imports rag: it reads passages as Passage (Views makes them
 // from retrieval's passages) and a library's term statistics through
-// store.TermCounter. Suggest writes the questions the chat's first screen
-// offers, each checked against the answer it gets.
+// store.TermCounter. (The chat's first-screen questions, each checked
+// against the answer this package gives it, are rag.Suggest's.)
 package extractive
 
 import (
