@@ -40,7 +40,7 @@ type BM25 struct {
 	postings [][]posting      // by term id: decoded (after packed's, for a loaded index)
 	packed   []packed         // by term id: the postings of a loaded index, as saved (packed.go)
 	slots    []slot           // by slot number
-	bySeg    map[string]int32 // segment id → slot
+	bySeg    map[string]int32 // segment id → slot; nil until needed in an index just loaded (index)
 	live     int              // live slots
 	totalLen int64            // sum of live slots' lengths
 	dead     int              // dead slots still in postings
@@ -142,14 +142,14 @@ func (x *BM25) addTerms(segID string, sum uint32, tfs []termFreq) {
 		length += f.tf
 	}
 	x.slots = append(x.slots, slot{seg: segID, length: length, sum: sum})
-	x.bySeg[segID] = s
+	x.index()[segID] = s
 	x.live++
 	x.totalLen += int64(length)
 }
 
 // Remove drops a segment from the index; an unknown id does nothing.
 func (x *BM25) Remove(segID string) {
-	s, ok := x.bySeg[segID]
+	s, ok := x.index()[segID]
 	if !ok {
 		return
 	}
@@ -163,6 +163,21 @@ func (x *BM25) Remove(segID string) {
 	}
 }
 
+// index maps the live slots' segment ids to their slots. A loaded index
+// makes the map only when a change needs it: opening a library whose index
+// is up to date looks nothing up by id (ReconcileSums).
+func (x *BM25) index() map[string]int32 {
+	if x.bySeg == nil {
+		x.bySeg = make(map[string]int32, x.live)
+		for i, s := range x.slots {
+			if !s.dead {
+				x.bySeg[s.seg] = int32(i)
+			}
+		}
+	}
+	return x.bySeg
+}
+
 // compact rewrites the postings without dead slots.
 func (x *BM25) compact() {
 	renum := make([]int32, len(x.slots))
@@ -173,7 +188,7 @@ func (x *BM25) compact() {
 			continue
 		}
 		renum[i] = int32(len(slots))
-		x.bySeg[s.seg] = int32(len(slots))
+		x.index()[s.seg] = int32(len(slots))
 		slots = append(slots, s)
 	}
 	dict := make(map[string]int32, len(x.dict))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"unsafe"
 
 	"github.com/ibid-dev/ibid/internal/atomicfile"
 	"github.com/ibid-dev/ibid/internal/regular"
@@ -110,11 +111,11 @@ func decodeBM25(b []byte) (*BM25, error) {
 	}
 	d := wire.Decoder{B: body[len(bm25Magic):]}
 	x := NewBM25()
+	x.bySeg = nil // made when first needed (index)
 	nslots := d.Count()
 	x.slots = make([]slot, 0, nslots)
 	for i := 0; i < nslots && d.Err() == nil; i++ {
-		s := slot{seg: d.String(), length: int32(d.Uvarint()), sum: d.Uint32()}
-		x.bySeg[s.seg] = int32(i)
+		s := slot{seg: view(d.Bytes()), length: int32(d.Uvarint()), sum: d.Uint32()}
 		x.slots = append(x.slots, s)
 		x.totalLen += int64(s.length)
 	}
@@ -124,7 +125,7 @@ func decodeBM25(b []byte) (*BM25, error) {
 	x.packed = make([]packed, 0, nterms)
 	x.dict = make(map[string]int32, nterms)
 	for t := 0; t < nterms && d.Err() == nil; t++ {
-		term := d.String()
+		term := view(d.Bytes())
 		n := d.Count()
 		// The postings stay as they are (packed.go): only their length is
 		// found here, and the file's checksum stands for their values.
@@ -136,10 +137,20 @@ func decodeBM25(b []byte) (*BM25, error) {
 		d.B = d.B[k:]
 		x.dict[term] = int32(t)
 	}
-	if d.Err() != nil || len(d.B) != 0 || len(x.slots) != nslots || len(x.packed) != nterms {
+	if d.Err() != nil || len(d.B) != 0 || len(x.slots) != nslots || len(x.packed) != nterms || len(x.dict) != nterms {
 		return nil, errCorrupt
 	}
 	return x, nil
+}
+
+// view is b as a string without copying it: the slot ids and terms of a
+// loaded index point into the file's bytes, which the packed postings keep
+// alive and nothing writes to.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // Reconcile brings a loaded index in step with the segments it should hold
@@ -157,10 +168,14 @@ func (x *BM25) Reconcile(ids, texts []string) bool {
 // ReconcileSums is Reconcile with the texts given by their checksums
 // (Sum), and read with text(i) only for the segments that need analysing.
 func (x *BM25) ReconcileSums(ids []string, sums []uint32, text func(i int) string) bool {
+	if x.inStep(ids, sums) {
+		return true
+	}
 	keep := make(map[string]bool, len(ids))
 	var add []int
+	bySeg := x.index()
 	for i, id := range ids {
-		if s, ok := x.bySeg[id]; ok && x.slots[s].sum == sums[i] {
+		if s, ok := bySeg[id]; ok && x.slots[s].sum == sums[i] {
 			keep[id] = true
 			continue
 		}
@@ -182,6 +197,21 @@ func (x *BM25) ReconcileSums(ids []string, sums []uint32, text func(i int) strin
 	for _, i := range add {
 		t := text(i)
 		x.addTerms(ids[i], textSum(t), a.termFreqs(t))
+	}
+	return true
+}
+
+// inStep reports whether the index holds exactly ids with these text
+// checksums, slot i for ids[i]: the usual case when a library is opened,
+// as its index was saved in the order the library lists its segments.
+func (x *BM25) inStep(ids []string, sums []uint32) bool {
+	if len(x.slots) != len(ids) || x.live != len(ids) {
+		return false
+	}
+	for i, s := range x.slots {
+		if s.dead || s.seg != ids[i] || s.sum != sums[i] {
+			return false
+		}
 	}
 	return true
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,6 +119,45 @@ func TestSaveLoadReconcile(t *testing.T) {
 			t.Errorf("Load accepted a corrupt file of %d bytes", len(bad))
 		}
 	}
+}
+
+// A loaded index whose segments are those the store lists, in its order,
+// with the same texts, is in step without a lookup by id (no map is made
+// at open); a change after that still finds its slot.
+func TestReconcileInStep(t *testing.T) {
+	ids, texts := idsTexts(persistTexts)
+	path := filepath.Join(t.TempDir(), "bm25.idx")
+	if err := Build(ids, texts).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	x, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !x.Reconcile(ids, texts) {
+		t.Fatal("Reconcile gave up")
+	}
+	if x.bySeg != nil {
+		t.Error("an index in step made its map of ids")
+	}
+	x.Remove("a:1")
+	x.Add("a:2", "unicorn sightings")
+	now := maps.Clone(persistTexts)
+	delete(now, "a:1")
+	now["a:2"] = "unicorn sightings"
+	ids2, texts2 := idsTexts(now)
+	sameResults(t, Build(ids2, texts2), x, "folding", "unicorn", "patients")
+
+	// Same ids, one text changed: not in step, and reconciled.
+	y, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts[0] = "unicorn sightings"
+	if !y.Reconcile(ids, texts) {
+		t.Fatal("Reconcile gave up")
+	}
+	sameResults(t, Build(ids, texts), y, "random effects", "unicorn")
 }
 
 // FuzzLoad checks that no input makes the loader panic or accept a file
