@@ -52,7 +52,7 @@ func Check(dir string) (Report, error) {
 	if err != nil {
 		return Report{Dir: dir}, err
 	}
-	s, err := openWith(dir, m, nil, store.Options{ReadOnly: true})
+	s, err := openWith(dir, m, nil, store.Options{ReadOnly: true}, true)
 	if err != nil {
 		return Report{Dir: dir}, err
 	}

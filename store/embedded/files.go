@@ -63,6 +63,12 @@ type disk struct {
 	codesSeen    fs.FileInfo
 	codesBroken  bool
 	codesMissing []*entry
+
+	// checkAll makes a load check every vector before it returns (doctor,
+	// and a reload after the background pass found damage); unchecked is
+	// what the last load left to that pass (check.go).
+	checkAll  bool
+	unchecked []span
 }
 
 func (d *disk) path(name string) string { return filepath.Join(d.dir, name) }

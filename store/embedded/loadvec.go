@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -20,7 +21,9 @@ import (
 // and passes its own checksum, else computed from the vectors (and noted
 // in d.codesMissing, for a writer to append); and its vectors when keep is
 // set. The codes of all entries lie in one stretch of memory, outside the
-// heap where the system allows (returned, nil otherwise).
+// heap where the system allows (returned, nil otherwise). The vectors of a
+// large library whose codes the codes file holds are not read here but
+// listed in d.unchecked, for the background pass (check.go).
 func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, error) {
 	dim := d.man.Dimension
 	stride := quant.Stride(dim)
@@ -51,11 +54,15 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, er
 		arena = make([]byte, offs[len(entries)])
 	}
 
+	// A large library's vectors are checked after the open (check.go)
+	// where the codes file holds their codes.
+	later := !keep && !d.checkAll && d.man.Format >= 2 && int64(haveRows)*int64(dim)*4 > checkAtOpenMax
 	what := make([]string, len(entries))
 	missing := make([]bool, len(entries))
 	var next atomic.Int64
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(entries)))
 	errs := make([]error, workers)
+	unchecked := make([][]span, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -66,6 +73,12 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, er
 					return
 				}
 				e := entries[j]
+				body := arena[offs[j]:offs[j+1]:offs[j+1]]
+				if later && e.row >= 0 && e.row+len(e.segs) <= haveRows && idx.readCodes(cf, e, body, stride) {
+					unchecked[w] = append(unchecked[w], span{row: e.row, n: len(e.segs), sum: e.sum})
+					e.vecs = nil
+					continue
+				}
 				n := len(e.segs) * dim
 				var v []float32
 				if keep {
@@ -91,7 +104,6 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, er
 						what[j] = "hold values that are not numbers"
 					}
 				}
-				body := arena[offs[j]:offs[j+1]:offs[j+1]]
 				if what[j] != "" {
 					e.lost = true
 					for i := range e.zero {
@@ -120,6 +132,7 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, er
 			return nil, err
 		}
 	}
+	d.unchecked = slices.Concat(unchecked...)
 	name := vectorName(d.man.Generation)
 	for j, e := range entries {
 		if what[j] != "" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/internal/quant"
@@ -49,16 +50,18 @@ func OpenDir(ctx context.Context, dir string, opt store.Options) (*Store, error)
 			return nil, err
 		}
 	}
-	return openWith(dir, m, fi, opt)
+	return openWith(dir, m, fi, opt, false)
 }
 
 // openWith opens the library in dir as manifest m (read from the file
 // whose FileInfo is fi, or recovered by a repair when fi is nil) says.
-func openWith(dir string, m manifest, fi fs.FileInfo, opt store.Options) (*Store, error) {
+// With checkAll every vector is checked before it returns (doctor);
+// otherwise those of a large library may be checked after (check.go).
+func openWith(dir string, m manifest, fi fs.FileInfo, opt store.Options, checkAll bool) (*Store, error) {
 	if opt.Info != (store.Info{}) && m.info() != opt.Info {
 		return nil, mismatch(dir, m.info(), opt.Info)
 	}
-	d := &disk{dir: dir, man: m, manSeen: fi, readOnly: opt.ReadOnly, library: opt.Library, flk: newLock(dir)}
+	d := &disk{dir: dir, man: m, manSeen: fi, readOnly: opt.ReadOnly, library: opt.Library, flk: newLock(dir), checkAll: checkAll}
 	var err error
 	if d.dirSeen, err = os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("couldn't open library: %w", err)
@@ -77,6 +80,10 @@ func openWith(dir string, m manifest, fi fs.FileInfo, opt store.Options) (*Store
 		return nil, err
 	}
 	s.disk = d
+	// Held so that the background check of vectors the load may start
+	// (check.go) waits for the open to end.
+	s.wsem <- struct{}{}
+	defer s.unlock()
 	if err := s.loadLocked(); err != nil {
 		return nil, err
 	}
@@ -126,6 +133,18 @@ func (s *Store) loadLocked() error {
 		arena   []byte
 	)
 	keep := func(dense int) bool { return dense <= exactMax }
+	// The saved keyword index is read beside the log and the vectors.
+	type loaded struct {
+		kw  *keyword.BM25
+		err error
+	}
+	kwc := make(chan loaded, 1)
+	go func() {
+		kw, err := keyword.Load(d.path(keywordName))
+		kwc <- loaded{kw, err}
+	}()
+	kwl := sync.OnceValue(func() loaded { return <-kwc })
+	defer kwl() // the reading ends before loadLocked returns
 	for try := 0; ; try++ {
 		d.damage = nil
 		d.noteLog()
@@ -191,7 +210,7 @@ func (s *Store) loadLocked() error {
 		t, _ := fresh.keywordText(entries[at[i][0]], at[i][1])
 		return t
 	}
-	kw, err := keyword.Load(d.path(keywordName))
+	kw, err := kwl().kw, kwl().err
 	if err != nil || !kw.ReconcileSums(ids, sums, text) {
 		kw = keyword.BuildFunc(ids, text)
 		d.kwDirty = true
@@ -205,6 +224,8 @@ func (s *Store) loadLocked() error {
 	releaseFiles(oldVF, oldArena)
 	closeFile(oldLF)
 	d.tidy = false
+	s.startCheck(d.unchecked)
+	d.unchecked = nil
 	s.publishDamage()
 	return nil
 }

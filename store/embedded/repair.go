@@ -58,7 +58,7 @@ func Repair(dir string) (Report, error) {
 	if err != nil {
 		return Report{Dir: dir}, fmt.Errorf("couldn't repair: %w", err)
 	}
-	s, err := openWith(dir, m, nil, store.Options{ReadOnly: true})
+	s, err := openWith(dir, m, nil, store.Options{ReadOnly: true}, true)
 	if err != nil {
 		return Report{Dir: dir}, fmt.Errorf("couldn't repair: %w", err)
 	}

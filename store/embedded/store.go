@@ -80,6 +80,10 @@ type Store struct {
 
 	disk *disk // nil in memory; its fields are guarded by wsem
 
+	// check is the background pass over the vectors the last load did
+	// not check (check.go), nil when there is none; guarded by wsem.
+	check *vectorCheck
+
 	// damaged is a copy of disk.damage for Damage, which may run beside a
 	// writer: published after each load and catch-up.
 	damaged atomic.Pointer[DamageError]

@@ -359,6 +359,10 @@ func (s *Store) lockCaughtUp(ctx context.Context, d *disk) (unlock func(), err e
 		unlock()
 		return nil, err
 	}
+	if err := s.awaitCheck(ctx); err != nil {
+		unlock()
+		return nil, err
+	}
 	if d.damage != nil {
 		unlock()
 		return nil, fmt.Errorf("%w: %w", store.ErrReadOnly, d.damage)

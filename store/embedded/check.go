@@ -1,0 +1,140 @@
+package embedded
+
+import (
+	"context"
+	"hash/crc32"
+	"os"
+	"slices"
+	"sync/atomic"
+)
+
+// Checking vectors after the open.
+//
+// Every document's vectors carry a checksum in the log. A library whose
+// vector file is larger than checkAtOpenMax does not read it all before
+// Open returns: the codes (read from the codes file, whose blocks name the
+// checksum of the vectors they were computed from) are all a query needs
+// until its exact rescoring, and reading 3 GB of vectors to check them
+// would make a million-segment library take seconds to open. Instead a
+// background pass (one goroutine) reads the vectors of those documents in
+// row order and checks them. Damage it finds is reported as soon as it is
+// found: the library is loaded again with every vector checked, as a
+// damaged one is at open (Damage names the documents, Update refuses with
+// store.ErrReadOnly, Dense skips their segments).
+//
+// Invariants:
+//   - No write starts before the pass of the generation it writes to has
+//     ended (awaitCheck, called by lockCaughtUp): a write never copies or
+//     extends vectors whose damage has not been looked for.
+//   - Documents whose codes had to be computed at open, vectors that are
+//     missing from a short file, the format 1 check (no checksums) and the
+//     exact path's vectors (small libraries) are all checked during the
+//     open, as before; so is every vector of a library under
+//     checkAtOpenMax, and of `ibid doctor` (Check and Repair: checkAll).
+//   - Until the pass reaches a damaged document, a query may rescore one of
+//     its candidates with the damaged vectors (the candidates themselves
+//     come from intact codes).
+
+// checkAtOpenMax is the size of vector file (bytes) that a load checks
+// whole before it returns; larger ones are checked in the background. A
+// variable for tests.
+var checkAtOpenMax int64 = 256 << 20
+
+// span is one document's rows in the vector file and their checksum.
+type span struct {
+	row, n int
+	sum    uint32
+}
+
+// vectorCheck is one background pass over the spans a load left
+// unchecked.
+type vectorCheck struct {
+	vf    *os.File // the vector file of the load (the store's vf while it is current)
+	spans []span   // in row order
+	done  chan struct{}
+	bad   atomic.Bool // a span failed its checksum or could not be read
+}
+
+// startCheck starts the background pass over spans for the load that
+// made s.vf current; the caller holds wsem.
+func (s *Store) startCheck(spans []span) {
+	if len(spans) == 0 {
+		s.check = nil
+		return
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.row - b.row })
+	c := &vectorCheck{vf: s.vf, spans: spans, done: make(chan struct{})}
+	s.check = c
+	go s.runCheck(c)
+}
+
+// runCheck reads and checks c's spans until one fails, the store is
+// closed or loads another view; on damage it loads the library again with
+// every vector checked, unless a writer waiting in awaitCheck does.
+func (s *Store) runCheck(c *vectorCheck) {
+	dim := s.info.Dimension
+	var buf []byte
+	for _, sp := range c.spans {
+		n := sp.n * dim * 4
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		b := buf[:n]
+		s.mu.RLock()
+		if s.closed || s.vf != c.vf {
+			s.mu.RUnlock()
+			close(c.done)
+			return
+		}
+		k, _ := c.vf.ReadAt(b, vecOffset(sp.row, dim))
+		s.mu.RUnlock()
+		if k != n || crc32.Checksum(b, crcTable) != sp.sum {
+			c.bad.Store(true)
+			break
+		}
+	}
+	close(c.done)
+	if !c.bad.Load() {
+		return
+	}
+	if err := s.lock(context.Background()); err != nil {
+		return
+	}
+	defer s.unlock()
+	if !s.isClosed() {
+		s.reloadIfBad(c)
+	}
+}
+
+// awaitCheck waits for the background pass of the current view to end
+// and, when it found damage that no one has loaded yet, loads the library
+// again with every vector checked (then d.damage says what). The caller
+// holds wsem.
+func (s *Store) awaitCheck(ctx context.Context) error {
+	c := s.check
+	if c == nil {
+		return nil
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.reloadIfBad(c)
+}
+
+// reloadIfBad loads the library again, every vector checked, when c found
+// damage and is still the current view's pass. The caller holds wsem.
+func (s *Store) reloadIfBad(c *vectorCheck) error {
+	if s.check != c {
+		return nil
+	}
+	s.check = nil
+	if !c.bad.Load() {
+		return nil
+	}
+	d := s.disk
+	d.checkAll = true
+	defer func() { d.checkAll = false }()
+	return s.loadLocked()
+}

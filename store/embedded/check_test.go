@@ -1,0 +1,112 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// newPut is a document for a library of codesInfo.
+func newPut() []store.Put {
+	doc, segs := makeDoc("new", 3, codesInfo.Dimension, 1)
+	return []store.Put{{Document: doc, Segments: segs}}
+}
+
+// settled waits for s's background check of vectors and for the reload
+// it asks for when it finds damage.
+func settled(t *testing.T, s *Store) {
+	t.Helper()
+	ctx := context.Background()
+	if err := s.lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.unlock()
+	if err := s.awaitCheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A library larger than checkAtOpenMax opens without reading its vectors
+// (the codes file has their codes); the background pass checks them after:
+// an intact library stays intact and writable, a flipped byte in the
+// vector file is reported as soon as the pass reaches it (the library is
+// then read-only with the reason), a write started before that waits for
+// the pass and is refused, and `ibid doctor` (Check) finds it at once.
+func TestVectorsCheckedAfterOpen(t *testing.T) {
+	dir, queries, want := codesLibrary(t, 4)
+	defer func(v int64) { checkAtOpenMax = v }(checkAtOpenMax)
+	checkAtOpenMax = 0
+	ctx := context.Background()
+
+	t.Run("intact", func(t *testing.T) {
+		lib := copyDir(t, dir)
+		s := mustOpen(t, lib, codesInfo)
+		defer s.Close()
+		if s.check == nil || len(s.check.spans) != len(s.docs) {
+			t.Fatalf("the open left no vectors to the background check (%v)", s.check)
+		}
+		sameAnswers(t, s, queries, want)
+		settled(t, s)
+		if err := s.Damage(); err != nil {
+			t.Fatal(err)
+		}
+		put(t, s, "new", 3, 1)
+		checkDoc(t, s, "new", 3, 1)
+	})
+
+	damaged := func(t *testing.T) string {
+		lib := copyDir(t, dir)
+		path := filepath.Join(lib, vectorName(1))
+		flipByte(t, path, fileSize(t, path)/2)
+		return lib
+	}
+	isVectorDamage := func(t *testing.T, err error) {
+		t.Helper()
+		var de *DamageError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), vectorName(1)) || !strings.Contains(err.Error(), "fail their checksum") {
+			t.Fatalf("want the vectors' damage reported, got %v", err)
+		}
+	}
+
+	t.Run("flipped byte", func(t *testing.T) {
+		lib := damaged(t)
+		s := mustOpen(t, lib, codesInfo)
+		defer s.Close()
+		if s.check == nil {
+			t.Fatal("the open checked every vector itself")
+		}
+		settled(t, s)
+		isVectorDamage(t, s.Damage())
+		err := s.Update(ctx, newPut(), nil)
+		if !errors.Is(err, store.ErrReadOnly) {
+			t.Fatalf("Update on a damaged library: %v", err)
+		}
+		if fileSize(t, filepath.Join(lib, vectorName(1))) != fileSize(t, filepath.Join(dir, vectorName(1))) {
+			t.Fatal("the vector file changed")
+		}
+	})
+
+	t.Run("write before the check ends", func(t *testing.T) {
+		s := mustOpen(t, damaged(t), codesInfo)
+		defer s.Close()
+		err := s.Update(ctx, newPut(), nil)
+		if !errors.Is(err, store.ErrReadOnly) {
+			t.Fatalf("Update before the check ended: %v", err)
+		}
+		isVectorDamage(t, err)
+	})
+
+	t.Run("doctor", func(t *testing.T) {
+		r, err := Check(damaged(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OK() || !strings.Contains(r.Problems[0].String(), vectorName(1)) {
+			t.Fatalf("Check: %v", r.Problems)
+		}
+	})
+}
