@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/figures"
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
@@ -35,10 +36,21 @@ func TestEstimatedTokens(t *testing.T) {
 // the fake with a fixed 20 ms latency at the default concurrency, and the
 // cache hit rate of adding them again. Run with -v to see the figures.
 func TestCostPer1000Chunks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measurement")
-	}
-	const docs, perDoc = 20, 50
+	figures.Require(t)
+	enrichTwice(t, 20, 50)
+}
+
+// TestCostSmallSample checks on 20 chunks what TestCostPer1000Chunks
+// measures on 1,000: one call a chunk, and none when they are added again.
+func TestCostSmallSample(t *testing.T) {
+	enrichTwice(t, 2, 10)
+}
+
+// enrichTwice enriches docs documents of perDoc chunks with every
+// strategy against the fake at 20 ms latency, then again from the cache,
+// and checks one call a chunk the first time and none the second.
+func enrichTwice(t *testing.T, docs, perDoc int) {
+	t.Helper()
 	for _, s := range []ingest.Strategy{ingest.Contextual, ingest.WindowSummary, ingest.Questions} {
 		f := newFake()
 		srv, m := server(t, f)
@@ -64,8 +76,8 @@ func TestCostPer1000Chunks(t *testing.T) {
 		if err != nil || again.Calls != 0 {
 			t.Fatalf("%s again: %+v, %v", s, again, err)
 		}
-		t.Logf("%-14s per 1,000 chunks: %d calls, %d input tokens (%d cached), %d output tokens, wall %v at concurrency %d, 20 ms latency; repeated add: %d calls, cache hit rate %.0f%%, wall %v",
-			s, rep.Calls, rep.InputTokens, rep.CachedInputTokens, rep.OutputTokens, rep.Wall.Round(10*time.Millisecond),
+		t.Logf("%-14s per %d chunks: %d calls, %d input tokens (%d cached), %d output tokens, wall %v at concurrency %d, 20 ms latency; repeated add: %d calls, cache hit rate %.0f%%, wall %v",
+			s, docs*perDoc, rep.Calls, rep.InputTokens, rep.CachedInputTokens, rep.OutputTokens, rep.Wall.Round(10*time.Millisecond),
 			DefaultConcurrency, again.Calls, 100*float64(again.CacheHits)/float64(again.CacheHits+again.Calls), again.Wall.Round(time.Millisecond))
 	}
 }
