@@ -33,12 +33,16 @@ func realInputs(t *testing.T) []string {
 // without extractable text).
 func loadOrSkip(t *testing.T, path string) *Loaded {
 	t.Helper()
-	_, err := testLoader(t).Load(context.Background(), path)
+	ld, err := testLoader(t).Load(context.Background(), path)
 	var skipErr *SkipError
 	if errors.As(err, &skipErr) {
 		t.Skip(skipErr)
 	}
-	return load(t, path)
+	if err != nil {
+		t.Fatalf("Load(%s): %v", path, err)
+	}
+	checkLoaded(t, path, ld, DefaultTokenBudget)
+	return ld
 }
 
 // checkLayout asserts the layout documented on Loaded: passages first, in

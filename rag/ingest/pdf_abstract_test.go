@@ -10,7 +10,7 @@ import (
 // A paper's abstract goes to its document's metadata, exactly as the first
 // passage holds it, and stops where the first section begins.
 func TestPDFAbstractInMetadata(t *testing.T) {
-	ld := load(t, sharedPDF(t, "alce-gao2023-citations.pdf"))
+	ld := loadShared(t, "alce-gao2023-citations.pdf")
 	abs := ld.Document.Meta[MetaAbstract]
 	if !strings.HasPrefix(abs, "Large language models (LLMs) have emerged") || !strings.HasSuffix(strings.TrimRight(abs, "0123456789¹²³⁴⁵⁶⁷⁸⁹⁰"), "the ability to synthesize information from multiple sources.") {
 		t.Errorf("abstract %q", abs)

@@ -21,8 +21,7 @@ var alceSections = []string{
 }
 
 func TestALCEStructure(t *testing.T) {
-	path := sharedPDF(t, "alce-gao2023-citations.pdf")
-	ld := load(t, path)
+	ld := loadShared(t, "alce-gao2023-citations.pdf")
 	var got []string
 	for _, s := range ld.Segments {
 		if regexp.MustCompile(`^Table \d+:`).MatchString(s.Text) || strings.Contains(s.Text, " · ") {

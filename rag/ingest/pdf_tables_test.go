@@ -62,7 +62,7 @@ var alceRows = map[string][][]string{
 // the section that cites them (F.4 Main Results), not the last heading
 // before them.
 func TestALCETables(t *testing.T) {
-	ld := load(t, sharedPDF(t, "alce-gao2023-citations.pdf"))
+	ld := loadShared(t, "alce-gao2023-citations.pdf")
 	for table, rows := range alceRows {
 		var seg = -1
 		for i, s := range ld.Segments {

@@ -20,6 +20,43 @@ func sharedPDF(t *testing.T, name string) string {
 	return shareddata.Path(t, "pdf", name)
 }
 
+// sharedLoads are real PDFs loaded once per test binary (a load of the
+// ALCE paper takes seconds under -race), by name.
+var sharedLoads struct {
+	mu sync.Mutex
+	m  map[string]*sharedLoad
+}
+
+type sharedLoad struct {
+	once sync.Once
+	ld   *Loaded
+	err  error
+}
+
+// loadShared is load of the real PDF name, loaded once and shared by
+// every test that calls it: the tests must only read it. A test that
+// changes a Loaded (a strategy applied to it) loads its own with load.
+func loadShared(t *testing.T, name string) *Loaded {
+	t.Helper()
+	path := sharedPDF(t, name)
+	sharedLoads.mu.Lock()
+	if sharedLoads.m == nil {
+		sharedLoads.m = map[string]*sharedLoad{}
+	}
+	s := sharedLoads.m[name]
+	if s == nil {
+		s = &sharedLoad{}
+		sharedLoads.m[name] = s
+	}
+	sharedLoads.mu.Unlock()
+	s.once.Do(func() { s.ld, s.err = testLoader(t).Load(context.Background(), path) })
+	if s.err != nil {
+		t.Fatalf("Load(%s): %v", path, s.err)
+	}
+	checkLoaded(t, path, s.ld, DefaultTokenBudget)
+	return s.ld
+}
+
 // segmentWith returns the first segment whose text contains s.
 func segmentWith(t *testing.T, ld *Loaded, s string) int {
 	t.Helper()
@@ -110,7 +147,7 @@ func TestRealPDFs(t *testing.T) {
 // The page a segment names is the page its text is on (phrases on known
 // pages of the ALCE paper).
 func TestPDFPageNumbers(t *testing.T) {
-	ld := load(t, sharedPDF(t, "alce-gao2023-citations.pdf"))
+	ld := loadShared(t, "alce-gao2023-citations.pdf")
 	for phrase, page := range map[string]int{
 		"Enabling Large Language Models":    1,
 		"Our task is formalized as follows": 2,

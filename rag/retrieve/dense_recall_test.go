@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/figures"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -17,6 +18,7 @@ import (
 // least 0.99 of the exact top 10 must come back. Skipped with -short or
 // -race, or without the data.
 func TestDenseRecallSciFact(t *testing.T) {
+	figures.Require(t)
 	if testing.Short() || raceEnabled {
 		t.Skip("embeds the SciFact corpus (slow with -short or -race)")
 	}

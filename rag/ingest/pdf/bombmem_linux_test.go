@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/figures"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 )
 
@@ -16,8 +17,10 @@ import (
 // refused in bounded memory: the process that reads it, pdfium started,
 // peaks far below the 2.9 GB it reached when pdfium inflated it (its
 // memory grows by copying). The bomb is read in a child process so its
-// peak is its own.
+// peak is its own. A measurement test (TestPDFBomb checks the refusal in
+// every run).
 func TestPDFBombMemory(t *testing.T) {
+	figures.Require(t)
 	if os.Getenv("IBID_BOMB_CHILD") != "" {
 		e := NewEngine(testCacheDir())
 		defer e.Close()
