@@ -10,6 +10,7 @@ import (
 
 	"github.com/philippgille/chromem-go"
 
+	"github.com/ibid-dev/ibid/internal/figures"
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/internal/synthvec"
 )
@@ -200,8 +201,10 @@ func TestFastMatchesExact(t *testing.T) {
 
 // Recall@10 of the fast path against the exact scan, on clustered vectors
 // of dimension 768 (the structure real embeddings have; see synthvec), is
-// at least 0.99 with candidatesPer candidates per result.
+// at least 0.99 with candidatesPer candidates per result. A measurement
+// test (TestFastMatchesExact checks the fast path in every run).
 func TestRecall(t *testing.T) {
+	figures.Require(t)
 	n, queries := 20_000, 100
 	if testing.Short() || raceEnabled {
 		n, queries = 8_000, 50
