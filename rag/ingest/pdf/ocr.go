@@ -48,8 +48,8 @@ type OCR struct {
 	// bytes, the page, the language), so a page is read once; "" keeps
 	// none.
 	CacheDir string
-	// Progress, when set, is called after each page read (done of
-	// total), from one goroutine at a time.
+	// Progress, when set, is called with 0 of total when OCR begins and
+	// after each page read (done of total), from one goroutine at a time.
 	Progress func(done, total int)
 }
 

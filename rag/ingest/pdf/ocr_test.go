@@ -82,7 +82,7 @@ func TestScannedTwoColumnPaper(t *testing.T) {
 	if a, b := strings.Index(text, "ends this column before the right"), strings.Index(text, "The right column goes on"); a < 0 || b < 0 || a > b {
 		t.Errorf("left column at %d, right at %d", a, b)
 	}
-	if !d.Pages[0].OCR || !d.Pages[1].OCR || !slices.Equal(progress, []int{1, 2}) {
+	if !d.Pages[0].OCR || !d.Pages[1].OCR || !slices.Equal(progress, []int{0, 1, 2}) {
 		t.Errorf("pages OCR %v %v, progress %v", d.Pages[0].OCR, d.Pages[1].OCR, progress)
 	}
 	for _, b := range d.Blocks {
