@@ -212,15 +212,23 @@ var (
 	appendixLetter = regexp.MustCompile(`^[A-Z]\.?\s+(\p{Lu})`)
 )
 
-// cleanHeading is a heading without its number, Markdown marks and code
-// quotes.
+// cleanHeading is a heading without its number, Markdown marks, code
+// quotes and a closing aside in brackets ("Packages (the rooms)" is
+// "Packages": "What is packages (the rooms)?" is no question a person
+// asks).
 func cleanHeading(h string) string {
 	h = strings.TrimSpace(h)
 	h = strings.TrimLeft(h, "# ")
 	h = numbering.ReplaceAllString(h, "")
 	h = appendixLetter.ReplaceAllString(h, "$1")
 	h = strings.ReplaceAll(h, "`", "")
-	return strings.Trim(h, "*_ :：")
+	h = strings.Trim(h, "*_ :：")
+	if strings.HasSuffix(h, ")") {
+		if i := strings.LastIndex(h, " ("); i > 0 {
+			h = strings.TrimSpace(h[:i])
+		}
+	}
+	return h
 }
 
 // usableHeading reports whether h can make a question: some letters,

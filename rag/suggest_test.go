@@ -111,7 +111,7 @@ func TestCandidateHeadings(t *testing.T) {
 	for _, sec := range [][]string{
 		{"1 Introduction"}, {"2 Task Setup and Datasets"}, {"2 Task Setup and Datasets"}, {"2 Task Setup and Datasets", "2.1 Which files"},
 		{"Tools"}, {"File formats: what ibid reads"}, {"References"}, {"7 References", "Gao et al."}, {"E Human Evaluation", "E.2 Citation Recall"},
-		{"B. Implementation Details"}, {"ibid add --strategy S"}, {"The request"}, {"摘要"}, {"1 模板介绍", "1.4 列表环境"},
+		{"B. Implementation Details"}, {"Packages (the rooms)"}, {"Dense search (int8 codes)"}, {"ibid add --strategy S"}, {"The request"}, {"摘要"}, {"1 模板介绍", "1.4 列表环境"},
 	} {
 		segs = append(segs, store.Segment{Section: sec})
 	}
@@ -120,7 +120,7 @@ func TestCandidateHeadings(t *testing.T) {
 		got = append(got, s.Question)
 	}
 	slices.Sort(got)
-	want := []string{"What are implementation details?", "What are task setup and datasets?", "What is citation recall?", "什么是列表环境？"}
+	want := []string{"What are implementation details?", "What are task setup and datasets?", "What is citation recall?", "What is dense search?", "什么是列表环境？"}
 	if !slices.Equal(got, want) {
 		t.Errorf("questions %q, want %q", got, want)
 	}
