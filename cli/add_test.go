@@ -28,3 +28,11 @@ func TestAddProgressTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressLineOCR: a scanned PDF's OCR shows the page Tesseract is on.
+func TestProgressLineOCR(t *testing.T) {
+	line := progressLine(library.AddProgress{Stage: library.StageOCR, File: "/x/scan.pdf", FilesTotal: 3, OCRDone: 2, OCRTotal: 9}, 120)
+	if !strings.Contains(line, "OCR page 2/9 · scan.pdf") {
+		t.Fatalf("progress line while OCR reads: %q", line)
+	}
+}

@@ -73,7 +73,7 @@ type AddProgress struct {
 	Segments              int
 	Embedded, ToEmbed     int
 	// OCRDone of OCRTotal scanned pages of File read by Tesseract,
-	// with Stage "ocr".
+	// with Stage library.StageOCR.
 	OCRDone, OCRTotal int
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/ui/render"
 )
 
@@ -112,7 +113,7 @@ func (m *Model) statusParts() []statusPart {
 		parts = append(parts,
 			statusPart{text: fmt.Sprintf("%s adding %d/%d files", strings.TrimSpace(m.spinner.View()), p.FilesDone, p.FilesTotal), rank: rankActivity, right: true},
 			statusPart{text: fmt.Sprintf("%d/%d embedded", p.Embedded, p.ToEmbed), rank: rankRate, right: true})
-		if p.Stage == "ocr" {
+		if p.Stage == library.StageOCR.String() {
 			parts = append(parts, statusPart{text: fmt.Sprintf("OCR page %d/%d", p.OCRDone, p.OCRTotal), rank: rankRate, right: true})
 		}
 		if f := shortFile(p.File); f != "" {
