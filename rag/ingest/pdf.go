@@ -190,6 +190,9 @@ func tableNumber(blocks []pdf.Block, i int) string {
 // 20" in running text.
 var tableMentionRE = regexp.MustCompile(`\bTables?\s+([0-9A-Z]+(?:(?:\s*,\s*|\s*,?\s*and\s+|\s*[–-]\s*)[0-9A-Z]+)*)`)
 
+// tableNumberRE is one table number of a tableMentionRE match's list.
+var tableNumberRE = regexp.MustCompile(`[0-9A-Z]+`)
+
 // tableSections maps each table number cited in the body text to the
 // heading path of the first body block that cites it.
 func tableSections(doc *pdf.Document) map[string][]string {
@@ -202,7 +205,7 @@ func tableSections(doc *pdf.Document) map[string][]string {
 			stack = append(stack[:d-1], blk.Text)
 		case pdf.Body:
 			for _, m := range tableMentionRE.FindAllStringSubmatch(blk.Text, -1) {
-				for _, n := range regexp.MustCompile(`[0-9A-Z]+`).FindAllString(m[1], -1) {
+				for _, n := range tableNumberRE.FindAllString(m[1], -1) {
 					if _, ok := out[n]; !ok && len(stack) > 0 {
 						out[n] = slices.Clone(stack)
 					}

@@ -296,9 +296,11 @@ type session struct {
 // onDocument opens data on inst, which it owns and gives back (or kills,
 // if pdfium failed or work panicked) before it returns, and runs work on
 // the open document. The compressed streams are checked first (see
-// checkStreams). An engine failure becomes a *hostileError that says why
+// checkStreams) unless checked says this engine checked these bytes
+// already (the pages of a PDF read with OCR are rendered from the bytes
+// read checked). An engine failure becomes a *hostileError that says why
 // (see hostile).
-func (e *Engine) onDocument(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte, work func(s *session, doc references.FPDF_DOCUMENT) error) (err error) {
+func (e *Engine) onDocument(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte, checked bool, work func(s *session, doc references.FPDF_DOCUMENT) error) (err error) {
 	if err := dctx.Err(); err != nil {
 		inst.Close()
 		return err
@@ -324,8 +326,10 @@ func (e *Engine) onDocument(ctx, dctx context.Context, inst pdfium.Pdfium, data 
 			inst.Close()
 		}
 	}()
-	if err := checkStreams(dctx, data); err != nil {
-		return err
+	if !checked {
+		if err := checkStreams(dctx, data); err != nil {
+			return err
+		}
 	}
 	doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 	if err != nil {
@@ -340,7 +344,7 @@ func (e *Engine) onDocument(ctx, dctx context.Context, inst pdfium.Pdfium, data 
 
 // read does extract's work on inst (see onDocument).
 func (e *Engine) read(ctx, dctx context.Context, inst pdfium.Pdfium, data []byte) (out *extracted, err error) {
-	err = e.onDocument(ctx, dctx, inst, data, func(s *session, doc references.FPDF_DOCUMENT) error {
+	err = e.onDocument(ctx, dctx, inst, data, false, func(s *session, doc references.FPDF_DOCUMENT) error {
 		var err error
 		out, err = e.readOpen(dctx, s, inst, doc, data)
 		return err

@@ -123,8 +123,11 @@ func (e *Engine) readScans(ctx context.Context, data []byte, out *extracted, pag
 	if progress != nil {
 		progress(0, len(pages))
 	}
-	sum := sha256.Sum256(data)
-	docKey := hex.EncodeToString(sum[:16])
+	var docKey string // the cache's name for data
+	if e.ocr.CacheDir != "" {
+		sum := sha256.Sum256(data)
+		docKey = hex.EncodeToString(sum[:16])
+	}
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -191,11 +194,11 @@ func (e *Engine) scanPage(ctx context.Context, tess string, data []byte, docKey 
 	var cached string
 	if e.ocr.CacheDir != "" {
 		cached = filepath.Join(e.ocr.CacheDir, fmt.Sprintf("%s-p%d-%s-%d.tsv", docKey, i+1, strings.ReplaceAll(e.ocr.lang(), "+", "_"), ocrDPI))
-		if b, err := readBounded(cached, maxOCRTSV); err == nil {
+		if b, err := regular.ReadFile(cached, maxOCRTSV); err == nil {
 			return b, nil
 		}
 	}
-	img, _, err := e.render(ctx, data, i, ocrDPI)
+	img, _, err := e.render(ctx, data, i, ocrDPI, true) // Read checked data's streams
 	if err != nil {
 		return nil, err
 	}
@@ -242,12 +245,6 @@ func (e *Engine) scanPage(ctx context.Context, tess string, data []byte, docKey 
 		}
 	}
 	return tsv, nil
-}
-
-// readBounded reads a regular file of at most limit bytes, opened without
-// waiting (a named pipe left in the cache is refused, not waited on).
-func readBounded(path string, limit int64) ([]byte, error) {
-	return regular.ReadFile(path, limit)
 }
 
 // limited writes at most n bytes to w, dropping the rest.

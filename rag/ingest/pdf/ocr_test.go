@@ -18,7 +18,7 @@ func scanOf(t testing.TB, data []byte, pages, dpi int) []byte {
 	t.Helper()
 	var imgs []image.Image
 	for i := range pages {
-		img, _, err := testEngine(t).render(context.Background(), data, i, dpi)
+		img, _, err := testEngine(t).render(context.Background(), data, i, dpi, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func BenchmarkOCRPages(b *testing.B) {
 func TestInvisibleJunkLayer(t *testing.T) {
 	needTesseract(t)
 	page := pdftest.Column(72, 660, 216, "A scan with a layer of text that", "nobody could read, read again.")
-	img, _, err := testEngine(t).render(context.Background(), pdftest.Paper([][]pdftest.Item{page}), 0, 200)
+	img, _, err := testEngine(t).render(context.Background(), pdftest.Paper([][]pdftest.Item{page}), 0, 200, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ibid-dev/ibid/internal/regular"
 )
 
 // A named pipe where a page's cached OCR belongs is refused at once: it
@@ -19,7 +21,7 @@ func TestOCRCacheFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := readBounded(p, maxOCRTSV)
+		_, err := regular.ReadFile(p, maxOCRTSV)
 		done <- err
 	}()
 	select {

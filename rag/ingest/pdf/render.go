@@ -14,6 +14,7 @@ import (
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 
+	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -41,7 +42,7 @@ func (e *Engine) RenderPage(ctx context.Context, path string, page int, marks []
 	if err != nil {
 		return nil, err
 	}
-	img, scale, err := e.render(ctx, data, page-1, renderDPI)
+	img, scale, err := e.render(ctx, data, page-1, renderDPI, false)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func (e *Engine) RenderPage(ctx context.Context, path string, page int, marks []
 
 // readPDF reads a regular file of at most maxRenderFile bytes.
 func readPDF(path string) ([]byte, error) {
-	data, err := readBounded(path, maxRenderFile)
+	data, err := regular.ReadFile(path, maxRenderFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
 		return nil, &Error{Reason: err.Error(), Err: err}
 	}
@@ -68,15 +69,15 @@ func readPDF(path string) ([]byte, error) {
 
 // render draws page index (0-based) of data at dpi, or less where the
 // page would pass maxRenderSide pixels, and returns the image (white
-// behind the page) and its pixels per point.
-func (e *Engine) render(ctx context.Context, data []byte, index, dpi int) (*image.RGBA, float64, error) {
+// behind the page) and its pixels per point; checked as onDocument's.
+func (e *Engine) render(ctx context.Context, data []byte, index, dpi int, checked bool) (*image.RGBA, float64, error) {
 	type out struct {
 		img   *image.RGBA
 		scale float64
 	}
 	r, err := guard(e, ctx, func(dctx context.Context, inst pdfium.Pdfium) (out, error) {
 		var o out
-		err := e.onDocument(ctx, dctx, inst, data, func(_ *session, doc references.FPDF_DOCUMENT) error {
+		err := e.onDocument(ctx, dctx, inst, data, checked, func(_ *session, doc references.FPDF_DOCUMENT) error {
 			n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
 			if err != nil {
 				return err
