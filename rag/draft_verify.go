@@ -116,7 +116,7 @@ func VerifyDraft(ctx context.Context, lib DraftLibrary, cites []DraftCitation, o
 			}
 		}
 	}
-	v := &draftVerifier{ctx: ctx, lib: lib, opt: opt, pages: map[string][]pageWindow{}, rarity: storeRarity(ctx, lib.Store())}
+	v := &draftVerifier{ctx: ctx, lib: lib, opt: opt, pages: map[string][]pageWindow{}, rarity: libraryRarity(ctx, lib.Store())}
 	out := make([]DraftFinding, 0, len(cites))
 	for _, c := range cites {
 		if err := ctx.Err(); err != nil {
@@ -210,27 +210,10 @@ func (v *draftVerifier) windows(doc store.Document) ([]pageWindow, error) {
 		}
 	}
 	for i := range out {
-		out[i].ev = checker.Analyse(supportPassageOf(doc, out[i].segs))
+		out[i].ev = checker.Analyse(supportPassage(doc, out[i].segs))
 	}
 	v.pages[doc.ID] = out
 	return out, nil
-}
-
-// supportPassageOf is segs of doc as the support check reads them: the
-// segments, and the title and headings, which are never evidence.
-func supportPassageOf(doc store.Document, segs []store.Segment) checker.Passage {
-	p := checker.Passage{Headings: []string{DocTitle(doc)}}
-	seen := map[string]bool{}
-	for _, s := range segs {
-		p.Segments = append(p.Segments, checker.Segment{ID: s.ID, Text: s.Text})
-		for _, h := range s.Section {
-			if !seen[h] {
-				seen[h] = true
-				p.Headings = append(p.Headings, h)
-			}
-		}
-	}
-	return p
 }
 
 // verdictRank orders verdicts, best first.
@@ -367,24 +350,4 @@ func pageText(start, end int) string {
 		return Pages(start, end)
 	}
 	return Pages(start, start)
-}
-
-// storeRarity weighs terms by their BM25 idf in the library, when its
-// store can count them (store.TermCounter); nil (every term 1) otherwise.
-func storeRarity(ctx context.Context, st store.Store) checker.Rarity {
-	tc, ok := st.(store.TermCounter)
-	if !ok {
-		return nil
-	}
-	return func(terms []string) []float64 {
-		df, n, err := tc.DocFreq(ctx, terms)
-		if err != nil || len(df) != len(terms) {
-			return nil
-		}
-		out := make([]float64, len(terms))
-		for i := range terms {
-			out[i] = checker.IDF(df[i], n)
-		}
-		return out
-	}
 }

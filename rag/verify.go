@@ -425,13 +425,21 @@ func supportPassage(doc store.Document, segs []store.Segment) checker.Passage {
 }
 
 // libraryRarity weighs terms by their idf in lib, when lib can count
-// them (store.TermCounter); nil (all alike) otherwise.
+// them (store.TermCounter); nil (all alike) otherwise. A claim checked
+// against many passages (a manuscript's citation, page window by page
+// window) asks the library once: the weights are kept by the claim's
+// terms. Not for concurrent use.
 func libraryRarity(ctx context.Context, lib any) checker.Rarity {
 	tc, ok := lib.(store.TermCounter)
 	if !ok {
 		return nil
 	}
+	known := map[string][]float64{}
 	return func(terms []string) []float64 {
+		key := strings.Join(terms, "\x00")
+		if w, ok := known[key]; ok {
+			return w
+		}
 		df, n, err := tc.DocFreq(ctx, terms)
 		if err != nil || len(df) != len(terms) || n <= 0 {
 			return nil
@@ -440,6 +448,7 @@ func libraryRarity(ctx context.Context, lib any) checker.Rarity {
 		for i, d := range df {
 			w[i] = checker.IDF(d, n)
 		}
+		known[key] = w
 		return w
 	}
 }
