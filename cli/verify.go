@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -246,15 +247,7 @@ func verifyConversation(ctx context.Context, arg string, env *verifyEnv) ([]rag.
 	if strings.ContainsAny(arg, `/\.`) {
 		return nil, false, nil // a path, not an id
 	}
-	dir, err := rag.ConversationsDir()
-	if err != nil {
-		return nil, true, err
-	}
-	id := arg
-	if id == "latest" {
-		id = ""
-	}
-	conv, err := rag.LoadConversation(dir, id)
+	conv, _, err := resumeConversation(cmp.Or(arg, resumeLatest)) // "" and "latest": the most recent
 	if err != nil {
 		return nil, true, err
 	}

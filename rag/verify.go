@@ -2,6 +2,7 @@ package rag
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -307,7 +308,7 @@ func (v *verifier) missing(f *Finding, src Source) error {
 		}
 	}
 	f.Kind = FindingDeleted
-	where := firstOf(src.Path, src.URL, src.DocumentID)
+	where := cmp.Or(src.Path, src.URL, src.DocumentID)
 	f.Message = fmt.Sprintf("%s is no longer in the library", where)
 	return nil
 }
@@ -451,15 +452,6 @@ func libraryRarity(ctx context.Context, lib any) checker.Rarity {
 		known[key] = w
 		return w
 	}
-}
-
-func firstOf(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func clipLine(s string, n int) string {

@@ -213,11 +213,11 @@ func (b *RAGBackend) report(lib *library.Library, wev library.WatchEvent) {
 			b.sync.held = held
 			ev.held = held
 		}
-		if n, err := store.CountDocuments(context.Background(), lib.Store()); err == nil {
-			ev.docs = n
-		}
 		if ev.summary == "" && ev.held == "" && !b.sync.active {
 			return // nothing to say
+		}
+		if n, err := store.CountDocuments(context.Background(), lib.Store()); err == nil {
+			ev.docs = n
 		}
 	case library.WatchFailed:
 		ev.err = wev.Err

@@ -104,18 +104,6 @@ var questionTermsAnalysed = func() map[string]bool {
 	return m
 }()
 
-// ContentTerms is the set of analysed terms (a text's keyword.Tokenize)
-// without question words.
-func ContentTerms(toks []string) map[string]bool {
-	set := map[string]bool{}
-	for _, t := range toks {
-		if !questionTermsAnalysed[t] {
-			set[t] = true
-		}
-	}
-	return set
-}
-
 // questionTerms are the distinct analysed terms of a question, without
 // its question words, in order of first appearance, each in its
 // canonical form (canon).

@@ -55,8 +55,6 @@ const (
 	KindGlob   RootKind = "glob"
 )
 
-// Glob reports whether the root is a glob pattern.
-func (r Root) Glob() bool { return r.Kind == KindGlob }
 
 // Contains reports whether the file at the absolute path p is the root's:
 // the root itself, under the root folder, or matched by the root glob.

@@ -175,9 +175,6 @@ func (e *Evidence) id(t string) termID {
 	return id
 }
 
-// Sentences is the number of sentences that can be evidence.
-func (e *Evidence) Sentences() int { return len(e.sents) }
-
 // hasPair reports whether the sorted ps holds k.
 func hasPair(ps []uint64, k uint64) bool {
 	_, ok := slices.BinarySearch(ps, k)

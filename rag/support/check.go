@@ -38,8 +38,8 @@ func (v Verdict) String() string { return string(v) }
 // the claim; otherwise it is the ID of one of the passage's segments and
 // 0 <= Start < End <= len(that segment's Text), the span holding
 // Sentence, a whole sentence that is not a heading. Score is in
-// [0, 1]; Verdict follows from it by the thresholds (Thresholds), except
-// Unchecked (Score 0) and a verdict a model refined (Refined).
+// [0, 1]; Verdict follows from it by the thresholds (params' low and
+// high), except Unchecked (Score 0) and a verdict a model refined (Refined).
 type Result struct {
 	Verdict  Verdict
 	Score    float64
@@ -84,10 +84,6 @@ func (e *Evidence) check(text string, rarity Rarity, p *params) Result {
 	}
 	return r
 }
-
-// Thresholds are the scores at which the verdict changes: below low a
-// claim is Unsupported, from high up Supported, Partial between.
-func Thresholds() (low, high float64) { return defaultParams.low, defaultParams.high }
 
 // params are the weights and thresholds of the check (see tune_test.go).
 type params struct {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/rag/llm"
 )
@@ -168,23 +169,21 @@ func (e *Evidence) document(r Result) string {
 	start := max(0, at-maxDocument/2)
 	start = min(start, len(doc)-maxDocument)
 	end := start + maxDocument
-	for start > 0 && !utf8RuneStart(doc[start]) {
+	for start > 0 && !utf8.RuneStart(doc[start]) {
 		start++
 	}
-	for end < len(doc) && !utf8RuneStart(doc[end]) {
+	for end < len(doc) && !utf8.RuneStart(doc[end]) {
 		end--
 	}
 	return doc[start:end]
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // clip is s cut to about n bytes, never inside a rune, with "…" when cut.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n] + "…"

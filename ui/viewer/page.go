@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -153,7 +154,7 @@ func (v *Viewer) onShown(m pageShownMsg) tea.Cmd {
 
 // caption is the line under a page shown in the terminal.
 func (v *Viewer) caption(m PageMsg) string {
-	s := fmt.Sprintf("[%d] %s, %s", v.src.Number, firstOf(v.src.Title, m.doc.Title, filepath.Base(m.doc.Path)), rag.Pages(m.page, 0))
+	s := fmt.Sprintf("[%d] %s, %s", v.src.Number, cmp.Or(v.src.Title, m.doc.Title, filepath.Base(m.doc.Path)), rag.Pages(m.page, 0))
 	switch {
 	case m.marks > 0:
 		s += " · marked: the cited passage"
@@ -163,21 +164,12 @@ func (v *Viewer) caption(m PageMsg) string {
 	return s + " · any key returns"
 }
 
-func firstOf(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
 // pageFile writes the page to the cache folder and opens it with the
 // system's viewer (the opener o falls back on for PDFs: xdg-open, or open
 // on macOS).
 func (v *Viewer) pageFile(m PageMsg) tea.Cmd {
 	dir := filepath.Join(v.settings.CacheDir, "pages")
-	path := filepath.Join(dir, fmt.Sprintf("%s-p%d.png", firstOf(m.doc.ID, "page"), m.page))
+	path := filepath.Join(dir, fmt.Sprintf("%s-p%d.png", cmp.Or(m.doc.ID, "page"), m.page))
 	if v.settings.CacheDir == "" {
 		return func() tea.Msg { return StatusMsg{Err: errors.New("no cache folder to write the page to")} }
 	}
