@@ -15,8 +15,10 @@ import (
 // openAnswerer opens the library cfg names and the answerer that answers
 // over it: the model cfg names, or, when none answers, the extractive
 // answerer (rag.NewAnswerer). An empty library is an error that says how
-// to fill it.
-func openAnswerer(ctx context.Context, cfg *Config) (*library.Library, rag.Answerer, error) {
+// to fill it; with emptyOK (ibid mcp: an assistant starts the server
+// before the user fills the library, and the tools say it is empty) only a
+// warning.
+func openAnswerer(ctx context.Context, cfg *Config, emptyOK bool) (*library.Library, rag.Answerer, error) {
 	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}
@@ -24,11 +26,17 @@ func openAnswerer(ctx context.Context, cfg *Config) (*library.Library, rag.Answe
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, segs, err := libraryContents(ctx, lib); err != nil || segs == 0 {
-		lib.Close()
-		if err != nil {
-			return nil, nil, err
+	_, segs, err := libraryContents(ctx, lib)
+	switch {
+	case emptyOK:
+		if err == nil && segs == 0 && cfg.warn != nil {
+			fmt.Fprintf(cfg.warn, "ibid: warning: the library %q is empty: add documents with ibid add --library %s PATH\n", cfg.Library, cfg.Library)
 		}
+	case err != nil:
+		lib.Close()
+		return nil, nil, err
+	case segs == 0:
+		lib.Close()
 		return nil, nil, fmt.Errorf("the library %q is empty: add documents with ibid add PATH", cfg.Library)
 	}
 	m, err := llm.Connect(ctx, modelConfig(cfg))

@@ -116,7 +116,7 @@ func runAsk(cmd *cobra.Command, cfg *Config, f askFlags, words []string) error {
 			return fmt.Errorf("ask: %w", err)
 		}
 	}
-	lib, a, err := openAnswerer(ctx, cfg)
+	lib, a, err := openAnswerer(ctx, cfg, false)
 	if err != nil {
 		return fmt.Errorf("ask: %w", err)
 	}

@@ -13,8 +13,6 @@ import (
 	"github.com/ibid-dev/ibid/headless"
 	"github.com/ibid-dev/ibid/headless/mcp"
 	"github.com/ibid-dev/ibid/rag"
-	"github.com/ibid-dev/ibid/rag/library"
-	"github.com/ibid-dev/ibid/rag/llm"
 )
 
 // mcpCommand is ibid mcp: the library as a Model Context Protocol server,
@@ -59,7 +57,7 @@ func runMCP(cmd *cobra.Command, cfg *Config, addr string, rest []string) error {
 		return fmt.Errorf("mcp: %s is not a loopback address: set --token (clients then send it as a bearer token), or listen on 127.0.0.1", addr)
 	}
 	ctx := cmd.Context()
-	lib, a, err := openMCPLibrary(ctx, cfg)
+	lib, a, err := openAnswerer(ctx, cfg, true)
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
@@ -93,29 +91,6 @@ func runMCP(cmd *cobra.Command, cfg *Config, addr string, rest []string) error {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	return nil
-}
-
-// openMCPLibrary opens the library cfg names and the answerer it names,
-// as openAnswerer does, except that an empty library is only a warning: an
-// assistant starts the server before the user fills the library, and the
-// tools say it is empty.
-func openMCPLibrary(ctx context.Context, cfg *Config) (*library.Library, rag.Answerer, error) {
-	if err := cfg.check(); err != nil {
-		return nil, nil, err
-	}
-	lib, err := openExisting(ctx, cfg, cfg.Library, writable)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, segs, err := libraryContents(ctx, lib); err == nil && segs == 0 && cfg.warn != nil {
-		fmt.Fprintf(cfg.warn, "ibid: warning: the library %q is empty: add documents with ibid add --library %s PATH\n", cfg.Library, cfg.Library)
-	}
-	m, err := llm.Connect(ctx, modelConfig(cfg))
-	if err != nil {
-		lib.Close()
-		return nil, nil, err
-	}
-	return lib, rag.NewAnswerer(m), nil
 }
 
 // nopWriteCloser is a writer whose Close does nothing: the MCP transport

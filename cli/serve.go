@@ -65,7 +65,7 @@ func runServe(cmd *cobra.Command, cfg *Config, f serveFlags, rest []string) erro
 		return fmt.Errorf("serve: %s is not a loopback address: set --token (clients then send it as a bearer token), or listen on 127.0.0.1", addr)
 	}
 	ctx := cmd.Context()
-	lib, a, err := openAnswerer(ctx, cfg)
+	lib, a, err := openAnswerer(ctx, cfg, false)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
