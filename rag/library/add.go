@@ -316,15 +316,8 @@ func (a *adder) indexPaths() ([]store.Document, error) {
 	for _, d := range docs {
 		a.byPath[d.Path] = d.ID
 	}
-	a.unembedded = map[string]bool{}
-	if u, ok := a.l.st.(store.Unembedded); ok {
-		ids, err := u.Unembedded(context.WithoutCancel(a.ctx))
-		if err != nil {
-			return nil, fmt.Errorf("couldn't read library %q: %w", a.l.name, err)
-		}
-		for _, id := range ids {
-			a.unembedded[id] = true
-		}
+	if a.unembedded, err = a.l.unembedded(context.WithoutCancel(a.ctx)); err != nil {
+		return nil, err
 	}
 	return docs, nil
 }

@@ -58,11 +58,9 @@ func (a *adder) read(ctx context.Context, path string, fast bool) fileRead {
 	r.abs = abs
 	if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
 		r.st, r.statOK = statOf(fi), true
-		if d, ok := a.prior[abs]; ok && fast && a.opt.bib == nil && DocumentStrategy(d) == a.strategy {
-			if have, ok := docStat(d); ok && have == r.st {
-				r.same, r.id = &d, d.ID
-				return r
-			}
+		if d, ok := a.prior[abs]; ok && fast && a.opt.bib == nil && unchangedAs(d, r.st, a.strategy) {
+			r.same, r.id = &d, d.ID
+			return r
 		}
 	}
 	f, err := ingest.ReadFile(ctx, abs, a.limits())

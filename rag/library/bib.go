@@ -278,14 +278,10 @@ func (l *Library) AttachBibliography(ctx context.Context, b Bibliography) (*BibR
 		return rep, err
 	}
 	m := newMatcher(b.Entries)
-	taken := map[int]string{} // entry → the document path that took it
-	lost := map[string]bool{} // documents whose vectors a repair lost
-	if u, ok := l.st.(store.Unembedded); ok {
-		if ids, err := u.Unembedded(ctx); err == nil {
-			for _, id := range ids {
-				lost[id] = true
-			}
-		}
+	taken := map[int]string{}      // entry → the document path that took it
+	lost, err := l.unembedded(ctx) // documents whose vectors a repair lost
+	if err != nil {
+		lost = map[string]bool{} // as before: metadata is attached all the same
 	}
 	var puts []store.Put
 	for _, doc := range docs {

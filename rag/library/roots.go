@@ -55,7 +55,6 @@ const (
 	KindGlob   RootKind = "glob"
 )
 
-
 // Contains reports whether the file at the absolute path p is the root's:
 // the root itself, under the root folder, or matched by the root glob.
 func (r Root) Contains(p string) bool {

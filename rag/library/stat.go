@@ -1,10 +1,13 @@
 package library
 
 import (
+	"context"
+	"fmt"
 	"io/fs"
 	"maps"
 	"strconv"
 
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -41,6 +44,31 @@ func docStat(d store.Document) (fileStat, bool) {
 		return fileStat{}, false
 	}
 	return fileStat{size, mtime}, true
+}
+
+// unembedded is the set of documents whose vectors a repair lost
+// (store.Unembedded; empty for a store that loses none): they are embedded
+// again when their file is met, never taken as unchanged.
+func (l *Library) unembedded(ctx context.Context) (map[string]bool, error) {
+	lost := map[string]bool{}
+	if u, ok := l.st.(store.Unembedded); ok {
+		ids, err := u.Unembedded(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("couldn't read library %q: %w", l.name, err)
+		}
+		for _, id := range ids {
+			lost[id] = true
+		}
+	}
+	return lost, nil
+}
+
+// unchangedAs reports whether a file of stat st, whose document d was
+// indexed with strategy, is known unchanged without reading it: d
+// recorded the same size and time.
+func unchangedAs(d store.Document, st fileStat, strategy ingest.Strategy) bool {
+	have, ok := docStat(d)
+	return ok && have == st && DocumentStrategy(d) == strategy
 }
 
 // withStat is d recording st (its Meta copied, not changed in place), and

@@ -201,15 +201,9 @@ func (l *Library) Sync(ctx context.Context, opt SyncOptions, progress func(AddPr
 // by their size and time, counting the others in rep.
 func (l *Library) scan(ctx context.Context, roots []Root, docs []store.Document, rep *SyncReport, progress func(AddProgress)) ([]changedFile, error) {
 	strategy, _ := strategyOf(docs)
-	lost := map[string]bool{}
-	if u, ok := l.st.(store.Unembedded); ok {
-		ids, err := u.Unembedded(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("couldn't read library %q: %w", l.name, err)
-		}
-		for _, id := range ids {
-			lost[id] = true
-		}
+	lost, err := l.unembedded(ctx)
+	if err != nil {
+		return nil, err
 	}
 	byPath := make(map[string]store.Document, len(docs))
 	for _, d := range docs {
@@ -253,11 +247,9 @@ func (l *Library) scan(ctx context.Context, roots []Root, docs []store.Document,
 				continue // gone since it was listed
 			}
 			st := statOf(fi)
-			if d, ok := byPath[abs]; ok && !lost[d.ID] && DocumentStrategy(d) == strategy {
-				if have, ok := docStat(d); ok && have == st {
-					rep.Unchanged++
-					continue
-				}
+			if d, ok := byPath[abs]; ok && !lost[d.ID] && unchangedAs(d, st, strategy) {
+				rep.Unchanged++
+				continue
 			}
 			if skips.known(abs, st) {
 				rep.KnownSkips++
