@@ -238,7 +238,7 @@ func (l *Loader) load(ctx context.Context, path string, data []byte, hash string
 	// No field carries a line break or a control character (OneLine).
 	doc.Title = OneLine(p.title)
 	if doc.Title == "" {
-		doc.Title = OneLine(fileTitle(abs))
+		doc.Title = OneLine(FileTitle(abs))
 	}
 	doc.Author, doc.URL, doc.Date = OneLine(p.author), OneLine(p.url), OneLine(p.date)
 	doc.Pages = len(p.pageStarts)
@@ -280,7 +280,9 @@ type section struct {
 	start, end int      // byte offsets in the text
 }
 
-func fileTitle(path string) string {
+// FileTitle is a path's file name without its extension: the title a
+// document without one of its own is given.
+func FileTitle(path string) string {
 	base := filepath.Base(path)
 	if ext := filepath.Ext(base); ext != "" && ext != base {
 		base = base[:len(base)-len(ext)]

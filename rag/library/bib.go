@@ -495,7 +495,7 @@ func (l *Library) fileHead(ctx context.Context, loader *ingest.Loader, path stri
 // (or the title's start: managers cut long titles) 2; plus 1 for the
 // year and 1 for the first author's family name beside either.
 func nameScore(e bib.Entry, path string) int {
-	name := strings.ToLower(fileStem(path))
+	name := strings.ToLower(ingest.FileTitle(path))
 	sq := squash(name)
 	score := 0
 	if e.DOI != "" {

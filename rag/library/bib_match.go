@@ -2,12 +2,12 @@ package library
 
 import (
 	"maps"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/ibid-dev/ibid/rag/bib"
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store"
 	"golang.org/x/text/unicode/norm"
 )
@@ -129,7 +129,7 @@ func withEntry(doc store.Document, meta map[string]string) (store.Document, bool
 		next[k] = v
 	}
 	title := doc.Title
-	if t := meta[bib.MetaTitle]; t != "" && (doc.Title == "" || doc.Title == fileStem(doc.Path) || doc.Title == doc.Meta[bib.MetaTitle]) {
+	if t := meta[bib.MetaTitle]; t != "" && (doc.Title == "" || doc.Title == ingest.FileTitle(doc.Path) || doc.Title == doc.Meta[bib.MetaTitle]) {
 		title = t
 	}
 	changed := title != doc.Title || !maps.Equal(next, doc.Meta)
@@ -141,12 +141,3 @@ func withEntry(doc store.Document, meta map[string]string) (store.Document, bool
 	return doc, changed
 }
 
-// fileStem is a path's file name without its extension, the title a
-// document without one of its own is given.
-func fileStem(path string) string {
-	base := filepath.Base(path)
-	if ext := filepath.Ext(base); ext != "" && ext != base {
-		base = base[:len(base)-len(ext)]
-	}
-	return base
-}
