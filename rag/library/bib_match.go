@@ -140,4 +140,3 @@ func withEntry(doc store.Document, meta map[string]string) (store.Document, bool
 	doc.Meta = next
 	return doc, changed
 }
-
