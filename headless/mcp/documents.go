@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/bib"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -44,14 +45,10 @@ func describeDocument(d store.Document) document {
 }
 
 // authors are a document's authors: from a bibliography (Meta "authors",
-// a JSON array or "; "-joined), else the author its file names.
+// bib.MetaAuthorList), else the author its file names.
 func authors(d store.Document) []string {
-	if a := strings.TrimSpace(d.Meta["authors"]); a != "" {
-		var list []string
-		if json.Unmarshal([]byte(a), &list) == nil {
-			return list
-		}
-		return strings.Split(a, "; ")
+	if list := bib.MetaAuthorList(d.Meta[bib.MetaAuthors]); len(list) > 0 {
+		return list
 	}
 	if a := strings.TrimSpace(d.Author); a != "" {
 		return []string{a}
@@ -62,7 +59,7 @@ func authors(d store.Document) []string {
 // year is a document's year: from a bibliography (Meta "year"), else the
 // year its date starts with.
 func year(d store.Document) string {
-	if y := strings.TrimSpace(d.Meta["year"]); y != "" {
+	if y := strings.TrimSpace(d.Meta[bib.MetaYear]); y != "" {
 		return y
 	}
 	if len(d.Date) >= 4 {
