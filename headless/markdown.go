@@ -76,9 +76,6 @@ func (m *MarkdownWriter) Write(e rag.Event) error {
 		m.byNumber[e.Source.Number] = *e.Source
 		return nil
 	case rag.EventSupport:
-		if m.verdicts == nil {
-			m.verdicts = rag.Verdicts{}
-		}
 		m.verdicts.Add(e)
 		return nil
 	case rag.EventRef:

@@ -176,9 +176,6 @@ func (r *Reply) Add(ctx context.Context, e rag.Event) (string, *Footnote) {
 		return "", &fn
 	case rag.EventSupport:
 		if sp := e.Support; sp != nil && 0 < sp.Number && sp.Number <= len(r.footnotes) {
-			if r.verdicts == nil {
-				r.verdicts = rag.Verdicts{}
-			}
 			r.verdicts.Add(e)
 			r.footnotes[sp.Number-1].support(sp)
 		}

@@ -34,9 +34,6 @@ func (t *TextWriter) Write(e rag.Event) error {
 		t.sources = append(t.sources, *e.Source)
 		return nil
 	case rag.EventSupport:
-		if t.verdicts == nil {
-			t.verdicts = rag.Verdicts{}
-		}
 		t.verdicts.Add(e)
 		return nil
 	case rag.EventRef:

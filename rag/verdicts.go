@@ -11,10 +11,14 @@ import (
 // first). The faces keep one to mark what the passages do not support.
 type Verdicts map[int]*Support
 
-// Add takes e into v when it is a support event.
-func (v Verdicts) Add(e Event) {
+// Add takes e into v when it is a support event; a nil v is made on the
+// first, so a face's zero value is ready to use.
+func (v *Verdicts) Add(e Event) {
 	if e.Type == EventSupport && e.Support != nil {
-		v[e.Support.Number] = e.Support
+		if *v == nil {
+			*v = Verdicts{}
+		}
+		(*v)[e.Support.Number] = e.Support
 	}
 }
 

@@ -48,9 +48,6 @@ func (tu *turn) support(e rag.Event) {
 	if e.Type != rag.EventSupport || e.Support == nil {
 		return
 	}
-	if tu.verdicts == nil {
-		tu.verdicts = rag.Verdicts{}
-	}
 	tu.verdicts.Add(e)
 	sp := e.Support
 	for i := range tu.sources {
