@@ -70,9 +70,6 @@ func (s *Store) mergeSoon() {
 	}()
 }
 
-// waitMerge waits for the merges asked for so far (Close).
-func (s *Store) waitMerge() { s.merge.done.Wait() }
-
 // MergeKeywordIndex waits until the merges of the keyword index that bulk
 // loads left are done (for measurements and tools; Close waits too).
-func (s *Store) MergeKeywordIndex() { s.waitMerge() }
+func (s *Store) MergeKeywordIndex() { s.merge.done.Wait() }

@@ -155,7 +155,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	s.waitMerge()
+	s.MergeKeywordIndex()
 	s.pool.Close()
 	return nil
 }
