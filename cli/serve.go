@@ -88,12 +88,14 @@ func runServe(cmd *cobra.Command, cfg *Config, f serveFlags, rest []string) erro
 		NoSourcesBlock: !f.chatSources,
 	}), headless.HTTPOptions{})
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
+	// Where it serves is the first line (scripts and tests read it), then
+	// what the watcher says.
+	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s); OpenAI-compatible clients: base URL http://%s/v1, model %s\n",
+		cfg.Library, ln.Addr(), a.Label(), ln.Addr(), headless.ModelID(cfg.Library))
 	if !cfg.NoWatch { // the folders the library follows, synced in the background
 		w := lib.Watch(ctx, library.WatchOptions{Report: syncLogger(cmd.ErrOrStderr(), lib.Name())})
 		defer w.Stop()
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "ibid: serving library %q on http://%s (model: %s); OpenAI-compatible clients: base URL http://%s/v1, model %s\n",
-		cfg.Library, ln.Addr(), a.Label(), ln.Addr(), headless.ModelID(cfg.Library))
 	if err := headless.Serve(ctx, srv, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
