@@ -83,7 +83,10 @@ func TestCachedAnswerBounded(t *testing.T) {
 	}
 	for _, f := range cacheFiles(t, dir) {
 		data, _ := os.ReadFile(f)
-		var e entry
+		var e struct {
+			Key  string `json:"key"`
+			Text string `json:"text"`
+		}
 		if err := json.Unmarshal(data, &e); err != nil {
 			t.Fatal(err)
 		}

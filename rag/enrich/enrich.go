@@ -163,7 +163,7 @@ type run struct {
 	opt   Options
 	model *llm.Model
 	sem   chan struct{}
-	cache cache
+	cache llm.Cache
 
 	mu          sync.Mutex // guards rep and done
 	rep         Report
@@ -186,7 +186,7 @@ func newRun(opt Options) *run {
 	if b == nil {
 		b = NewBreaker()
 	}
-	return &run{opt: opt, model: opt.Model, sem: make(chan struct{}, opt.Concurrency), cache: cache{dir: opt.CacheDir}, breaker: b}
+	return &run{opt: opt, model: opt.Model, sem: make(chan struct{}, opt.Concurrency), cache: llm.Cache{Dir: opt.CacheDir}, breaker: b}
 }
 
 // document enriches one document's chunks into res.
@@ -206,11 +206,15 @@ func (r *run) document(ctx context.Context, d *ingest.Loaded, res result) {
 // cached.
 func (r *run) call(ctx context.Context, msgs []llm.Message, maxTokens int, valid func(string) error) (string, error) {
 	k := key(string(r.opt.Strategy), r.model.Name(), maxTokens, msgs)
-	if text, ok := r.cache.get(k, llm.AnswerBound(maxTokens)); ok && valid(text) == nil {
-		r.mu.Lock()
-		r.rep.CacheHits++
-		r.mu.Unlock()
-		return text, nil
+	// What is read back is bounded as the model's answer was (an entry
+	// written by hand, or by an ibid that kept more, costs no more).
+	if text, ok := r.cache.Get(k, maxEntry); ok {
+		if text = llm.CutAnswer(text, llm.AnswerBound(maxTokens)); valid(text) == nil {
+			r.mu.Lock()
+			r.rep.CacheHits++
+			r.mu.Unlock()
+			return text, nil
+		}
 	}
 	select {
 	case r.sem <- struct{}{}:
@@ -235,7 +239,7 @@ func (r *run) call(ctx context.Context, msgs []llm.Message, maxTokens int, valid
 	if err := valid(text); err != nil {
 		return "", err
 	}
-	if err := r.cache.put(k, text); err != nil {
+	if err := r.cache.Put(k, text); err != nil {
 		r.mu.Lock()
 		if r.rep.CacheError == "" {
 			r.rep.CacheError = err.Error()

@@ -40,6 +40,9 @@ const DefaultConcurrency = 4
 // ErrGarbage is the error of a model answer that is neither Yes nor No.
 var ErrGarbage = errors.New("the model's answer is neither Yes nor No")
 
+// maxCacheEntry bounds what is read of a cached verdict's entry.
+const maxCacheEntry = 64 << 10
+
 // Judge asks a chat model whether a passage supports a claim: the model
 // pass that refines the lexical verdicts that are not clear-cut (Needs).
 // Requests go through the model's client, with its one retry policy
@@ -49,7 +52,7 @@ var ErrGarbage = errors.New("the model's answer is neither Yes nor No")
 // A Judge is safe for concurrent use.
 type Judge struct {
 	model *llm.Model
-	cache cache
+	cache llm.Cache
 	sem   chan struct{}
 }
 
@@ -67,7 +70,7 @@ func NewJudge(m *llm.Model, opt JudgeOptions) *Judge {
 	if n <= 0 {
 		n = DefaultConcurrency
 	}
-	return &Judge{model: m, cache: cache{dir: opt.CacheDir}, sem: make(chan struct{}, n)}
+	return &Judge{model: m, cache: llm.Cache{Dir: opt.CacheDir}, sem: make(chan struct{}, n)}
 }
 
 // Model is the name of the model the Judge asks.
@@ -86,8 +89,8 @@ func Needs(r Result) bool { return r.Verdict == Partial && !r.Refined }
 func (j *Judge) Refine(ctx context.Context, claim string, e *Evidence, r Result) (Result, error) {
 	doc := e.document(r)
 	k := judgeKey(j.model.Name(), claim, doc)
-	answer, ok := j.cache.get(k)
-	if !ok {
+	answer, ok := j.cache.Get(k, maxCacheEntry)
+	if !ok || answer != string(Supported) && answer != string(Unsupported) {
 		select {
 		case j.sem <- struct{}{}:
 		case <-ctx.Done():
@@ -108,7 +111,7 @@ func (j *Judge) Refine(ctx context.Context, claim string, e *Evidence, r Result)
 		answer = string(v)
 		// A cache that cannot be written costs a repeated question later,
 		// never this answer.
-		_ = j.cache.put(k, answer)
+		_ = j.cache.Put(k, answer)
 	}
 	r.Verdict, r.Refined = Verdict(answer), true
 	return r, nil
