@@ -116,33 +116,51 @@ func setFormat(req *openai.ChatCompletionRequest, format *Format, strict strictn
 
 // readStream delivers the stream's content; got says whether any arrived.
 func readStream(ctx context.Context, stream *openai.ChatCompletionStream, done *doneFlag, onDelta func(string)) (got bool, err error) {
+	err = recvStream(ctx, stream, done, func(resp openai.ChatCompletionStreamResponse) bool {
+		for _, c := range resp.Choices {
+			if c.Index == 0 && c.Delta.Content != "" {
+				got = true
+				onDelta(c.Delta.Content)
+			}
+		}
+		return true
+	})
+	return got, err
+}
+
+// recvStream hands each response of the stream to each, in order, until
+// the stream ends (nil), each returns false (nil), or the stream fails:
+// ctx's error once ctx ends; a *TimeoutError as it is; errAnswerTooLong
+// (the body's bound, withBodyLimit) as it is; an end before the answer's
+// (no finish_reason for the first choice and no [DONE]) is ErrStreamCut,
+// and any other failure wraps ErrStreamCut.
+func recvStream(ctx context.Context, stream *openai.ChatCompletionStream, done *doneFlag, each func(openai.ChatCompletionStreamResponse) bool) error {
 	finished := false
 	for {
 		resp, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			if finished || done.Seen() {
-				return got, nil
+				return nil
 			}
-			return got, ErrStreamCut
+			return ErrStreamCut
 		}
 		if err != nil {
 			if ctx.Err() != nil {
-				return got, ctx.Err()
+				return ctx.Err()
 			}
 			var te *TimeoutError
-			if errors.As(err, &te) {
-				return got, err
+			if errors.As(err, &te) || errors.Is(err, errAnswerTooLong) {
+				return err
 			}
-			return got, fmt.Errorf("%w: %w", ErrStreamCut, err)
+			return fmt.Errorf("%w: %w", ErrStreamCut, err)
 		}
 		for _, c := range resp.Choices {
-			if c.Delta.Content != "" {
-				got = true
-				onDelta(c.Delta.Content)
-			}
-			if c.FinishReason != "" {
+			if c.Index == 0 && c.FinishReason != "" {
 				finished = true
 			}
+		}
+		if !each(resp) {
+			return nil
 		}
 	}
 }

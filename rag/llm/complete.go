@@ -3,8 +3,6 @@ package llm
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
@@ -96,33 +94,11 @@ func (m *Model) completeOnce(ctx context.Context, req openai.ChatCompletionReque
 	}
 	defer stream.Close()
 	var (
-		c        Completion
-		text     strings.Builder
-		choices  bool
-		finished bool
+		c       Completion
+		text    strings.Builder
+		choices bool
 	)
-	for text.Len() <= bound {
-		resp, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			if !finished && !done.Seen() {
-				return Completion{}, ErrStreamCut
-			}
-			break
-		}
-		if errors.Is(err, errAnswerTooLong) {
-			c.Truncated = true
-			break
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return Completion{}, ctx.Err()
-			}
-			var te *TimeoutError
-			if errors.As(err, &te) {
-				return Completion{}, err
-			}
-			return Completion{}, fmt.Errorf("%w: %w", ErrStreamCut, err)
-		}
+	err = recvStream(ctx, stream, done, func(resp openai.ChatCompletionStreamResponse) bool {
 		if u := resp.Usage; u != nil {
 			c.InputTokens, c.OutputTokens = u.PromptTokens, u.CompletionTokens
 			if d := u.PromptTokensDetails; d != nil {
@@ -130,15 +106,18 @@ func (m *Model) completeOnce(ctx context.Context, req openai.ChatCompletionReque
 			}
 		}
 		for _, ch := range resp.Choices {
-			if ch.Index != 0 {
-				continue
-			}
-			choices = true
-			text.WriteString(ch.Delta.Content)
-			if ch.FinishReason != "" {
-				finished = true
+			if ch.Index == 0 {
+				choices = true
+				text.WriteString(ch.Delta.Content)
 			}
 		}
+		return text.Len() <= bound
+	})
+	switch {
+	case errors.Is(err, errAnswerTooLong):
+		c.Truncated = true
+	case err != nil:
+		return Completion{}, err
 	}
 	if !choices {
 		return Completion{}, errors.New("the model's answer holds no choices")
