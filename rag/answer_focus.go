@@ -1,11 +1,7 @@
 package rag
 
 import (
-	"strings"
-	"unicode/utf8"
-
 	"github.com/ibid-dev/ibid/rag/extractive"
-	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -34,40 +30,13 @@ func focus(parent store.Segment, hits []retrieve.Hit) (start, end int) {
 	return 0, 0
 }
 
-// citingBytes bounds how much of the answer's end citingSentence reads.
-const citingBytes = 4096
-
-// citingSentence is the sentence of an answer that a reference placed at
-// the end of text (the answer so far, references left out, as the
-// citation engine delivers it before the reference) cites: the text from
-// the end of the sentence before up to the reference, split as documents
-// are (ingest.Sentences). A reference after a full stop ("… almonds. [1]")
-// cites the sentence it follows; one inside a sentence ("A [1] and B
-// [2].") cites the text from the sentence's start up to it. Only the last
-// citingBytes bytes of text are read.
-func citingSentence(text string) string {
-	text = strings.TrimRight(text, " \t\r\n")
-	if cut := len(text) - citingBytes; cut > 0 {
-		for cut < len(text) && !utf8.RuneStart(text[cut]) {
-			cut++
-		}
-		text = text[cut:]
-	}
-	spans := ingest.Sentences(text)
-	if len(spans) == 0 {
-		return ""
-	}
-	last := spans[len(spans)-1]
-	return text[last.Start:last.End]
-}
-
 // sentenceFocus settles the focus of src, offered as source_k, at its
 // first citation in this answer (see Source). When numbers continue
 // across the conversation and an earlier turn cited the segment, its
 // focus is that turn's, as its number is. Otherwise it is, first that
 // applies: the span the answerer told it quoted (Request.Quoted; an empty
 // one: none); the sentence of the passage the support check finds for
-// citingSentence of the answer so far, in whichever of the passage's
+// the claim of a reference at the end of the answer so far (Claim), in whichever of the passage's
 // segments holds it (the citation then points at that segment, and
 // PassageID names the one offered); the best child hit of a hierarchical
 // parent (offered.focusStart).

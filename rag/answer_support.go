@@ -247,7 +247,7 @@ func supportOf(n int, claim string, res checker.Result) *Support {
 }
 
 // checkFocus is the focus the checker finds for source_k's citation as
-// the answer stands (the sentence up to the reference, citingSentence):
+// the answer stands (the claim of a reference at its end, Claim):
 // the segment of the passage that holds it and the span; ok false when
 // the passage is not this turn's, is not analysed (an answer that quotes)
 // or not yet (the citation is never held back for it: its support event
@@ -260,7 +260,8 @@ func (r *answerRun) checkFocus(k int) (seg store.Segment, a, b int, ok bool) {
 	if !e.done() {
 		return seg, 0, 0, false // not analysed yet: the support event will tell
 	}
-	res := e.ev.Check(citingSentence(r.text.String()), r.rarity())
+	text := r.text.String()
+	res := e.ev.Check(Claim(text, len(text)), r.rarity())
 	if res.Segment == "" {
 		return seg, 0, 0, false
 	}

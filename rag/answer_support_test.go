@@ -56,27 +56,6 @@ func citationsOf(t *testing.T, evs []Event) map[int]*Source {
 	return out
 }
 
-func TestCitingSentence(t *testing.T) {
-	for _, c := range []struct{ text, want string }{
-		{"Bees pollinate almonds. Mites spread viruses ", "Mites spread viruses"},
-		{"Bees pollinate almonds. Mites spread viruses. ", "Mites spread viruses."},
-		{"Bees pollinate almonds.\n\n", "Bees pollinate almonds."},
-		{"Bees warm the nest and drones leave ", "Bees warm the nest and drones leave"}, // "A [1] and B [2]": refs are not text
-		{"As Smith et al. showed, mites spread ", "As Smith et al. showed, mites spread"},
-		{"First. Run `ibid ask. --strict` on papers ", "Run `ibid ask. --strict` on papers"},
-		{"- one item.\n- mites spread viruses ", "mites spread viruses"},
-		{"", ""},
-	} {
-		if got := strings.TrimLeft(citingSentence(c.text), "- "); got != c.want {
-			t.Errorf("citingSentence(%q) = %q, want %q", c.text, got, c.want)
-		}
-	}
-	long := "Early sentence. " + strings.Repeat("é", citingBytes) + " tail "
-	if got := citingSentence(long); !strings.HasSuffix(got, "é tail") || len(got) > citingBytes {
-		t.Errorf("a long answer's citing sentence: %d bytes ending %q", len(got), got[max(0, len(got)-10):])
-	}
-}
-
 // TestExtractiveFocusIsTheQuotedSentence: without a model, each citation's
 // focus is exactly the sentence quoted for it (its first quote, when a
 // passage gives two), even when that sentence is not the segment's first,

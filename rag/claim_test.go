@@ -22,6 +22,12 @@ func TestClaim(t *testing.T) {
 		{"As Smith et al. showed, mites spread viruses |. Then", "As Smith et al. showed, mites spread viruses", true},
 		{"蜜蜂采蜜。蜂螨传播病毒|。蜂王更替。", "蜂螨传播病毒", true},
 		{"|", "", false},
+		// A reference at the end of the answer so far, as a citation
+		// arrives (its focus is settled there: answerRun.checkFocus).
+		{"Bees pollinate almonds. Mites spread viruses |", "Mites spread viruses", false},
+		{"Bees pollinate almonds. Mites spread viruses. |", "Mites spread viruses.", true},
+		{"Bees warm the nest and drones leave |", "Bees warm the nest and drones leave", false}, // "A [1] and B [2]": refs are not text
+		{"First. Run `ibid ask. --strict` on papers |", "Run `ibid ask. --strict` on papers", false},
 	} {
 		at := strings.Index(c.marked, "|")
 		text := c.marked[:at] + c.marked[at+1:]
