@@ -187,6 +187,32 @@ type verifier struct {
 	opt    VerifyOptions
 	rarity checker.Rarity
 	docs   []store.Document // read once, when a segment is missing
+	byDoc  map[string]*docPassages
+}
+
+// docPassages are a document's passages, read and hashed once per Verify
+// however many footnotes cite it.
+type docPassages struct {
+	segs   []store.Segment
+	hashes map[string]int // SegmentHash → the first passage with it; made on first use
+}
+
+// find is the index of the first passage whose text has hash (a
+// SegmentHash), or -1; "" finds none.
+func (d *docPassages) find(hash string) int {
+	if hash == "" {
+		return -1
+	}
+	if d.hashes == nil {
+		d.hashes = make(map[string]int, len(d.segs))
+		for i := len(d.segs) - 1; i >= 0; i-- {
+			d.hashes[SegmentHash(d.segs[i].Text)] = i
+		}
+	}
+	if i, ok := d.hashes[hash]; ok {
+		return i
+	}
+	return -1
 }
 
 func (v *verifier) answer(a SavedAnswer) ([]Finding, error) {
@@ -239,11 +265,12 @@ func (v *verifier) footnote(f *Finding, src Source) error {
 		return fmt.Errorf("couldn't read segment %s: %w", src.SegmentID, err)
 	}
 	if src.SegmentHash != "" && SegmentHash(seg.Text) != src.SegmentHash {
-		segs, err := v.passages(doc.ID)
+		dp, err := v.passages(doc.ID)
 		if err != nil {
 			return err
 		}
-		if at := findHash(segs, src.SegmentHash); at >= 0 {
+		segs := dp.segs
+		if at := dp.find(src.SegmentHash); at >= 0 {
 			f.Kind, f.Now = FindingMoved, segs[at].ID
 			f.Message = fmt.Sprintf("the passage cited is now segment %s (the document was indexed again)", segs[at].ID)
 			return v.check(f, doc, segs, at)
@@ -256,10 +283,11 @@ func (v *verifier) footnote(f *Finding, src Source) error {
 		}
 		return v.check(f, doc, segs, at)
 	}
-	segs, err := v.passages(doc.ID)
+	dp, err := v.passages(doc.ID)
 	if err != nil {
 		return err
 	}
+	segs := dp.segs
 	at := indexOf(segs, seg.ID)
 	if at < 0 { // an index row: check it alone
 		segs, at = []store.Segment{seg}, 0
@@ -280,11 +308,12 @@ func (v *verifier) missing(f *Finding, src Source) error {
 	for _, d := range v.docs {
 		switch {
 		case d.ID == src.DocumentID:
-			segs, err := v.passages(d.ID)
+			dp, err := v.passages(d.ID)
 			if err != nil {
 				return err
 			}
-			if at := findHash(segs, src.SegmentHash); src.SegmentHash != "" && at >= 0 {
+			segs := dp.segs
+			if at := dp.find(src.SegmentHash); at >= 0 {
 				f.Kind, f.Now = FindingMoved, segs[at].ID
 				f.Message = fmt.Sprintf("the passage cited is now segment %s (the document was indexed again)", segs[at].ID)
 				return v.check(f, d, segs, at)
@@ -293,13 +322,14 @@ func (v *verifier) missing(f *Finding, src Source) error {
 			f.Message = fmt.Sprintf("segment %s is gone from its document (indexed again); the passage was not found as it was", src.SegmentID)
 			return v.bestOf(f, d, segs)
 		case src.Path != "" && d.Path == src.Path:
-			segs, err := v.passages(d.ID)
+			dp, err := v.passages(d.ID)
 			if err != nil {
 				return err
 			}
+			segs := dp.segs
 			f.Kind = FindingChanged
 			f.Message = fmt.Sprintf("%s changed since the answer (the library holds another version of it)", src.Path)
-			if at := findHash(segs, src.SegmentHash); src.SegmentHash != "" && at >= 0 {
+			if at := dp.find(src.SegmentHash); at >= 0 {
 				f.Now = segs[at].ID
 				f.Message += fmt.Sprintf("; the passage cited is unchanged, at segment %s", segs[at].ID)
 				return v.check(f, d, segs, at)
@@ -370,30 +400,26 @@ func (v *verifier) settle(f *Finding) {
 }
 
 // passages are the passages of document id (its index rows left out), in
-// reading order.
-func (v *verifier) passages(id string) ([]store.Segment, error) {
+// reading order, read once.
+func (v *verifier) passages(id string) (*docPassages, error) {
+	if dp, ok := v.byDoc[id]; ok {
+		return dp, nil
+	}
 	segs, err := v.lib.Segments(v.ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read document %s: %w", id, err)
 	}
-	return store.Passages(segs), nil
+	if v.byDoc == nil {
+		v.byDoc = map[string]*docPassages{}
+	}
+	dp := &docPassages{segs: store.Passages(segs)}
+	v.byDoc[id] = dp
+	return dp, nil
 }
 
 func indexOf(segs []store.Segment, id string) int {
 	for i, s := range segs {
 		if s.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
-func findHash(segs []store.Segment, hash string) int {
-	if hash == "" {
-		return -1
-	}
-	for i, s := range segs {
-		if SegmentHash(s.Text) == hash {
 			return i
 		}
 	}

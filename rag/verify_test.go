@@ -108,3 +108,52 @@ func TestReadAnswers(t *testing.T) {
 		t.Error("an empty file was read as answers")
 	}
 }
+
+// countingLibrary counts the documents whose segments are read.
+type countingLibrary struct {
+	*ragtest.Library
+	reads map[string]int
+}
+
+func (l *countingLibrary) Segments(ctx context.Context, docID string) ([]store.Segment, error) {
+	l.reads[docID]++
+	return l.Library.Segments(ctx, docID)
+}
+
+// Footnotes that cite one document read its passages once, however many
+// there are, in one answer or several, and whether the passage is where
+// it was or moved.
+func TestVerifyReadsADocumentOnce(t *testing.T) {
+	mitesText := "Varroa mites spread deformed wing virus between colonies."
+	lib := verifyLibrary()
+	lib.Remove("bees")
+	lib.Add(store.Document{ID: "bees", Title: "Bees", Path: "/papers/bees.md", Format: "markdown"},
+		ragtest.Seg("A new first passage.", 0),
+		ragtest.Seg("Honey bees forage widely in spring.", 0),
+		ragtest.Seg(mitesText, 0))
+	cl := &countingLibrary{Library: lib, reads: map[string]int{}}
+	moved := Source{SegmentID: "bees:1", DocumentID: "bees", Title: "Bees", Path: "/papers/bees.md"}
+	here := Source{SegmentID: "bees:2", DocumentID: "bees", Title: "Bees", Path: "/papers/bees.md"}
+	var answers []SavedAnswer
+	for i := range 3 {
+		evs := append(savedAnswer(1, moved, "Varroa mites spread deformed wing virus", mitesText, Supported),
+			savedAnswer(2, here, "Varroa mites spread deformed wing virus", mitesText, Supported)...)
+		answers = append(answers, SavedAnswer{Label: "answer " + string(rune('1'+i)), Events: evs})
+	}
+	fs, err := Verify(context.Background(), cl, answers, VerifyOptions{})
+	if err != nil || len(fs) != 6 {
+		t.Fatalf("%d findings, %v", len(fs), err)
+	}
+	for _, f := range fs {
+		want := FindingOK
+		if f.Number == 1 {
+			want = FindingMoved
+		}
+		if f.Kind != want {
+			t.Errorf("%s [%d]: %+v", f.Answer, f.Number, f)
+		}
+	}
+	if cl.reads["bees"] != 1 {
+		t.Errorf("the document's passages were read %d times, want once", cl.reads["bees"])
+	}
+}
