@@ -32,10 +32,6 @@ import (
 // ModelID is the model name under which the library called name answers.
 func ModelID(name string) string { return "ibid/" + name }
 
-// chatBodyFactor is how many times larger than /v1/answers' body a chat
-// request may be: it carries the whole conversation.
-const chatBodyFactor = 16
-
 // chatRequest is the body of POST /v1/chat/completions. Fields of the
 // OpenAI request that ibid has no use for (temperature, max_tokens, tools,
 // …) are accepted and ignored.
@@ -177,7 +173,7 @@ func (s *Server) checkModel(name string) *apiError {
 // readChat reads and checks the body of a chat request.
 func (s *Server) readChat(w http.ResponseWriter, r *http.Request) (*chatRequest, *apiError) {
 	var req chatRequest
-	limit := chatBodyFactor * s.cfg.MaxBodyBytes
+	limit := s.cfg.MaxChatBodyBytes
 	rc := http.NewResponseController(w)
 	rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit)).Decode(&req)
@@ -189,7 +185,7 @@ func (s *Server) readChat(w http.ResponseWriter, r *http.Request) (*chatRequest,
 		case errors.As(err, &tooBig):
 			w.Header().Set("Connection", "close")
 			return nil, &apiError{status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error",
-				Message: fmt.Sprintf("the body is larger than %d bytes: start a new conversation", tooBig.Limit)}
+				Message: fmt.Sprintf("the body is larger than %s, this server's limit for a chat request (the whole conversation): start a new conversation, or send less of it", byteSize(tooBig.Limit))}
 		case errors.As(err, &nerr) && nerr.Timeout():
 			w.Header().Set("Connection", "close")
 			return nil, &apiError{status: http.StatusRequestTimeout, Type: "invalid_request_error",

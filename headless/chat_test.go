@@ -351,14 +351,15 @@ func TestChatCompletionCancel(t *testing.T) {
 	waitGone(t, model)
 }
 
-// TestChatCompletionBodyLimit: a chat body may be chatBodyFactor times
-// /v1/answers' bound (it carries the conversation), and no more.
+// TestChatCompletionBodyLimit: a chat body may be as large as
+// MaxChatBodyBytes (it carries the conversation), whatever /v1/answers'
+// bound, and no larger; the refusal says the limit.
 func TestChatCompletionBodyLimit(t *testing.T) {
-	srv, _ := newChatServe(t, nil, ServerConfig{MaxBodyBytes: 100})
+	srv, _ := newChatServe(t, nil, ServerConfig{MaxBodyBytes: 100, MaxChatBodyBytes: 4 << 10})
 	for _, tc := range []struct {
 		size   int
 		status int
-	}{{chatBodyFactor*100 - 200, 200}, {chatBodyFactor*100 + 1, 413}} {
+	}{{4<<10 - 200, 200}, {4<<10 + 1, 413}} {
 		pad := strings.Repeat("x", tc.size)
 		body := `{"messages": [{"role": "system", "content": "` + pad + `"}, {"role": "user", "content": "Which bees pollinate almond orchards?"}]}`
 		r, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
@@ -370,8 +371,37 @@ func TestChatCompletionBodyLimit(t *testing.T) {
 		if r.StatusCode != tc.status {
 			t.Errorf("%d-byte body: %s %s", len(body), r.Status, b)
 		}
-		if tc.status == 413 && !strings.Contains(string(b), `"type":"invalid_request_error"`) {
+		if tc.status == 413 && (!strings.Contains(string(b), `"type":"invalid_request_error"`) || !strings.Contains(string(b), "larger than 4 KiB")) {
 			t.Errorf("413 body %s", b)
+		}
+	}
+}
+
+// TestChatCompletionLongConversation: by default a conversation with a
+// few megabytes of pasted text is answered (it was refused past 1 MiB);
+// the bound is 16 MiB (refusals past a bound: TestChatCompletionBodyLimit).
+func TestChatCompletionLongConversation(t *testing.T) {
+	if got := NewServer(ServerConfig{}).cfg.MaxChatBodyBytes; got != 16<<20 {
+		t.Errorf("the default chat body bound is %s, want 16 MiB", byteSize(got))
+	}
+	srv, _ := newChatServe(t, nil, ServerConfig{})
+	pasted := strings.Repeat("Varroa mites spread deformed wing virus. ", 3<<20/41)
+	body := `{"messages": [{"role": "user", "content": "` + pasted + `"}, {"role": "assistant", "content": "Noted."}, {"role": "user", "content": "Which bees pollinate almond orchards?"}]}`
+	r, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	if r.StatusCode != http.StatusOK || !strings.Contains(string(b), "almond") {
+		t.Fatalf("a %d-byte conversation: %s %.300s", len(body), r.Status, b)
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for n, want := range map[int64]string{16 << 20: "16 MiB", 64 << 10: "64 KiB", 1500: "1500 bytes", 1<<20 + 1: "1048577 bytes"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -36,8 +36,13 @@ type ServerConfig struct {
 	Options rag.PipelineOptions
 	// Token, when set, is required as "Authorization: Bearer <Token>".
 	Token string
-	// MaxBodyBytes bounds a request body; default 64 KiB.
+	// MaxBodyBytes bounds the body of a request to /v1/answers; default
+	// 64 KiB.
 	MaxBodyBytes int64
+	// MaxChatBodyBytes bounds the body of a request to
+	// /v1/chat/completions, which carries the whole conversation (pasted
+	// text and all); default 16 MiB.
+	MaxChatBodyBytes int64
 	// MaxConversations bounds the conversations kept in memory; the
 	// oldest is forgotten past it. Default 1000.
 	MaxConversations int
@@ -94,6 +99,9 @@ type served struct {
 func NewServer(cfg ServerConfig) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 64 << 10
+	}
+	if cfg.MaxChatBodyBytes <= 0 {
+		cfg.MaxChatBodyBytes = 16 << 20
 	}
 	if cfg.MaxConversations <= 0 {
 		cfg.MaxConversations = 1000
@@ -181,7 +189,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		var nerr net.Error
 		switch {
 		case errors.As(err, &tooBig):
-			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", tooBig.Limit))
+			refuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %s, this server's limit for a question", byteSize(tooBig.Limit)))
 			return
 		case errors.As(err, &nerr) && nerr.Timeout():
 			refuse(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s: send it whole, at once", s.cfg.BodyTimeout))
@@ -321,6 +329,18 @@ func (s *Server) segment(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(out)
+}
+
+// byteSize is n bytes as a reader says it: "16 MiB", "64 KiB", or
+// "1500 bytes" when it is no whole number of either.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func jsonError(w http.ResponseWriter, status int, msg string) {
