@@ -2,7 +2,6 @@ package headless
 
 import (
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -108,28 +107,17 @@ func openAIPath(path string) bool {
 // headers, before any of the body is read) and closes its connection: in
 // the OpenAI form on the OpenAI paths, as {"error": "..."} elsewhere.
 func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request) {
-	const msg = "a bearer token is required: send Authorization: Bearer <token>"
 	w.Header().Set("WWW-Authenticate", `Bearer realm="ibid"`)
 	if !openAIPath(r.URL.Path) {
-		refuse(w, http.StatusUnauthorized, msg)
+		refuse(w, http.StatusUnauthorized, tokenRequired)
 		return
 	}
 	code := "invalid_api_key"
 	w.Header().Set("Connection", "close")
-	(&apiError{status: http.StatusUnauthorized, Message: msg + " (the API key of your client)", Type: "invalid_request_error", Code: &code}).write(w)
+	(&apiError{status: http.StatusUnauthorized, Message: tokenRequired + " (the API key of your client)", Type: "invalid_request_error", Code: &code}).write(w)
 	rc := http.NewResponseController(w)
 	rc.Flush()
 	rc.SetReadDeadline(time.Now())
-}
-
-// tokenOK reports whether r carries the server's token (always, without
-// one), compared in constant time.
-func (s *Server) tokenOK(r *http.Request) bool {
-	if s.cfg.Token == "" {
-		return true
-	}
-	want := "Bearer " + s.cfg.Token
-	return subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(want)) == 1
 }
 
 // modelJSON is a model of GET /v1/models.

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ibid-dev/ibid/citations"
@@ -77,22 +76,9 @@ type Server struct {
 	pipelines map[citations.Mode]*rag.Pipeline
 	mux       *http.ServeMux
 
-	mu    sync.Mutex
-	convs map[string]*served
-	order []string // conversation ids, oldest first
-
-	chat    *chatMemory // conversations of /v1/chat/completions
+	convs   *Conversations // conversations of /v1/answers
+	chat    *chatMemory    // conversations of /v1/chat/completions
 	started time.Time
-}
-
-// served is a conversation the server keeps. mu is held for a whole
-// answer and while the turns are trimmed or copied, so the window of
-// turns is kept without racing the pipeline.
-//
-// Invariant: between answers, len(conv.Turns) <= MaxTurns.
-type served struct {
-	mu   sync.Mutex
-	conv *rag.Conversation
 }
 
 // NewServer returns the handler of `ibid serve`.
@@ -112,7 +98,7 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = 30 * time.Second
 	}
-	s := &Server{cfg: cfg, pipelines: map[citations.Mode]*rag.Pipeline{}, convs: map[string]*served{},
+	s := &Server{cfg: cfg, pipelines: map[citations.Mode]*rag.Pipeline{}, convs: NewConversations(cfg.LibraryName, cfg.MaxConversations, cfg.MaxTurns),
 		chat: newChatMemory(cfg.MaxConversations), started: time.Now()}
 	for _, mode := range []citations.Mode{citations.ModeInline, citations.ModeJSON, citations.ModeSections} {
 		opt := cfg.Options
@@ -132,7 +118,7 @@ func NewServer(cfg ServerConfig) *Server {
 // read: a request without it is answered 401 at once and its connection
 // closed, however slowly its body trickles in.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !s.tokenOK(r) {
+	if !BearerOK(r, s.cfg.Token) {
 		s.unauthorized(w, r)
 		return
 	}
@@ -210,10 +196,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	if req.CiteFormat.set {
 		p = s.pipelines[req.CiteFormat.mode]
 	}
-	sv := s.conversation(req.ConversationID)
-	sv.mu.Lock()
-	defer sv.mu.Unlock()
-	conv := sv.conv
+	held, _ := s.convs.Open(req.ConversationID, true)
+	defer held.Close()
+	conv := held.Conv
 
 	fl, _ := w.(http.Flusher)
 	h := w.Header()
@@ -230,45 +215,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	p.Answer(r.Context(), conv, req.Question, func(e rag.Event) {
 		sse.Write(e)
 	})
-	if n := len(conv.Turns) - s.cfg.MaxTurns; n > 0 {
-		// A copy, so the dropped turns are freed with the old array.
-		conv.Turns = append([]rag.Turn(nil), conv.Turns[n:]...)
-	}
-}
-
-// conversation returns the conversation id names, creating it (with that
-// id, or a new one when id is empty).
-func (s *Server) conversation(id string) *served {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c, ok := s.convs[id]; ok && id != "" {
-		return c
-	}
-	c := &served{conv: rag.NewConversation(s.cfg.LibraryName)}
-	if id != "" {
-		c.conv.ID = id
-	}
-	s.convs[c.conv.ID] = c
-	s.order = append(s.order, c.conv.ID)
-	for len(s.order) > s.cfg.MaxConversations {
-		delete(s.convs, s.order[0])
-		s.order = s.order[1:]
-	}
-	return c
 }
 
 // Conversation returns a snapshot of the conversation with id, if kept:
 // its last MaxTurns turns. It waits for an answer in progress to end.
 func (s *Server) Conversation(id string) (*rag.Conversation, bool) {
-	s.mu.Lock()
-	c, ok := s.convs[id]
-	s.mu.Unlock()
-	if !ok {
-		return nil, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.conv.Snapshot(), true
+	return s.convs.Snapshot(id)
 }
 
 // segmentJSON is the body of GET /v1/segments/{id}.

@@ -54,18 +54,18 @@ func (s *server) ask(ctx context.Context, req *sdk.CallToolRequest, in askArgs) 
 	if docs, err := s.cfg.Library.Documents(ctx); err == nil && len(docs) == 0 {
 		return nil, out, fmt.Errorf("the library %q is empty: the user adds documents with `ibid add --library %s PATH`", s.cfg.LibraryName, s.cfg.LibraryName)
 	}
-	conv, err := s.convs.get(in.ConversationID, s.cfg.LibraryName)
-	if err != nil {
-		return nil, out, err
+	conv, ok := s.convs.Open(in.ConversationID, false)
+	if !ok {
+		return nil, out, fmt.Errorf("no conversation %q: conversations are kept while the server runs (the last %d); ask without conversation_id to start a new one", in.ConversationID, s.convs.Max())
 	}
-	defer conv.mu.Unlock()
+	defer conv.Close() // trims it to its last turns
 
 	pr := newProgress(ctx, req)
 	pr.say("searching library " + s.cfg.LibraryName)
 	ctx = llm.WithNotify(ctx, func(w llm.Wait) { pr.say(w.String()) })
 	reply := headless.NewReply(s.cfg.Library, headless.ReplyOptions{Sources: true, SegmentIDs: true})
 	var text strings.Builder
-	err = s.pipeline.Answer(ctx, conv.conv, question, func(e rag.Event) {
+	err := s.pipeline.Answer(ctx, conv.Conv, question, func(e rag.Event) {
 		if e.Type == rag.EventDone && !reply.Started() && reply.Err() != "" {
 			return // failed before it began: a tool error says so
 		}
@@ -80,7 +80,6 @@ func (s *server) ask(ctx context.Context, req *sdk.CallToolRequest, in askArgs) 
 			pr.writing(text.Len())
 		}
 	})
-	s.convs.trim(conv)
 	switch {
 	case ctx.Err() != nil:
 		return nil, out, errors.New("cancelled")
@@ -96,7 +95,7 @@ func (s *server) ask(ctx context.Context, req *sdk.CallToolRequest, in askArgs) 
 			out.Unsupported = append(out.Unsupported, fn.Number)
 		}
 	}
-	out.ConversationID = conv.conv.ID
+	out.ConversationID = conv.Conv.ID
 	if info := reply.Info(); info != nil {
 		out.Model, out.Interrupted, out.Note = info.Model, info.Interrupted || err != nil, info.Note
 	}

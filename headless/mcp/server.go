@@ -24,6 +24,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ibid-dev/ibid/headless"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -59,7 +60,7 @@ type Config struct {
 type server struct {
 	cfg      Config
 	pipeline *rag.Pipeline
-	convs    *conversations
+	convs    *headless.Conversations
 }
 
 // New returns the MCP server of the library cfg names, with its tools and
@@ -73,7 +74,7 @@ func New(cfg Config) *sdk.Server {
 		cfg.MaxTurns = 20
 	}
 	s := &server{cfg: cfg, pipeline: rag.NewPipeline(cfg.Library, cfg.Answerer, cfg.Options),
-		convs: newConversations(cfg.MaxConversations, cfg.MaxTurns)}
+		convs: headless.NewConversations(cfg.LibraryName, cfg.MaxConversations, cfg.MaxTurns)}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "ibid", Title: "ibid: " + cfg.LibraryName, Version: cfg.Version},
 		&sdk.ServerOptions{Instructions: s.instructions()})
 	s.addSearch(srv)
