@@ -198,15 +198,10 @@ func exportCmd(b Backend, path string, style rag.CiteStyle) tea.Cmd {
 			bibPath = path + ".json"
 		}
 		md, works := pe.PandocMarkdown(filepath.Base(bibPath))
-		old, err := os.ReadFile(bibPath)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return exportedMsg{path: path, err: err}
-		}
-		csl, _, err := bib.MergeCSL(old, works)
-		if err != nil {
-			return exportedMsg{path: path, err: fmt.Errorf("%s exists and is %w; export to another name", bibPath, err)}
-		}
-		if err := exportFile(bibPath, csl); err != nil {
+		if _, err := bib.AddToCSLFile(bibPath, works); err != nil {
+			if errors.Is(err, bib.ErrNotCSL) {
+				err = fmt.Errorf("%w; export to another name", err)
+			}
 			return exportedMsg{path: path, err: err}
 		}
 		return exportedMsg{path: path, bibliography: bibPath, err: exportFile(path, []byte(md))}

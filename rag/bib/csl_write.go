@@ -3,6 +3,7 @@ package bib
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -122,6 +123,10 @@ func WriteCSL(entries []Entry) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// ErrNotCSL is wrapped by the error of content that should be a CSL JSON
+// array and is not.
+var ErrNotCSL = errors.New("not a CSL JSON array")
+
 // MergeCSL adds entries to a CSL JSON array (existing; empty for none),
 // keeping its items exactly as they are and adding each entry whose id
 // it lacks, in order. It returns the new file and how many were added;
@@ -131,7 +136,7 @@ func MergeCSL(existing []byte, entries []Entry) ([]byte, int, error) {
 	var items []json.RawMessage
 	if len(bytes.TrimSpace(existing)) > 0 {
 		if err := json.Unmarshal(existing, &items); err != nil {
-			return nil, 0, fmt.Errorf("not a CSL JSON array: %w", err)
+			return nil, 0, fmt.Errorf("%w: %w", ErrNotCSL, err)
 		}
 	}
 	have := map[string]bool{}
