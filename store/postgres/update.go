@@ -266,45 +266,33 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	if err := lockCollection(ctx, tx, s.coll, s.lockWait); err != nil {
 		return err
 	}
-	if len(deletes) > 0 {
-		rows, err := tx.Query(ctx, `SELECT id FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`, s.coll, deletes)
-		if err != nil {
-			return err
-		}
-		found, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		have := make(map[string]bool, len(found))
-		for _, id := range found {
-			have[id] = true
-		}
-		for _, id := range deletes {
-			if !have[id] {
-				return fmt.Errorf("can't delete document %s: %w", id, store.ErrNotFound)
-			}
-		}
-	}
-	// Deleted and replaced documents go with their chunks; the keyword
-	// statistics follow. A parent is a chunk an index row of its document
-	// names, itself no index row (store.Parents).
-	gone := append(append([]string(nil), deletes...), b.ids...)
-	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET
-		(chunk_count, parent_count, term_total) = (SELECT chunk_count - count(*),
-			parent_count - count(*) FILTER (WHERE c.parent_chunk_id IS NULL AND EXISTS (
-				SELECT 1 FROM `+s.chunks+` x WHERE x.document_id = c.document_id AND x.parent_chunk_id = c.id)),
-			term_total - coalesce(sum(c.term_count), 0)
-			FROM `+s.chunks+` c WHERE c.document_id = ANY($2))
-		WHERE id = $1`, s.coll, gone); err != nil {
+	// The documents that go: those deleted (each must exist) and those
+	// that the batch replaces (those of its documents the library holds).
+	rows, err := tx.Query(ctx, `SELECT id FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`,
+		s.coll, append(append([]string(nil), deletes...), b.ids...))
+	if err != nil {
 		return err
 	}
-	if err := s.countTerms(ctx, tx, gone, -1); err != nil {
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM `+s.chunks+` WHERE document_id = ANY($1)`, gone); err != nil {
-		return err
+	have := make(map[string]bool, len(found))
+	for _, id := range found {
+		have[id] = true
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`, s.coll, gone); err != nil {
+	for _, id := range deletes {
+		if !have[id] {
+			return fmt.Errorf("can't delete document %s: %w", id, store.ErrNotFound)
+		}
+	}
+	gone := append([]string(nil), deletes...)
+	for _, id := range b.ids {
+		if have[id] {
+			gone = append(gone, id)
+		}
+	}
+	if err := s.remove(ctx, tx, gone); err != nil {
 		return err
 	}
 	if len(b.docs) == 0 {
@@ -357,6 +345,36 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	// (most of the table's bytes) have no statistics worth reading.
 	_, err = tx.Exec(ctx, `ANALYZE `+s.chunks+` (document_id, id, parent_chunk_id, section_key, page_start, page_end)`)
 	return err
+}
+
+// remove deletes the documents gone, with their chunks; the library's
+// counts and keyword statistics follow. A parent is a chunk an index row
+// of its document names, itself no index row (store.Parents). Nothing
+// gone, nothing done: a bulk load of new documents costs no statement
+// here.
+func (s *Store) remove(ctx context.Context, tx pgx.Tx, gone []string) error {
+	if len(gone) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET
+		(chunk_count, parent_count, term_total) = (SELECT chunk_count - count(*),
+			parent_count - count(*) FILTER (WHERE c.parent_chunk_id IS NULL AND EXISTS (
+				SELECT 1 FROM `+s.chunks+` x WHERE x.document_id = c.document_id AND x.parent_chunk_id = c.id)),
+			term_total - coalesce(sum(c.term_count), 0)
+			FROM `+s.chunks+` c WHERE c.document_id = ANY($2))
+		WHERE id = $1`, s.coll, gone); err != nil {
+		return err
+	}
+	if err := s.countTerms(ctx, tx, gone, -1); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM `+s.chunks+` WHERE document_id = ANY($1)`, gone); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM rag_documents WHERE collection_id = $1 AND id = ANY($2)`, s.coll, gone); err != nil {
+		return err
+	}
+	return nil
 }
 
 // indexPlan says which indexes a batch builds after its COPY, and whether
