@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/store"
-	"github.com/ibid-dev/ibid/store/keyword"
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 )
@@ -55,6 +53,7 @@ func (s *Store) Update(ctx context.Context, puts []store.Put, deletes []string) 
 		return err
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.write(ctx, tx, b, deletes) })
+	b.terms.wait() // a failed write leaves no worker behind
 	if err != nil {
 		return fmt.Errorf("couldn't update library %q (nothing was changed): %w", s.name, classify(err))
 	}
@@ -64,18 +63,20 @@ func (s *Store) Update(ctx context.Context, puts []store.Put, deletes []string) 
 	return nil
 }
 
-// batch is a validated Update: rows ready for COPY.
+// batch is a validated Update: rows ready for COPY, but for their keyword
+// terms, which workers analyse while the rows stream to the server.
+//
+// Invariant: a chunk row's terms, term_freqs and term_count are read only
+// after its document's ready channel is closed (terms.go); terms, dfTerms
+// and dfCounts only after done.
 type batch struct {
 	ids     []string // the documents put, once each
 	docs    [][]any
 	chunks  [][]any
-	terms   int64 // the sum of the chunks' term counts
-	parents int   // how many of the chunks are parents (store.Parents)
-	// the batch's document frequencies: in how many of its chunks each
-	// term occurs (dfTerms sorted, dfCounts alongside)
-	dfTerms  []string
-	dfCounts []int32
-	deferred bool // the batch left its keyword index entries pending (bulk.go)
+	parents int // how many of the chunks are parents (store.Parents)
+	terms   *analysis
+	// deferred: the batch left its keyword index entries pending (bulk.go)
+	deferred bool
 }
 
 // docColumns and chunkColumns are the columns COPY fills.
@@ -86,7 +87,8 @@ var (
 )
 
 // prepare checks a batch (ids, dimensions, text PostgreSQL can hold) and
-// turns it into rows, analysing the segments' keyword texts on every core.
+// turns it into rows on every core, then starts the analysis of their keyword
+// texts (terms.go), which goes on while the rows are copied.
 // A document put twice keeps its last version.
 func (s *Store) prepare(puts []store.Put) (*batch, error) {
 	last := make(map[string]int, len(puts))
@@ -162,28 +164,14 @@ func (s *Store) prepare(puts []store.Put) (*batch, error) {
 			return nil, err
 		}
 	}
-	df := map[string]int32{}
-	for _, row := range b.chunks {
-		b.terms += int64(row[len(row)-1].(int))
-		for _, t := range row[len(row)-3].([]string) {
-			df[t]++
-		}
-	}
-	b.dfTerms = make([]string, 0, len(df))
-	for t := range df {
-		b.dfTerms = append(b.dfTerms, t)
-	}
-	slices.Sort(b.dfTerms)
-	b.dfCounts = make([]int32, len(b.dfTerms))
-	for i, t := range b.dfTerms {
-		b.dfCounts[i] = df[t]
-	}
+	b.terms = analyse(b.chunks, offsets, parents)
 	return b, nil
 }
 
-// chunkRow checks segment j of doc and makes its rag_chunks row. A parent's
-// row has no vector and no terms: neither search finds it, and the keyword
-// statistics do not count it.
+// chunkRow checks segment j of doc and makes its rag_chunks row, holding
+// in its terms column the text to analyse until analysis replaces it. A
+// parent's row has no vector and no terms: neither search finds it, and the
+// keyword statistics do not count it.
 func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment, parent bool) ([]any, error) {
 	want := doc.ID + ":" + strconv.Itoa(j)
 	if sg.ID != want || sg.DocumentID != doc.ID || sg.Index != j {
@@ -209,10 +197,6 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment, parent b
 	if !zero && !parent { // stored normalised, as the embedded store keeps them
 		vec = pgvector.NewVector(v)
 	}
-	terms, freqs, n := []string{}, []int32{}, 0
-	if !parent {
-		terms, freqs, n = termFreqs(sg.KeywordText())
-	}
 	var parentID any
 	if sg.Parent != "" {
 		parentID = sg.Parent
@@ -223,28 +207,7 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment, parent b
 	}
 	return []any{s.coll, doc.ID, j, sg.ID, sg.Text, sg.IndexText, vec, parentID,
 		strings.ToLower(store.SectionPath(sg.Section)), sg.PageStart, sg.PageEnd, json.RawMessage(meta),
-		terms, freqs, n}, nil
-}
-
-// termFreqs analyses text as every backend does (keyword.Tokenize) and
-// returns its distinct terms, sorted, their frequencies, and the number of
-// terms.
-func termFreqs(text string) ([]string, []int32, int) {
-	toks := keyword.Tokenize(text)
-	tf := make(map[string]int32, len(toks))
-	for _, t := range toks {
-		tf[t]++
-	}
-	terms := make([]string, 0, len(tf))
-	for t := range tf {
-		terms = append(terms, t)
-	}
-	slices.Sort(terms)
-	freqs := make([]int32, len(terms))
-	for i, t := range terms {
-		freqs[i] = tf[t]
-	}
-	return terms, freqs, len(toks)
+		sg.KeywordText(), nil, nil}, nil // terms: see analysis
 }
 
 // storable refuses text PostgreSQL cannot hold in a text column: invalid
@@ -298,11 +261,6 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	if len(b.docs) == 0 {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET chunk_count = chunk_count + $2, term_total = term_total + $3,
-		parent_count = parent_count + $4 WHERE id = $1`,
-		s.coll, len(b.chunks), b.terms, b.parents); err != nil {
-		return err
-	}
 	plan, err := s.planIndexes(ctx, tx, len(b.chunks))
 	if err != nil {
 		return err
@@ -316,13 +274,19 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"rag_documents"}, docColumns, pgx.CopyFromRows(b.docs)); err != nil {
 		return fmt.Errorf("couldn't copy documents: %w", err)
 	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.chunks}, chunkColumns, pgx.CopyFromRows(b.chunks)); err != nil {
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.chunks}, chunkColumns, b.terms.stream()); err != nil {
 		return fmt.Errorf("couldn't copy segments: %w", err)
+	}
+	df := b.terms.wait()
+	if _, err := tx.Exec(ctx, `UPDATE rag_collections SET chunk_count = chunk_count + $2, term_total = term_total + $3,
+		parent_count = parent_count + $4 WHERE id = $1`,
+		s.coll, len(b.chunks), df.total, b.parents); err != nil {
+		return err
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO rag_terms (collection_id, term, df)
 		SELECT $1, u.term, u.df FROM unnest($2::text[], $3::int[]) AS u(term, df)
 		ON CONFLICT (collection_id, term) DO UPDATE SET df = rag_terms.df + EXCLUDED.df`,
-		s.coll, b.dfTerms, b.dfCounts); err != nil {
+		s.coll, df.terms, df.counts); err != nil {
 		return fmt.Errorf("couldn't count terms: %w", err)
 	}
 	if !plan.hnsw && !plan.terms && !plan.analyze {
