@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -165,6 +166,13 @@ type changedFile struct {
 // at a time. A library that follows nothing syncs nothing. Cancelling ctx
 // stops it, keeping the documents that were whole (as Add).
 func (l *Library) Sync(ctx context.Context, opt SyncOptions, progress func(AddProgress)) (*SyncReport, error) {
+	return l.sync(ctx, opt, nil, progress)
+}
+
+// sync is Sync reading the roots' files from listed when it lists the
+// roots the library follows now (a watcher's listing, taken just before),
+// and listing them itself otherwise: a sync lists the roots once.
+func (l *Library) sync(ctx context.Context, opt SyncOptions, listed *listing, progress func(AddProgress)) (*SyncReport, error) {
 	rep := &SyncReport{Add: &AddReport{}}
 	if progress == nil {
 		progress = func(AddProgress) {}
@@ -184,7 +192,12 @@ func (l *Library) Sync(ctx context.Context, opt SyncOptions, progress func(AddPr
 	if err != nil {
 		return rep, fmt.Errorf("couldn't read library %q: %w", l.name, err)
 	}
-	cands, err := l.scan(ctx, roots, docs, rep, progress)
+	if listed == nil || !slices.Equal(listed.roots, roots) {
+		if listed, err = listRoots(ctx, roots, progress); err != nil {
+			return rep, err
+		}
+	}
+	cands, err := l.scan(ctx, listed, docs, rep)
 	if err != nil {
 		return rep, err
 	}
@@ -197,38 +210,48 @@ func (l *Library) Sync(ctx context.Context, opt SyncOptions, progress func(AddPr
 	return rep, l.syncRemove(ctx, roots, opt, rep, progress)
 }
 
-// scan lists the roots' files and returns those that are new or changed
-// by their size and time, counting the others in rep.
-func (l *Library) scan(ctx context.Context, roots []Root, docs []store.Document, rep *SyncReport, progress func(AddProgress)) ([]changedFile, error) {
-	strategy, _ := strategyOf(docs)
-	lost, err := l.unembedded(ctx)
-	if err != nil {
-		return nil, err
+// listing is what listing roots found: for each root, in order, whether
+// it is gone, its files with their sizes and times, and what Expand
+// skipped.
+//
+// Invariant: len(files) == len(skipped) == len(missing) == len(roots);
+// a file is listed once, under the first root that holds it, by its
+// absolute path.
+type listing struct {
+	roots   []Root
+	missing []bool // a followed folder or file that does not exist
+	files   [][]listedFile
+	skipped [][]*ingest.SkipError
+}
+
+// listedFile is a file of a root, as it was listed.
+type listedFile struct {
+	path string // absolute
+	st   fileStat
+}
+
+// listRoots lists the roots' files (ingest.Expand) and their sizes and
+// times, reporting StageScan progress; it stops when ctx does.
+func listRoots(ctx context.Context, roots []Root, progress func(AddProgress)) (*listing, error) {
+	if progress == nil {
+		progress = func(AddProgress) {}
 	}
-	byPath := make(map[string]store.Document, len(docs))
-	for _, d := range docs {
-		byPath[d.Path] = d
-	}
-	skips := l.skipMemo()
-	var cands []changedFile
+	ls := &listing{roots: roots, missing: make([]bool, len(roots)),
+		files: make([][]listedFile, len(roots)), skipped: make([][]*ingest.SkipError, len(roots))}
 	seen := map[string]bool{}
 	p := AddProgress{Stage: StageScan}
 	for i, r := range roots {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if r.Kind != KindGlob {
 			if _, err := os.Stat(r.Path); errors.Is(err, fs.ErrNotExist) {
-				if r.Kind == KindFolder { // a file root gone is a file gone
-					rep.Missing = append(rep.Missing, r)
-				}
+				ls.missing[i] = true
 				continue
 			}
 		}
 		files, skipped := ingest.Expand([]string{r.Path})
-		for _, s := range skipped {
-			if r.Kind == KindGlob && s.Path == r.Path {
-				continue // a glob that matches nothing now: its files are gone
-			}
-			rep.Add.Skipped = append(rep.Add.Skipped, s)
-		}
+		ls.skipped[i] = skipped
 		for _, f := range files {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -246,19 +269,65 @@ func (l *Library) scan(ctx context.Context, roots []Root, docs []store.Document,
 			if err != nil {
 				continue // gone since it was listed
 			}
-			st := statOf(fi)
-			if d, ok := byPath[abs]; ok && !lost[d.ID] && unchangedAs(d, st, strategy) {
-				rep.Unchanged++
-				continue
-			}
-			if skips.known(abs, st) {
-				rep.KnownSkips++
-				continue
-			}
-			cands = append(cands, changedFile{path: abs, st: st, root: i})
+			ls.files[i] = append(ls.files[i], listedFile{path: abs, st: statOf(fi)})
 		}
 	}
 	progress(p)
+	return ls, nil
+}
+
+// fingerprint is a digest of the listing: the roots, their files' names,
+// sizes and times. Two listings with the same fingerprint found the same.
+func (ls *listing) fingerprint() string {
+	h := sha256.New()
+	for i, r := range ls.roots {
+		fmt.Fprintf(h, "root %s\n", r.Path)
+		for _, f := range ls.files[i] {
+			fmt.Fprintf(h, "%s\x00%d\x00%d\n", f.path, f.st.size, f.st.mtime)
+		}
+	}
+	return string(h.Sum(nil))
+}
+
+// scan returns the listed files that are new or changed by their size
+// and time, counting the others in rep.
+func (l *Library) scan(ctx context.Context, ls *listing, docs []store.Document, rep *SyncReport) ([]changedFile, error) {
+	strategy, _ := strategyOf(docs)
+	lost, err := l.unembedded(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byPath := make(map[string]store.Document, len(docs))
+	for _, d := range docs {
+		byPath[d.Path] = d
+	}
+	skips := l.skipMemo()
+	var cands []changedFile
+	for i, r := range ls.roots {
+		if ls.missing[i] {
+			if r.Kind == KindFolder { // a file root gone is a file gone
+				rep.Missing = append(rep.Missing, r)
+			}
+			continue
+		}
+		for _, s := range ls.skipped[i] {
+			if r.Kind == KindGlob && s.Path == r.Path {
+				continue // a glob that matches nothing now: its files are gone
+			}
+			rep.Add.Skipped = append(rep.Add.Skipped, s)
+		}
+		for _, f := range ls.files[i] {
+			if d, ok := byPath[f.path]; ok && !lost[d.ID] && unchangedAs(d, f.st, strategy) {
+				rep.Unchanged++
+				continue
+			}
+			if skips.known(f.path, f.st) {
+				rep.KnownSkips++
+				continue
+			}
+			cands = append(cands, changedFile{path: f.path, st: f.st, root: i})
+		}
+	}
 	return cands, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -372,5 +373,38 @@ func TestSyncGlobAndFileRoots(t *testing.T) {
 	}
 	if n := len(mustDocs(t, l)); n != 3 {
 		t.Fatalf("Forget removed documents: %d left", n)
+	}
+}
+
+// TestSyncReadsTheListingGiven: a sync given the roots' listing (a
+// watcher's, taken to see whether anything changed) reads the files from
+// it and lists nothing again: a file made after the listing waits for the
+// next sync. A listing of other roots than those followed is not used.
+func TestSyncReadsTheListingGiven(t *testing.T) {
+	tmp := testEnv(t)
+	dir := filepath.Join(tmp, "papers")
+	writeFiles(t, dir, map[string]string{"a.md": note("Alpha", "About herons.")})
+	l := mustOpen(t, Options{})
+	follow(t, l, dir)
+	ctx := context.Background()
+	writeFiles(t, dir, map[string]string{"b.md": note("Beta", "About egrets.")})
+	roots, err := l.Roots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := listRoots(ctx, roots, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"c.md": note("Gamma", "About storks.")})
+	rep, err := l.sync(ctx, SyncOptions{}, ls, nil)
+	if err != nil || len(rep.Add.Added) != 1 || rep.Add.Added[0].Path != filepath.Join(dir, "b.md") {
+		t.Fatalf("sync over the listing: %s, %v", rep.Summary(), err)
+	}
+	other := &listing{roots: []Root{{Path: filepath.Join(tmp, "elsewhere"), Kind: KindFolder}}, missing: []bool{true},
+		files: make([][]listedFile, 1), skipped: make([][]*ingest.SkipError, 1)}
+	rep, err = l.sync(ctx, SyncOptions{}, other, nil)
+	if err != nil || len(rep.Add.Added) != 1 || rep.Add.Added[0].Path != filepath.Join(dir, "c.md") || len(rep.Missing) != 0 {
+		t.Fatalf("sync over another root's listing: %s, %v", rep.Summary(), err)
 	}
 }

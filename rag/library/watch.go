@@ -2,7 +2,6 @@ package library
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,8 +14,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/ibid-dev/ibid/rag/ingest"
 )
 
 // A watcher keeps a library in step with its roots while a program runs
@@ -168,7 +165,7 @@ func (r *watchRun) run(ctx context.Context) {
 	}
 	r.poll = r.opt.Poll
 	r.reroot(ctx)
-	r.sync(ctx)
+	r.sync(ctx, nil)
 
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
@@ -199,13 +196,14 @@ func (r *watchRun) run(ctx context.Context) {
 			r.reroot(ctx)
 			debounce.Reset(r.opt.Debounce)
 		case <-debounce.C:
-			if r.sync(ctx) {
+			if r.sync(ctx, nil) {
 				debounce.Reset(r.opt.Debounce) // files still being written
 			}
 		case <-poll.C:
 			r.rewatch()
-			if r.reroot(ctx) || r.listing(ctx) != r.print {
-				if r.sync(ctx) {
+			rerooted := r.reroot(ctx)
+			if ls := r.list(ctx, nil); ls != nil && (rerooted || ls.fingerprint() != r.print) {
+				if r.sync(ctx, ls) {
 					debounce.Reset(r.opt.Debounce)
 				}
 			}
@@ -214,23 +212,29 @@ func (r *watchRun) run(ctx context.Context) {
 	}
 }
 
-// sync runs a sync, reporting it, and reports whether files were still
-// being written (another sync should follow).
-func (r *watchRun) sync(ctx context.Context) (again bool) {
+// sync runs a sync over ls (the roots as just listed; nil: listed now),
+// reporting it, and reports whether files were still being written
+// (another sync should follow).
+func (r *watchRun) sync(ctx context.Context, ls *listing) (again bool) {
 	if len(r.roots) == 0 {
 		r.print = ""
 		return false
 	}
+	progress := func(p AddProgress) {
+		r.opt.Report(WatchEvent{Kind: WatchProgress, Progress: p})
+	}
+	if ls == nil {
+		if ls = r.list(ctx, progress); ls == nil {
+			return false
+		}
+	}
 	// The listing before the sync: what changes during it is seen by the
 	// next poll. A failed sync is tried again at the next change.
-	print := r.listing(ctx)
-	rep, err := r.l.Sync(ctx, SyncOptions{Settle: r.opt.Debounce, Enrich: r.opt.Enrich}, func(p AddProgress) {
-		r.opt.Report(WatchEvent{Kind: WatchProgress, Progress: p})
-	})
+	rep, err := r.l.sync(ctx, SyncOptions{Settle: r.opt.Debounce, Enrich: r.opt.Enrich}, ls, progress)
 	if ctx.Err() != nil {
 		return false
 	}
-	r.print = print
+	r.print = ls.fingerprint()
 	if err != nil {
 		r.opt.Report(WatchEvent{Kind: WatchFailed, Err: err})
 		return false
@@ -392,25 +396,14 @@ func (r *watchRun) sayMode() {
 	}
 }
 
-// listing is a fingerprint of the roots' files: their names, sizes and
-// times. It stretches the poll interval when listing takes long.
-func (r *watchRun) listing(ctx context.Context) string {
+// list lists the roots (listRoots), nil when ctx ended. It stretches the
+// poll interval when listing takes long.
+func (r *watchRun) list(ctx context.Context, progress func(AddProgress)) *listing {
 	start := time.Now()
-	h := sha256.New()
-	for _, root := range r.roots {
-		if ctx.Err() != nil {
-			return r.print
-		}
-		fmt.Fprintf(h, "root %s\n", root.Path)
-		files, _ := ingest.Expand([]string{root.Path})
-		for _, f := range files {
-			fi, err := os.Stat(f)
-			if err != nil {
-				continue
-			}
-			fmt.Fprintf(h, "%s\x00%d\x00%d\n", f, fi.Size(), fi.ModTime().UnixNano())
-		}
+	ls, err := listRoots(ctx, r.roots, progress)
+	if err != nil {
+		return nil
 	}
 	r.poll = max(r.opt.Poll, 20*time.Since(start))
-	return string(h.Sum(nil))
+	return ls
 }
