@@ -175,6 +175,9 @@ type AddOptions struct {
 	// bib, set by AddBibliography, gives documents their entries'
 	// metadata.
 	bib *bibAdd
+	// synced: the add of a Sync, which remembers the files it skips
+	// (skips.go) as an add that follows does.
+	synced bool
 }
 
 // AddWith is Add with options.
@@ -271,6 +274,8 @@ func (l *Library) AddWith(ctx context.Context, paths []string, opt AddOptions, p
 			if err := l.follow(wctx, paths, opt, a.strategy); err != nil && runErr == nil {
 				runErr = err
 			}
+		}
+		if opt.Follow && opt.bib == nil || opt.synced {
 			a.rememberSkips()
 		}
 		if opt.Reindex && runErr == nil {

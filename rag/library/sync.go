@@ -360,34 +360,26 @@ func settle(ctx context.Context, cands []changedFile, d time.Duration, rep *Sync
 	return ready, nil
 }
 
-// syncAdd adds the candidates, each with its root's options, and
-// remembers the files that were skipped.
+// syncAdd adds the candidates, each with its root's options; the adds
+// remember the files they skip.
 func (l *Library) syncAdd(ctx context.Context, roots []Root, cands []changedFile, opt SyncOptions, rep *SyncReport, progress func(AddProgress)) error {
-	skips := l.skipMemo()
-	defer skips.save()
+	defer l.skipMemo().save() // forgets the files that are gone, added or not
 	if len(cands) == 0 {
 		return nil
 	}
 	// One add per set of options, in the roots' order.
 	groups := map[int64][]string{}
 	var order []int64
-	stats := make(map[string]fileStat, len(cands))
 	for _, c := range cands {
 		size := roots[c.root].MaxFileSize
 		if _, ok := groups[size]; !ok {
 			order = append(order, size)
 		}
 		groups[size] = append(groups[size], c.path)
-		stats[c.path] = c.st
 	}
 	for _, size := range order {
-		ar, err := l.AddWith(ctx, groups[size], AddOptions{MaxFileSize: size, Enrich: opt.Enrich}, progress)
+		ar, err := l.AddWith(ctx, groups[size], AddOptions{MaxFileSize: size, Enrich: opt.Enrich, synced: true}, progress)
 		merge(rep.Add, ar)
-		for _, s := range ar.Skipped {
-			if st, ok := stats[s.Path]; ok {
-				skips.remember(s.Path, st, s.Reason)
-			}
-		}
 		if err != nil {
 			return err
 		}
