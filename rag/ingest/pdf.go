@@ -110,8 +110,7 @@ func assemblePDF(doc *pdf.Document) *parsed {
 				path = []string{t} // the front matter and the abstract are one section
 				abstractAt = off + len(t)
 			} else {
-				d := min(max(blk.Level, 1), len(stack)+1)
-				stack = append(stack[:d-1], t)
+				stack = pushHeading(stack, blk.Level, t)
 				newSection(off, slices.Clone(stack))
 			}
 			headings++
@@ -148,6 +147,15 @@ func assemblePDF(doc *pdf.Document) *parsed {
 		}
 	}
 	return p
+}
+
+// pushHeading is the path of headings stack after a heading t of level
+// (1 the top one): the headings above that level kept, t last. A level
+// deeper than the stack (a 3 right under a 1) is the one just below it;
+// one below 1 is 1. The stack's array is reused.
+func pushHeading(stack []string, level int, t string) []string {
+	d := min(max(level, 1), len(stack)+1)
+	return append(stack[:d-1], t)
 }
 
 // blockLines appends the lines of blk, whose text was written at byte off
@@ -201,8 +209,7 @@ func tableSections(doc *pdf.Document) map[string][]string {
 	for _, blk := range doc.Blocks {
 		switch blk.Kind {
 		case pdf.Heading:
-			d := min(max(blk.Level, 1), len(stack)+1)
-			stack = append(stack[:d-1], blk.Text)
+			stack = pushHeading(stack, blk.Level, blk.Text)
 		case pdf.Body:
 			for _, m := range tableMentionRE.FindAllStringSubmatch(blk.Text, -1) {
 				for _, n := range tableNumberRE.FindAllString(m[1], -1) {
