@@ -110,11 +110,21 @@ func neighbourhood(ctx context.Context, st store.Store, t target, n int, skip st
 	if n <= 0 || t.ownWindow() {
 		return []store.Segment{seg}, nil
 	}
-	to := seg.Index + n + 1
+	return around(ctx, st, t, n, skip)
+}
+
+// around reads the passages of t's document within reach of t's passage,
+// the run of them skip admits (admittedRun); t's passage alone when the
+// store has none there. Index rows are never read: the range is cut short
+// of Meta["passages"] when the document records it, and rows are left
+// out in any case (store.Passages).
+func around(ctx context.Context, st store.Store, t target, reach int, skip store.Filter) ([]store.Segment, error) {
+	seg := t.seg
+	to := seg.Index + reach + 1
 	if p, err := strconv.Atoi(t.doc.Meta[ingest.MetaPassages]); err == nil && p > seg.Index {
 		to = min(to, p)
 	}
-	segs, err := st.Segments(ctx, seg.DocumentID, seg.Index-n, to)
+	segs, err := st.Segments(ctx, seg.DocumentID, seg.Index-reach, to)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("couldn't read the context of %s: %w", seg.ID, err)
 	}
@@ -173,15 +183,10 @@ func parentWindow(ctx context.Context, st store.Store, t target, n int, skip sto
 	if size >= budget {
 		return []store.Segment{seg}, nil
 	}
-	to := seg.Index + parentReach + 1
-	if p, err := strconv.Atoi(t.doc.Meta[ingest.MetaPassages]); err == nil && p > seg.Index {
-		to = min(to, p)
+	segs, err := around(ctx, st, t, parentReach, skip)
+	if err != nil {
+		return nil, err
 	}
-	segs, err := st.Segments(ctx, seg.DocumentID, seg.Index-parentReach, to)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("couldn't read the context of %s: %w", seg.ID, err)
-	}
-	segs = admittedRun(store.Passages(segs), seg, t.doc, skip)
 	at := slices.IndexFunc(segs, func(s store.Segment) bool { return s.ID == seg.ID })
 	if at < 0 {
 		return []store.Segment{seg}, nil
