@@ -74,9 +74,9 @@ type answerDoc struct {
 	// seen holds the display numbers drawn so far: the sources pane lists
 	// a source only once its node is on screen, so both grow in step.
 	seen map[int]bool
-	// unsupported holds the display numbers whose passage does not
-	// support the sentence that cites them (their nodes are Unsupported).
-	unsupported map[int]bool
+	// verdicts are the footnotes' support checks (the last of each): the
+	// nodes of a number whose verdict is Unsupported are Unsupported.
+	verdicts rag.Verdicts
 
 	tail render.Tail // draws the open block, src[closed:]
 }
@@ -120,7 +120,7 @@ func (d *answerDoc) insertInferred(n, off int) {
 	}
 	items = append(items, item{min(max(off, 0), len(text)), render.Inferred, n})
 	sort.SliceStable(items, func(i, j int) bool { return items[i].off < items[j].off })
-	*d = answerDoc{finished: d.finished, unsupported: d.unsupported}
+	*d = answerDoc{finished: d.finished, verdicts: d.verdicts}
 	pos := 0
 	for _, it := range items {
 		d.addText(text[pos:it.off])
@@ -256,22 +256,25 @@ func (d *answerDoc) applyEvent(e rag.Event) {
 		switch {
 		case e.Inferred:
 			k = render.Inferred
-		case d.unsupported[e.Number]:
+		case d.unsupported(e.Number):
 			k = render.Unsupported
 		}
 		d.addNode(k, e.Number)
 	case rag.EventSupport:
-		bad := e.Support.Verdict == rag.Unsupported
-		if bad != d.unsupported[e.Number] {
-			if d.unsupported == nil {
-				d.unsupported = map[int]bool{}
-			}
-			d.unsupported[e.Number] = bad
+		was := d.unsupported(e.Number)
+		d.verdicts.Add(e)
+		if bad := d.unsupported(e.Number); bad != was {
 			d.setUnsupported(e.Number, bad)
 		}
 	case rag.EventUnknown:
 		d.addNode(render.Unknown, 0)
 	}
+}
+
+// unsupported reports whether footnote n's verdict is Unsupported.
+func (d *answerDoc) unsupported(n int) bool {
+	s := d.verdicts[n]
+	return s != nil && s.Verdict == rag.Unsupported
 }
 
 // setUnsupported draws every node numbered n (cited ones) as unsupported

@@ -52,7 +52,7 @@ func (m *Model) tooltip(width int) []string {
 		return style.Render(" " + s + strings.Repeat(" ", max(inner-ansi.StringWidth(s), 0)) + " ")
 	}
 	lines = append(lines, pad(render.Shorten(head, inner), st.Tooltip))
-	sup := tu.verdicts[nd.num]
+	sup := tu.doc.verdicts[nd.num]
 	if nd.kind == render.Inferred {
 		sup = nil
 	}

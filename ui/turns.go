@@ -13,12 +13,12 @@ import (
 // turn is one question and its answer as the transcript shows it.
 type turn struct {
 	question string
-	doc      answerDoc
-	sources  []rag.Source // by display number order of first appearance
-	// verdicts are the footnotes' support checks (the last of each); a
-	// source's segment and focus are the check's supporting sentence once
-	// one arrives (apply).
-	verdicts    rag.Verdicts
+	// doc is the answer, with its footnotes' support checks (verdicts).
+	doc answerDoc
+	// sources are by display number, in order of first appearance; a
+	// source's segment and focus are its support check's supporting
+	// sentence once one arrives (support).
+	sources     []rag.Source
 	streaming   bool
 	interrupted bool
 	err         string
@@ -41,14 +41,13 @@ func (t *turn) source(n int, inferred bool) (rag.Source, bool) {
 	return rag.Source{}, false
 }
 
-// support takes a support event into the turn: the footnote's verdict,
-// and its supporting sentence as the source's segment and focus, so that
-// the tooltip, the sources pane and the viewer show that sentence.
+// support takes a support event's supporting sentence as the source's
+// segment and focus, so that the tooltip, the sources pane and the viewer
+// show that sentence (its verdict goes to the doc: applyEvent).
 func (tu *turn) support(e rag.Event) {
 	if e.Type != rag.EventSupport || e.Support == nil {
 		return
 	}
-	tu.verdicts.Add(e)
 	sp := e.Support
 	for i := range tu.sources {
 		if s := &tu.sources[i]; s.Number == sp.Number && sp.SegmentID != "" {
@@ -191,5 +190,5 @@ func (t *transcript) sources() ([]rag.Source, rag.Verdicts, int) {
 			out = append(out, s)
 		}
 	}
-	return out, tu.verdicts, sel
+	return out, tu.doc.verdicts, sel
 }
