@@ -49,6 +49,7 @@ type Msg interface{ viewerMsg() }
 
 func (PageMsg) viewerMsg()      {}
 func (pageShownMsg) viewerMsg() {}
+func (pageSavedMsg) viewerMsg() {}
 
 // PageMsg carries a drawn page, or why it could not be drawn.
 type PageMsg struct {
@@ -66,6 +67,16 @@ type pageShownMsg struct {
 	shown bool
 	msg   PageMsg
 	err   error
+}
+
+// pageSavedMsg says where a page for the system's viewer was written
+// (pageFile) and what opens it (argv); err, when the page could not be
+// written or nothing opens it, is the status line's error.
+type pageSavedMsg struct {
+	path string
+	page int
+	argv []string
+	err  error
 }
 
 // pageTarget is the page i shows and the marks on it: the page of the
@@ -164,28 +175,38 @@ func (v *Viewer) caption(m PageMsg) string {
 	return s + " · any key returns"
 }
 
-// pageFile writes the page to the cache folder and opens it with the
-// system's viewer (the opener o falls back on for PDFs: xdg-open, or open
-// on macOS).
+// pageFile writes the page to the cache folder, in a command (no I/O in
+// Update), and finds the system's viewer to open it with (the opener o
+// falls back on for PDFs: xdg-open, or open on macOS): onSaved opens it.
 func (v *Viewer) pageFile(m PageMsg) tea.Cmd {
-	dir := filepath.Join(v.settings.CacheDir, "pages")
-	path := filepath.Join(dir, fmt.Sprintf("%s-p%d.png", cmp.Or(m.doc.ID, "page"), m.page))
 	if v.settings.CacheDir == "" {
 		return func() tea.Msg { return StatusMsg{Err: errors.New("no cache folder to write the page to")} }
 	}
-	err := os.MkdirAll(dir, 0o755)
-	if err == nil {
-		err = atomicfile.WriteFile(path, m.png, 0o644)
-	}
-	if err != nil {
-		return func() tea.Msg { return StatusMsg{Err: fmt.Errorf("couldn't save the page: %w", err)} }
-	}
-	argv, err := systemOpener(path, osOpenEnv(v.settings.Open))
-	if err != nil {
-		return func() tea.Msg {
-			return StatusMsg{Err: fmt.Errorf("this terminal shows no images and %w; the page is at %s", err, path)}
+	dir := filepath.Join(v.settings.CacheDir, "pages")
+	path := filepath.Join(dir, fmt.Sprintf("%s-p%d.png", cmp.Or(m.doc.ID, "page"), m.page))
+	env := osOpenEnv(v.settings.Open)
+	return func() tea.Msg {
+		err := os.MkdirAll(dir, 0o755)
+		if err == nil {
+			err = atomicfile.WriteFile(path, m.png, 0o644)
 		}
+		if err != nil {
+			return pageSavedMsg{path: path, page: m.page, err: fmt.Errorf("couldn't save the page: %w", err)}
+		}
+		argv, err := systemOpener(path, env)
+		if err != nil {
+			err = fmt.Errorf("this terminal shows no images and %w; the page is at %s", err, path)
+		}
+		return pageSavedMsg{path: path, page: m.page, argv: argv, err: err}
 	}
+}
+
+// onSaved opens a page written for the system's viewer, or says why not.
+func (v *Viewer) onSaved(m pageSavedMsg) tea.Cmd {
+	if m.err != nil {
+		return func() tea.Msg { return StatusMsg{Err: m.err} }
+	}
+	argv, path := m.argv, m.path
 	c := exec.Command(argv[0], argv[1:]...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
 		if err != nil {

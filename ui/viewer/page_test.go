@@ -277,10 +277,23 @@ func TestPageShownInline(t *testing.T) {
 	}
 }
 
+// saved runs pageFile's command (it writes the page) and hands its
+// message to the viewer's Update, as the chat would: the commands that
+// follow.
+func saved(t *testing.T, v *Viewer, cmd tea.Cmd) tea.Cmd {
+	t.Helper()
+	msg, ok := cmd().(pageSavedMsg)
+	if !ok {
+		t.Fatalf("the command gave %T, want the page saved", msg)
+	}
+	_, next := v.Update(msg)
+	return next
+}
+
 // TestPageToSystemViewer: where the terminal shows no images (tmux), the
-// page is written to the cache folder and opened with xdg-open; the
-// terminal is not asked again. Without xdg-open the status line says where
-// the page is.
+// page is written to the cache folder (by a command, not in Update) and
+// opened with xdg-open; the terminal is not asked again. Without xdg-open
+// the status line says where the page is.
 func TestPageToSystemViewer(t *testing.T) {
 	dir, _, record := argstub.Script(t, "xdg-open")
 	t.Setenv("PATH", dir)
@@ -289,11 +302,15 @@ func TestPageToSystemViewer(t *testing.T) {
 	cache := t.TempDir()
 	v := pageViewer(r, Settings{OpenTerminal: term.Open, CacheDir: cache})
 	pm := flatten(v.key(press("i")))[1].(PageMsg)
-	s, next := show(t, v, pm)
+	s, write := show(t, v, pm)
 	if _, closed := term.Counts(); s.shown || term.Written() != termimage.Query || closed != 1 {
 		t.Fatalf("tmux: shown %v, wrote %q, closed %d", s.shown, term.Written(), closed)
 	}
 	path := filepath.Join(cache, "pages", "d-p3.png")
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the page was written before its command ran (in Update)")
+	}
+	next := saved(t, v, write)
 	if data, err := os.ReadFile(path); err != nil || !bytes.Equal(data, r.png) {
 		t.Fatalf("the page is not at %s: %v", path, err)
 	}
@@ -308,7 +325,7 @@ func TestPageToSystemViewer(t *testing.T) {
 	if got := argstub.Args(t, record); !reflect.DeepEqual(got, []string{path}) {
 		t.Errorf("xdg-open got %q", got)
 	}
-	if _, args := execOf(v.onPage(pm)); len(args) == 0 || args[0] != "xdg-open" {
+	if _, args := execOf(saved(t, v, v.onPage(pm))); len(args) == 0 || args[0] != "xdg-open" {
 		t.Errorf("the second page: %q, want xdg-open", args)
 	}
 	if opened, _ := term.Counts(); opened != 1 {
@@ -316,7 +333,7 @@ func TestPageToSystemViewer(t *testing.T) {
 	}
 
 	t.Setenv("PATH", t.TempDir())
-	msgs := flatten(v.onPage(pm))
+	msgs := flatten(saved(t, v, v.onPage(pm)))
 	if s, ok := msgs[0].(StatusMsg); !ok || s.Err == nil || !strings.Contains(s.Err.Error(), "no xdg-open") || !strings.Contains(s.Err.Error(), path) {
 		t.Errorf("without xdg-open: %v", msgs)
 	}

@@ -189,6 +189,8 @@ func (v *Viewer) Update(msg tea.Msg) (*Viewer, tea.Cmd) {
 		return v, v.onPage(msg)
 	case pageShownMsg:
 		return v, v.onShown(msg)
+	case pageSavedMsg:
+		return v, v.onSaved(msg)
 	case tea.KeyPressMsg:
 		return v, v.key(msg)
 	}
