@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ibid-dev/ibid/internal/modroot"
 )
 
 // Env is the environment variable that turns measurement tests on: any
@@ -68,18 +70,13 @@ func pkgDir() string {
 	if err != nil {
 		return "."
 	}
-	for root := wd; ; {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			rel, err := filepath.Rel(root, wd)
-			if err != nil || rel == "." {
-				return "."
-			}
-			return "./" + filepath.ToSlash(rel)
-		}
-		up := filepath.Dir(root)
-		if up == root {
-			return "."
-		}
-		root = up
+	root, ok := modroot.Find(wd)
+	if !ok {
+		return "."
 	}
+	rel, err := filepath.Rel(root, wd)
+	if err != nil || rel == "." {
+		return "."
+	}
+	return "./" + filepath.ToSlash(rel)
 }

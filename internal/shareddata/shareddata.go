@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/ibid-dev/ibid/internal/modroot"
 )
 
 var (
@@ -28,20 +30,9 @@ func Dir() string {
 }
 
 func find() string {
-	wd, err := os.Getwd()
-	if err != nil {
+	root, ok := modroot.Here()
+	if !ok {
 		return ""
-	}
-	root := wd
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(root)
-		if up == root {
-			return ""
-		}
-		root = up
 	}
 	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
 		p := filepath.Join(d, "shared", "data")
