@@ -28,6 +28,9 @@ type cand struct {
 	row    string // a Markdown table's row, what it is matched by (its header is context)
 	toks   []string
 	terms  map[string]bool
+	// frame are the terms of a table row's header and caption, which
+	// are quoted with it: they say what its cells are.
+	frame map[string]bool
 
 	table    bool // a table: quoted as a table, never as a row stripped of its header
 	bare     bool // a PDF table's row that came out without its bars: quoted only for a number

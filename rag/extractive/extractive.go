@@ -32,6 +32,10 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
+// trace, if not nil, is told of every answer's candidates and choice
+// (set by the package's tests, which study the long-document set's misses).
+var trace func(qu *question, cands []*cand, quotes []run, passages []Passage)
+
 // explainOthers is how many of the sentences not quoted --explain names.
 const explainOthers = 5
 
@@ -131,6 +135,9 @@ func Answer(ctx context.Context, q Query) (Result, error) {
 		} else if c := answering(qu, cands); c == nil {
 			explain(fmt.Sprintf("declined: the best passage holds %.2f of the question's terms%s (floor %.2f), and no sentence holds all of them",
 				rel, weightNote(weighted), floor))
+			if trace != nil {
+				trace(qu, cands, nil, passages)
+			}
 			return Result{Declined: true, Closest: passages[:min(2, len(passages))]}, nil
 		} else {
 			explain(fmt.Sprintf("answered: the best passage holds %.2f of the question's terms%s (floor %.2f), but a sentence holds all of them: %q",
@@ -140,6 +147,9 @@ func Answer(ctx context.Context, q Query) (Result, error) {
 		explain(fmt.Sprintf("answered: the best passage holds %.2f of the question's terms%s (floor %.2f)", rel, weightNote(weighted), floor))
 	}
 	quotes := choose(qu, cands)
+	if trace != nil {
+		trace(qu, cands, quotes, passages)
+	}
 	chosen := map[*cand]bool{}
 	for _, qt := range quotes {
 		c := qt.first

@@ -55,6 +55,7 @@ func candidates(qu *question, passages []Passage) []*cand {
 				c.prompt = c.prompt || prompt
 				if c.row != "" {
 					c.toks = analyse(c.row)
+					c.frame = termSet(c.text)
 				} else {
 					c.toks = analyse(c.text)
 				}
@@ -102,6 +103,7 @@ func (c *cand) headingTerms() map[string]bool {
 var (
 	reDefCue     = regexp.MustCompile(`\b(is|are|was|were)\b|\brefers? to\b|\bmeans?\b|\bmeasures?\b|\bdenotes?\b|\bdefined?\b|\bcompute[sd]?\b|\bcalculated?\b|\bcalculates\b|\bif and only if\b|\biff\b|\bconsists? of\b|:`)
 	reDigit      = regexp.MustCompile(`\d`)
+	reNumber     = regexp.MustCompile(`(?:^|[^\pL\d@_-])\d|(?:^|\s)[-−]\d`) // a number, not a digit of a name ("ELI5", "recall-5", "R@5")
 	reNumberWord = regexp.MustCompile(`\b(two|three|four|five|six|seven|eight|nine|ten|twice|half|once|dozen|hundred|thousand|million|billion)\b`)
 	reBound      = regexp.MustCompile(`\b(at most|at least|up to|no more than|maximum|minimum|limit|limits|over|under|more than|less than|fewer than)\b`)
 	reCiteYear   = regexp.MustCompile(`\(([^()]*\b(et al\.|and) )?[^()]*\b(19|20)\d\d[a-z]?\)|\b(19|20)\d\d[a-z]?\b|§\s*\d+(\.\d+)*|\b(Table|Figure|Fig\.|Section|Appendix)\s*\d+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+`)
@@ -142,6 +144,9 @@ const (
 	passageWeight = 0.2
 	rankWeight    = 0.1
 	hitWeight     = 0.1
+	// frameWeight is what a term of a table row's header or caption
+	// counts for the row, against a term of the row itself.
+	frameWeight = 0.7
 )
 
 // BM25's parameters, for sentences.
@@ -191,7 +196,7 @@ func (sc *scorer) prepare(cands []*cand) {
 func (sc *scorer) score(c *cand, seg []cand) {
 	qu := sc.qu
 	var have, ctx, all float64
-	var matched []string
+	var matched, own []string // own: matched by the unit's own words, not its table's frame
 	norm := 1.0
 	if sc.avgLen > 0 {
 		norm = 1 - bm25B + bm25B*float64(len(c.toks))/sc.avgLen
@@ -211,6 +216,10 @@ func (sc *scorer) score(c *cand, seg []cand) {
 		}
 		if n := float64(tf[t]); n > 0 {
 			have += w * n * (bm25K1 + 1) / (n + bm25K1*norm)
+			matched = append(matched, t)
+			own = append(own, t)
+		} else if c.frame[t] {
+			have += frameWeight * w * (bm25K1 + 1) / (1 + bm25K1*norm)
 			matched = append(matched, t)
 		} else if around[t] {
 			ctx += w
@@ -281,7 +290,7 @@ func (sc *scorer) score(c *cand, seg []cand) {
 		s *= 0.5
 		c.why = append(c.why, "none of the question's own terms ×0.5")
 	}
-	f, why = plainness(qu, c, matched)
+	f, why = plainness(qu, c, own)
 	s *= f
 	if why != "" {
 		c.why = append(c.why, why)
@@ -343,7 +352,7 @@ func shape(qu *question, c *cand) (float64, string) {
 		}
 		return f, strings.TrimPrefix(why, ", ")
 	case KindNumber:
-		if !reDigit.MatchString(reCiteYear.ReplaceAllString(c.text, "")) && !reNumberWord.MatchString(low) {
+		if !hasNumber(c) {
 			return 0.6, "has no number ×0.6"
 		}
 		f, why := 1.3, "has a number ×1.3"
@@ -385,6 +394,17 @@ func shape(qu *question, c *cand) (float64, string) {
 		}
 	}
 	return 1, ""
+}
+
+// hasNumber reports whether c states a number: a numeral that is not part
+// of a name ("ELI5", "GPT-4"), a year, a citation or a reference to a
+// table or section, or a number word.
+func hasNumber(c *cand) bool {
+	text := c.text
+	if c.row != "" {
+		text = c.row
+	}
+	return reNumber.MatchString(reCiteYear.ReplaceAllString(text, "")) || reNumberWord.MatchString(strings.ToLower(text))
 }
 
 // isAbstract reports whether a section path is a paper's abstract.
@@ -429,7 +449,7 @@ func (qu *question) focusShare(c *cand) (float64, int) {
 	for i, t := range qu.terms {
 		if qu.focus[i] {
 			n++
-			if c.terms[t] || heading[t] {
+			if c.terms[t] || heading[t] || c.frame[t] {
 				held++
 			}
 		}
@@ -612,7 +632,7 @@ func plainness(qu *question, c *cand, matched []string) (float64, string) {
 	if c.prompt && !qu.asksAbout("prompt", "instruction", "example", "demonstration") {
 		down(0.25, "a printed prompt or example")
 	}
-	if c.caption && !c.table && qu.kind != KindNumber && len(strings.Fields(c.text)) < 15 {
+	if c.caption && !c.table && (qu.kind != KindNumber || !hasNumber(c)) && len(strings.Fields(c.text)) < 15 {
 		down(0.5, "a caption alone")
 	}
 	if c.table && qu.kind != KindNumber && qu.kind != KindList {
