@@ -18,7 +18,10 @@ func TestKindOf(t *testing.T) {
 		{"Which TeX engines can compile this template?", KindList},
 		{"How many examples per dataset did they keep?", KindNumber},
 		{"How long is an ELI5 answer on average?", KindNumber},
-		{"What's the biggest PDF I can add?", KindGeneral},
+		// A superlative of size asks for a limit.
+		{"What's the biggest PDF I can add?", KindNumber},
+		{"What is the longest answer it writes?", KindNumber},
+		{"What is the most important finding?", KindDefinition},
 		{"At what library size does the vector index get built?", KindNumber},
 		{"Does ALCE come with training data?", KindYesNo},
 		{"Why not?", KindReason},
@@ -34,7 +37,8 @@ func TestKindOf(t *testing.T) {
 		{"What model decides whether the cited passages back up a sentence?", KindGeneral},
 		{"Which folders are searched for image files?", KindList},
 		// "What if" asks what happens, not which things.
-		{"What if the power goes out while I'm adding papers?", KindGeneral},
+		{"What if the power goes out while I'm adding papers?", KindCondition},
+		{"What happens when the server goes silent?", KindCondition},
 		// A subject this long describes rather than names.
 		{"What is the known blind spot of the automatic precision score when a source only partly backs a claim?", KindGeneral},
 	} {
