@@ -184,3 +184,17 @@ func TestMeasuredAndAsides(t *testing.T) {
 		t.Errorf("a footnote's text ×%.2f, the body's ×%.2f: want it below", aside, body)
 	}
 }
+
+// A run-in heading set in bold is a lead-in (the splitter leaves its
+// closing marker on the next sentence), and a lead-in is never quoted
+// alone: it brings the sentence it introduces.
+func TestBoldRunInHeading(t *testing.T) {
+	text := "**When the library does not answer.** Before quoting, the answerer asks\nwhether the best passages answer the question at all."
+	us := units(text, "", false)
+	if len(us) != 2 || !us[0].leadIn || us[1].leadIn || !strings.HasPrefix(us[1].text, "Before quoting") {
+		t.Fatalf("units: %+v", us)
+	}
+	if !boldLine("**Citation recall.**") || boldLine("**Bold** and then plain words.") {
+		t.Error("boldLine")
+	}
+}

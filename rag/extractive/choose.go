@@ -51,6 +51,9 @@ func choose(qu *question, cands []*cand) []run {
 			continue
 		}
 		r := grow(c, bySeg[c.seg.ID], used)
+		if len(r.units) == 1 && c.leadIn && !strings.HasSuffix(c.text, ":") {
+			continue // a run-in heading whose text is in the next segment says nothing alone
+		}
 		for _, u := range r.units {
 			used[u] = true
 		}

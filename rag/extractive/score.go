@@ -18,6 +18,7 @@ const candidatePassages = 6
 func candidates(qu *question, passages []Passage) []*cand {
 	var out []*cand
 	var segUnits [][]cand
+	lastSeg := "" // the segment whose units segUnits ends with
 	seen := map[string]bool{}
 	sc := &scorer{qu: qu, context: map[string]map[string]bool{}, passage: map[int]float64{}}
 	rank := 0
@@ -49,8 +50,16 @@ func candidates(qu *question, passages []Passage) []*cand {
 			}
 			prompt := promptSegment(seg.Text)
 			us := units(seg.Text, prev, known)
+			if len(us) > 0 && known && len(segUnits) > 0 && lastSeg == p.Window[i-1].ID {
+				if last := segUnits[len(segUnits)-1]; len(last) > 0 {
+					us[0].before = &last[len(last)-1]
+				}
+			}
 			for j := range us {
 				c := &us[j]
+				if j > 0 {
+					c.before = &us[j-1]
+				}
 				c.seg, c.doc, c.k, c.rank, c.segPos, c.hitID = seg, &p.Document, p.K, rank, i, p.Segment.ID
 				c.prompt = c.prompt || prompt
 				if c.row != "" {
@@ -66,6 +75,7 @@ func candidates(qu *question, passages []Passage) []*cand {
 				out = append(out, c)
 			}
 			segUnits = append(segUnits, us)
+			lastSeg = seg.ID
 		}
 		sc.passage[rank] = termsCovered(qu, window)
 		rank++
@@ -73,7 +83,7 @@ func candidates(qu *question, passages []Passage) []*cand {
 	sc.prepare(out)
 	for _, us := range segUnits {
 		for j := range us {
-			sc.score(&us[j], us)
+			sc.score(&us[j])
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *cand) int {
@@ -194,7 +204,7 @@ func (sc *scorer) prepare(cands []*cand) {
 // of the question its whole passage holds and its rank, and the shape the
 // question asks for; then less for what is rarely an answer (a fragment
 // is out).
-func (sc *scorer) score(c *cand, seg []cand) {
+func (sc *scorer) score(c *cand) {
 	qu := sc.qu
 	var have, ctx, all float64
 	var matched, own []string // own: matched by the unit's own words, not its table's frame
@@ -252,8 +262,8 @@ func (sc *scorer) score(c *cand, seg []cand) {
 		s += headingWeight * h
 		c.why = append(c.why, fmt.Sprintf("heading +%.2f", headingWeight*h))
 	}
-	if c.pos > 0 {
-		if lead := &seg[c.pos-1]; lead.leadIn {
+	if lead := c.before; lead != nil {
+		if lead.leadIn {
 			if h := termsCovered(qu, lead.terms); h > 0 {
 				s += headingWeight * h
 				c.why = append(c.why, fmt.Sprintf("lead-in +%.2f", headingWeight*h))
