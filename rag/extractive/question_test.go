@@ -125,3 +125,21 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+func TestListItems(t *testing.T) {
+	qu := newQuestion("What datasets does ALCE use?", nil)
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"We build ALCE on three datasets: ASQA, QAMPARI, and ELI5.", true},
+		{"本模板还添加了 cite=numbers 、cite=super 和 cite=authoryear 三个参考文献选项。", true},
+		{"此模板使用 BIBTEX 来生成参考文献，默认使用的文献样式是 GB/T 7714-2015。", false},
+		{"The datasets are hard for current systems.", false},
+	} {
+		c2 := &cand{text: c.s}
+		if got := listItems(qu, c2); got != c.want {
+			t.Errorf("listItems(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}

@@ -496,6 +496,9 @@ func listItems(qu *question, c *cand) bool {
 	if c.table || len(reEnumerator.FindAllString(c.text, -1)) >= 2 {
 		return true
 	}
+	if n := strings.Count(c.text, "、"); n >= 2 || n == 1 && strings.ContainsAny(c.text, "和及与或") {
+		return true // Chinese enumerates with 、: "A、B 和 C"
+	}
 	if i := strings.Index(c.text, ": "); i > 0 {
 		// "… the three dimensions: fluency, correctness, and citation quality."
 		after := c.text[i+2:]
