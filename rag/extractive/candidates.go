@@ -101,14 +101,14 @@ func units(text, prev string, known bool) []cand {
 			case tableSep == "" && reMDSep.MatchString(raw):
 				tableSep = raw
 			case tableSep != "":
-				c := cand{span: TrimSpan(text, sp), text: tableHead + "\n" + tableSep + "\n" + raw, row: raw, table: true}
+				c := cand{span: TrimSpan(text, sp), text: linkText(tableHead + "\n" + tableSep + "\n" + raw), row: raw, table: true}
 				out = append(out, c)
 			}
 			continue
 		}
 		inTable = false
 		s := strings.Join(strings.Fields(raw), " ")
-		s = strings.TrimLeft(s, markers)
+		s = linkText(strings.TrimLeft(s, markers))
 		s = strings.NewReplacer("**", "", "__", "").Replace(s)
 		if len(s) < 12 || strings.HasPrefix(s, "#") || !closedSpans(s) ||
 			strings.HasPrefix(s, "```") || strings.HasPrefix(s, "~~~") {
