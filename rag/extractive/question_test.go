@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 func TestKindOf(t *testing.T) {
@@ -123,6 +125,14 @@ func TestResolve(t *testing.T) {
 		if c.carried == "" && r.Query != c.q || c.carried != "" && r.Query != c.q+" "+c.carried {
 			t.Errorf("Resolve(%q) query %q", c.q, r.Query)
 		}
+	}
+	// Retrieval searches for an irregular verb's base form too, as the
+	// answerer compares it: "paid" finds "The average pay …".
+	if r := Resolve("How much were the annotators paid?", nil); r.Query != "How much were the annotators paid? pai" || len(r.Carried) != 0 {
+		t.Errorf("query %q, carried %q", r.Query, r.Carried)
+	}
+	if got := keyword.Tokenize("The average pay to workers"); !slices.Contains(got, "pai") {
+		t.Errorf("the base form is not as keyword search analyses pay: %q", got)
 	}
 }
 

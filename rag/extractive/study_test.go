@@ -68,6 +68,14 @@ func TestStudyLongDoc(t *testing.T) {
 	verbose := os.Getenv("IBID_STUDY_VERBOSE") != ""
 	type tally struct{ n, hit, dec int }
 	var first, all, fol tally
+	byDoc := map[string]*tally{}
+	var groups []string
+	group := func(doc string) string {
+		if strings.HasPrefix(doc, "docs/") {
+			return "ibid docs"
+		}
+		return doc
+	}
 	report := func(q retrieve.LongDocQuestion, a string) bool {
 		hit := q.Quotes(a)
 		dec := strings.HasPrefix(a, rag.DeclineText)
@@ -130,7 +138,15 @@ func TestStudyLongDoc(t *testing.T) {
 		a := ask(rag.NewConversation("study"), q.Question)
 		hit := report(q, a)
 		dec := strings.HasPrefix(a, rag.DeclineText)
-		for _, tl := range []*tally{&all, &first} {
+		g := group(q.Doc)
+		if byDoc[g] == nil {
+			byDoc[g] = &tally{}
+			groups = append(groups, g)
+		}
+		for _, tl := range []*tally{&all, &first, byDoc[g]} {
+			if tl == byDoc[g] && q.Added != "" {
+				continue
+			}
 			if tl == &first && q.Added != "" {
 				continue
 			}
@@ -162,4 +178,7 @@ func TestStudyLongDoc(t *testing.T) {
 		return fmt.Sprintf("%.3f (%d/%d) declined %d", float64(t.hit)/float64(max(1, t.n)), t.hit, t.n, t.dec)
 	}
 	fmt.Printf("\nFIRST78 %s\nALL96 %s\nFOLLOWUPS %s\n", f(first), f(all), f(fol))
+	for _, g := range groups {
+		fmt.Printf("FIRST78 of %s: %s\n", g, f(*byDoc[g]))
+	}
 }
