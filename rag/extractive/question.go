@@ -353,6 +353,10 @@ func derive(t string) string {
 		return t[:n-1]
 	case n > 6 && strings.HasSuffix(t, "is"):
 		return t[:n-2]
+	case n > 6 && strings.HasSuffix(t, "li") && !strings.ContainsRune("aeiouy", rune(t[n-3])):
+		return t[:n-2] // an adverb: "correctli" (correctly) is "correct"
+	case n > 6 && strings.HasSuffix(t, "abl"):
+		return t[:n-3] // "readabl" (readable) is "read"
 	}
 	return t
 }

@@ -79,6 +79,7 @@ func TestAnalyse(t *testing.T) {
 	for _, pair := range [][2]string{
 		{"paid", "pay"}, {"computed", "calculated"}, {"accuracy", "accurate"},
 		{"fluency", "fluent"}, {"summarising", "summarize"}, {"chosen", "choose"},
+		{"correctly", "correct"}, {"fluently", "fluency"}, {"readable", "reads"}, {"comparable", "compare"},
 	} {
 		a, b := analyse(pair[0]), analyse(pair[1])
 		if !slices.Equal(a, b) || len(a) == 0 {
