@@ -154,3 +154,19 @@ func TestListItems(t *testing.T) {
 		}
 	}
 }
+
+func TestHasNumber(t *testing.T) {
+	for s, want := range map[string]bool{
+		"We divide the corpus into 100-word passages.":     true,
+		"It calls the retriever once per question.":        true,
+		"Text that cannot begin a token is shown at once.": false,
+		"Most ELI5 questions ask how or why.":              false,
+		"GPT-4 and recall-5 are names.":                    false,
+		"As Gao et al. (2023) show in Table 3.":            false,
+		"The loss falls by -3 points.":                     true,
+	} {
+		if got := hasNumber(&cand{text: s}); got != want {
+			t.Errorf("hasNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -121,6 +121,7 @@ var (
 	reDigit      = regexp.MustCompile(`\d`)
 	reNumber     = regexp.MustCompile(`(?:^|[^\pL\d@_-])\d|(?:^|\s)[-−]\d`) // a number, not a digit of a name ("ELI5", "recall-5", "R@5")
 	reNumberWord = regexp.MustCompile(`\b(two|three|four|five|six|seven|eight|nine|ten|twice|half|once|dozen|hundred|thousand|million|billion)\b`)
+	reIdiom      = regexp.MustCompile(`\b(at once|once again|all at once|once and for all|in half)\b`) // number words that count nothing
 	reBound      = regexp.MustCompile(`\b(at most|at least|up to|no more than|maximum|minimum|limit|limits|over|under|more than|less than|fewer than)\b`)
 	reCiteYear   = regexp.MustCompile(`\(([^()]*\b(et al\.|and) )?[^()]*\b(19|20)\d\d[a-z]?\)|\b(19|20)\d\d[a-z]?\b|§\s*\d+(\.\d+)*|\b(Table|Figure|Fig\.|Section|Appendix)\s*\d+|[¹²³⁴⁵⁶⁷⁸⁹⁰]+`)
 	reCause      = regexp.MustCompile(`\b(because|since|due to|as a result|so that|in order to|to avoid|to prevent|thus|therefore|hence|as|reason|otherwise|cannot|can't|not)\b|因为|由于|所以|因此`)
@@ -435,7 +436,7 @@ func hasNumber(c *cand) bool {
 	if c.row != "" {
 		text = c.row
 	}
-	return reNumber.MatchString(reCiteYear.ReplaceAllString(text, "")) || reNumberWord.MatchString(strings.ToLower(text))
+	return reNumber.MatchString(reCiteYear.ReplaceAllString(text, "")) || reNumberWord.MatchString(reIdiom.ReplaceAllString(strings.ToLower(text), ""))
 }
 
 // isAbstract reports whether a section path is a paper's abstract.
