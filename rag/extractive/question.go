@@ -22,6 +22,7 @@ const (
 	KindReason                 // why
 	KindHowTo                  // how do I, how to
 	KindCondition              // what if, what happens when
+	KindCompare                // how does X compare with Y, is X better than Y
 )
 
 // String names the kind, for --explain.
@@ -41,6 +42,8 @@ func (k Kind) String() string {
 		return "how-to"
 	case KindCondition:
 		return "condition"
+	case KindCompare:
+		return "comparison"
 	}
 	return "general"
 }
@@ -141,6 +144,7 @@ var (
 	reDefinition = regexp.MustCompile(`^(and |so |then )?(what (is|are|was|were|does|do) (an? |the )?(.+?)( mean| stand for| measure| refer to| do)?\??$|how (is|are|was|were) (.+?) (computed|calculated|defined|measured|determined|estimated|scored|evaluated|obtained|derived)\b|define\b|what do (they|you|we) mean by\b)|是什么|什么是|指什么`)
 	reList       = regexp.MustCompile(`\blist\b|\bname (the|all)\b|哪些|哪几`)
 	reWhichWhat  = regexp.MustCompile(`^(?:and |so |then )?(which|what)\s+(.*)$`)
+	reCompare    = regexp.MustCompile(`\bcompare[sd]?\b.*\b(with|to|against)\b|\b(better|worse|higher|lower|faster|slower|larger|smaller) than\b|\bdiffer(ence|s)? between\b|\bvs\.?\s|\bversus\b`)
 	reCondition  = regexp.MustCompile(`^(and |so |but )?what (if|happens (if|when|once|after)|would happen)\b`)
 	reYesNo      = regexp.MustCompile(`^(and |so |but )?(is|are|was|were|does|do|did|can|could|should|will|would|has|have|had)\b|吗[？?]?$|是否|能否`)
 )
@@ -173,6 +177,8 @@ func kindOf(q string) Kind {
 		return KindReason
 	case reCondition.MatchString(s):
 		return KindCondition
+	case reCompare.MatchString(s) && !reNumberQ.MatchString(s):
+		return KindCompare
 	case reList.MatchString(s) && isCJK(s):
 		return KindList
 	case reNumberQ.MatchString(s):

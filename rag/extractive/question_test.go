@@ -41,6 +41,8 @@ func TestKindOf(t *testing.T) {
 		// "What if" asks what happens, not which things.
 		{"What if the power goes out while I'm adding papers?", KindCondition},
 		{"What happens when the server goes silent?", KindCondition},
+		{"How does the recall of the baseline compare with the plain approach?", KindCompare},
+		{"Is BM25 better than GTR on ELI5?", KindCompare},
 		// A subject this long describes rather than names.
 		{"What is the known blind spot of the automatic precision score when a source only partly backs a claim?", KindGeneral},
 	} {
