@@ -12,6 +12,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ibid-dev/ibid/rag/ingest"
 	checker "github.com/ibid-dev/ibid/rag/support"
 	"github.com/ibid-dev/ibid/store"
 )
@@ -481,12 +482,5 @@ func libraryRarity(ctx context.Context, lib any) checker.Rarity {
 }
 
 func clipLine(s string, n int) string {
-	s = oneLine(s)
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return ingest.Clip(oneLine(s), n)
 }

@@ -28,6 +28,12 @@ type cand struct {
 	row    string // a Markdown table's row, what it is matched by (its header is context)
 	toks   []string
 	terms  map[string]bool
+	// frame are the terms of a table row's header and caption, which
+	// are quoted with it: they say what its cells are.
+	frame map[string]bool
+	// before is the unit just before it in its passage's window (nil:
+	// none, or not known): a lead-in there introduces it.
+	before *cand
 
 	table    bool // a table: quoted as a table, never as a row stripped of its header
 	bare     bool // a PDF table's row that came out without its bars: quoted only for a number
@@ -95,14 +101,14 @@ func units(text, prev string, known bool) []cand {
 			case tableSep == "" && reMDSep.MatchString(raw):
 				tableSep = raw
 			case tableSep != "":
-				c := cand{span: TrimSpan(text, sp), text: tableHead + "\n" + tableSep + "\n" + raw, row: raw, table: true}
+				c := cand{span: TrimSpan(text, sp), text: linkText(tableHead + "\n" + tableSep + "\n" + raw), row: raw, table: true}
 				out = append(out, c)
 			}
 			continue
 		}
 		inTable = false
 		s := strings.Join(strings.Fields(raw), " ")
-		s = strings.TrimLeft(s, markers)
+		s = linkText(strings.TrimLeft(s, markers))
 		s = strings.NewReplacer("**", "", "__", "").Replace(s)
 		if len(s) < 12 || strings.HasPrefix(s, "#") || !closedSpans(s) ||
 			strings.HasPrefix(s, "```") || strings.HasPrefix(s, "~~~") {
@@ -118,7 +124,7 @@ func units(text, prev string, known bool) []cand {
 		c.refs = reRefEntry.MatchString(s)
 		c.code = codeLike(s)
 		end := lastRune(s)
-		c.leadIn = end == ':' || (end == '.' && len(strings.Fields(s)) <= 4 && !c.caption)
+		c.leadIn = end == ':' || (end == '.' && (len(strings.Fields(s)) <= 4 || boldLine(raw)) && !c.caption)
 		if !c.table && tables && !strings.ContainsRune(terminal, end) && reDigit.MatchString(s) && len(strings.Fields(s)) <= 30 {
 			// A row of a PDF table whose cells came out without their
 			// bars: quoted as the table line it is, for a number only.
@@ -138,6 +144,21 @@ func units(text, prev string, known bool) []cand {
 		out[i].pos = i
 	}
 	return out
+}
+
+// boldLine reports whether a sentence is set in bold as a whole, as a
+// run-in heading is ("**When the library does not answer.**").
+func boldLine(raw string) bool {
+	raw = strings.TrimLeft(raw, "-+> \t\r\n")
+	raw = strings.TrimLeft(strings.TrimPrefix(raw, "* "), " ")
+	for _, b := range []string{"**", "__"} {
+		// The closing marker may open the next sentence, as the splitter
+		// leaves it ("**When … answer." "** Before …").
+		if body, ok := strings.CutPrefix(raw, b); ok && len(body) > 2 && !strings.Contains(strings.TrimSuffix(body, b), b) {
+			return len(strings.Fields(raw)) <= 10
+		}
+	}
+	return false
 }
 
 // dotRow reports whether a paragraph is a row of a PDF table: cells

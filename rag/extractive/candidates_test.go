@@ -184,3 +184,41 @@ func TestMeasuredAndAsides(t *testing.T) {
 		t.Errorf("a footnote's text ×%.2f, the body's ×%.2f: want it below", aside, body)
 	}
 }
+
+// A run-in heading set in bold is a lead-in (the splitter leaves its
+// closing marker on the next sentence), and a lead-in is never quoted
+// alone: it brings the sentence it introduces.
+func TestBoldRunInHeading(t *testing.T) {
+	text := "**When the library does not answer.** Before quoting, the answerer asks\nwhether the best passages answer the question at all."
+	us := units(text, "", false)
+	if len(us) != 2 || !us[0].leadIn || us[1].leadIn || !strings.HasPrefix(us[1].text, "Before quoting") {
+		t.Fatalf("units: %+v", us)
+	}
+	if !boldLine("**Citation recall.**") || boldLine("**Bold** and then plain words.") {
+		t.Error("boldLine")
+	}
+}
+
+// Sentences quoted together are joined as the document joins them: a
+// space between English sentences, none between Chinese ones; a quote
+// too short to say much takes the sentence after it.
+func TestQuoteJoinsAsTheDocument(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"英文模式下，由于没有添加中文宏包，无法输入中文。如果需要输入中文，可以引入中文宏包 ctex。",
+			"英文模式下，由于没有添加中文宏包，无法输入中文。如果需要输入中文，可以引入中文宏包 ctex。"},
+		{"Tables are not read yet. They come out as rows of cells joined by dots.",
+			"Tables are not read yet. They come out as rows of cells joined by dots."},
+	} {
+		seg := &store.Segment{ID: "d:0", Text: c.text}
+		us := units(c.text, "", false)
+		var cs []*cand
+		for i := range us {
+			us[i].seg = seg
+			cs = append(cs, &us[i])
+		}
+		r := grow(cs[0], cs, map[*cand]bool{})
+		if got := render([]run{r}); len(got) != 1 || got[0].Text != c.want {
+			t.Errorf("quote of %q: %+v, want %q", c.text, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package extractive
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
 )
@@ -17,6 +19,7 @@ const (
 	secondShare = 0.5
 	minScore    = 0.05
 	duplicate   = 0.6 // a candidate sharing more of its terms than this with a quoted one is a near-duplicate
+	shortQuote  = 40  // a quote of fewer runes than this takes the sentence after it
 )
 
 // run is a quote being chosen: candidates in a row of one segment.
@@ -51,6 +54,9 @@ func choose(qu *question, cands []*cand) []run {
 			continue
 		}
 		r := grow(c, bySeg[c.seg.ID], used)
+		if len(r.units) == 1 && c.leadIn && !strings.HasSuffix(c.text, ":") {
+			continue // a run-in heading whose text is in the next segment says nothing alone
+		}
 		for _, u := range r.units {
 			used[u] = true
 		}
@@ -96,6 +102,11 @@ func grow(c *cand, seg []*cand, used map[*cand]bool) run {
 		}
 		hi++
 	}
+	// A short quote says little on its own: it takes the sentence after
+	// it (a reason and its remedy, a rule and its limit).
+	for hi-lo+1 < maxRun && ok(hi+1) && !seg[hi+1].table && runLen(seg[lo:hi+1]) < shortQuote {
+		hi++
+	}
 	return run{first: c, units: seg[lo : hi+1]}
 }
 
@@ -130,7 +141,8 @@ func nearDuplicate(c *cand, chosen []run) bool {
 
 // render turns the chosen runs into quotes: a run of sentences is one
 // quote (its span from the first to the last, its text theirs joined by
-// spaces); a Markdown table is a quote of its own; each run a paragraph.
+// a space, or by none where the document has none, as between Chinese
+// sentences); a Markdown table is a quote of its own; each run a paragraph.
 func render(runs []run) []Quote {
 	var out []Quote
 	for i, r := range runs {
@@ -139,12 +151,15 @@ func render(runs []run) []Quote {
 			if len(prose) == 0 {
 				return
 			}
-			texts := make([]string, len(prose))
+			var text strings.Builder
 			for j, u := range prose {
-				texts[j] = u.text
+				if j > 0 && gap(prose[j-1], u) {
+					text.WriteByte(' ')
+				}
+				text.WriteString(u.text)
 			}
 			first, last := prose[0], prose[len(prose)-1]
-			out = append(out, Quote{K: first.k, Segment: *first.seg, Text: strings.Join(texts, " "),
+			out = append(out, Quote{K: first.k, Segment: *first.seg, Text: text.String(),
 				Span: ingest.Span{Start: first.span.Start, End: last.span.End}, Para: i})
 			prose = nil
 		}
@@ -159,4 +174,23 @@ func render(runs []run) []Quote {
 		flush()
 	}
 	return out
+}
+
+// runLen is the length in runes of units quoted together.
+func runLen(units []*cand) int {
+	n := 0
+	for _, u := range units {
+		n += utf8.RuneCountInString(u.text) + 1
+	}
+	return n
+}
+
+// gap reports whether the document puts white space between a and b,
+// units in a row of one segment (a Chinese text puts none between its
+// sentences).
+func gap(a, b *cand) bool {
+	if a.seg != b.seg || a.span.End > b.span.Start || b.span.Start > len(a.seg.Text) {
+		return true
+	}
+	return strings.IndexFunc(a.seg.Text[a.span.End:b.span.Start], unicode.IsSpace) >= 0
 }

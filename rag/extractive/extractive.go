@@ -26,11 +26,14 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/store"
 )
+
+// trace, if not nil, is told of every answer's candidates and choice
+// (set by the package's tests, which study the long-document set's misses).
+var trace func(qu *question, cands []*cand, quotes []run, passages []Passage)
 
 // explainOthers is how many of the sentences not quoted --explain names.
 const explainOthers = 5
@@ -131,20 +134,26 @@ func Answer(ctx context.Context, q Query) (Result, error) {
 		} else if c := answering(qu, cands); c == nil {
 			explain(fmt.Sprintf("declined: the best passage holds %.2f of the question's terms%s (floor %.2f), and no sentence holds all of them",
 				rel, weightNote(weighted), floor))
+			if trace != nil {
+				trace(qu, cands, nil, passages)
+			}
 			return Result{Declined: true, Closest: passages[:min(2, len(passages))]}, nil
 		} else {
 			explain(fmt.Sprintf("answered: the best passage holds %.2f of the question's terms%s (floor %.2f), but a sentence holds all of them: %q",
-				rel, weightNote(weighted), floor, clip(c.text, 80)))
+				rel, weightNote(weighted), floor, ingest.Clip(c.text, 80)))
 		}
 	} else {
 		explain(fmt.Sprintf("answered: the best passage holds %.2f of the question's terms%s (floor %.2f)", rel, weightNote(weighted), floor))
 	}
 	quotes := choose(qu, cands)
+	if trace != nil {
+		trace(qu, cands, quotes, passages)
+	}
 	chosen := map[*cand]bool{}
 	for _, qt := range quotes {
 		c := qt.first
 		chosen[c] = true
-		explain(fmt.Sprintf("[source_%d] %s: %q", c.k, strings.Join(c.why, ", "), clip(c.text, 80)))
+		explain(fmt.Sprintf("[source_%d] %s: %q", c.k, strings.Join(c.why, ", "), ingest.Clip(c.text, 80)))
 	}
 	shown := 0
 	for _, c := range cands {
@@ -153,7 +162,7 @@ func Answer(ctx context.Context, q Query) (Result, error) {
 		}
 		if !chosen[c] {
 			shown++
-			explain(fmt.Sprintf("also considered, %s: %q", strings.Join(c.why, ", "), clip(c.text, 80)))
+			explain(fmt.Sprintf("also considered, %s: %q", strings.Join(c.why, ", "), ingest.Clip(c.text, 80)))
 		}
 	}
 	return Result{Quotes: render(quotes)}, nil
@@ -253,14 +262,4 @@ func termsNote(qu *question) string {
 		s = append(s, t)
 	}
 	return strings.Join(s, ", ")
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

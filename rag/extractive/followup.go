@@ -4,13 +4,16 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 // Resolution is a question read against the questions asked before it in
 // its conversation.
 //
 // Invariant: Carried is empty unless the question is a follow-up; Query
-// is Question with Carried appended, and is Question itself otherwise.
+// is Question, then the base forms of its irregular verbs (baseForms),
+// then Carried.
 type Resolution struct {
 	Question string
 	// Query is what retrieval searches for.
@@ -43,6 +46,9 @@ const maxFollowupWords = 8
 // question was itself a follow-up, what it carried over carries on.
 func Resolve(question string, earlier []string) Resolution {
 	r := Resolution{Question: question, Query: question}
+	if extra := baseForms(question); len(extra) > 0 {
+		r.Query += " " + strings.Join(extra, " ")
+	}
 	if len(earlier) == 0 || !followup(question) {
 		return r
 	}
@@ -66,7 +72,7 @@ func Resolve(question string, earlier []string) Resolution {
 		r.Carried = append(r.Carried, w)
 	}
 	if len(r.Carried) > 0 {
-		r.Query = question + " " + strings.Join(r.Carried, " ")
+		r.Query += " " + strings.Join(r.Carried, " ")
 		r.From = prev
 	}
 	return r
@@ -102,3 +108,29 @@ func contentWords(q string) []string {
 	}
 	return out
 }
+
+// baseForms are the base forms, as keyword search analyses them, of the
+// irregular verbs of q that the keyword index would miss ("paid" finds
+// "pay"): the answerer compares terms through canonical, and retrieval
+// should find what it would quote.
+func baseForms(q string) []string {
+	var out []string
+	for _, t := range keyword.Tokenize(q) {
+		if b, ok := canonical[t]; ok && searchable[b] && !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// searchable are the canonical terms that keyword search analyses as
+// themselves, so that adding one to a query finds it.
+var searchable = func() map[string]bool {
+	m := map[string]bool{}
+	for _, b := range canonical {
+		if ts := keyword.Tokenize(b); len(ts) == 1 && ts[0] == b {
+			m[b] = true
+		}
+	}
+	return m
+}()

@@ -21,6 +21,8 @@ const (
 	KindYesNo                  // does, is, can ...
 	KindReason                 // why
 	KindHowTo                  // how do I, how to
+	KindCondition              // what if, what happens when
+	KindCompare                // how does X compare with Y, is X better than Y
 )
 
 // String names the kind, for --explain.
@@ -38,6 +40,10 @@ func (k Kind) String() string {
 		return "reason"
 	case KindHowTo:
 		return "how-to"
+	case KindCondition:
+		return "condition"
+	case KindCompare:
+		return "comparison"
 	}
 	return "general"
 }
@@ -80,6 +86,7 @@ var questionWords = func() map[string]bool {
 	for _, w := range strings.Fields("what who whom whose which when where why how do does did done doing " +
 		"you your yours i me my mine we us our can could should would shall may might must many much " +
 		"have has had having tell explain describe give show please about s were been being am " +
+		"i'm i've i'd i'll we're we've you're it's while " +
 		"什么 怎么 怎样 如何 为什么 哪些 哪个 哪种 多少 几个 是否 吗 呢 应该 可以 能否") {
 		m[w] = true
 	}
@@ -132,11 +139,13 @@ func questionTerms(q string) []string {
 // the first that matches decides.
 var (
 	reHowTo      = regexp.MustCompile(`^(and |so |then )?(how (do|can|should|would) (i|we|you|one)\b|how to\b|what (do|should) i do\b)|(怎么|如何|怎样)`)
-	reNumberQ    = regexp.MustCompile(`^(and |so |then )?(how (many|much|long|large|big|small|fast|slow|often|far|old|accurate|reliable|good|well|high|low)\b|what (is the |are the )?(percentage|share|fraction|proportion|number|amount|size|rate|accuracy|count|ratio|length)\b|(at )?what (\w+ )?(recall|precision|score|value|size|length|number|rate|accuracy|percentage|share|fraction|proportion|count|ratio|amount|speed|latency|time|version|year|date)s?\b|(which|what) (\w+ )*versions?\b)|多少|几个|多大|多长`)
+	reNumberQ    = regexp.MustCompile(`^(and |so |then )?(how (many|much|long|large|big|small|fast|slow|often|far|old|accurate|reliable|good|well|high|low)\b|what (is the |are the )?(percentage|share|fraction|proportion|number|amount|size|rate|accuracy|count|ratio|length)\b|(at )?what (\w+ )?(recall|precision|score|value|size|length|number|rate|accuracy|percentage|share|fraction|proportion|count|ratio|amount|speed|latency|time|version|year|date)s?\b|(which|what) (\w+ )*versions?\b|what(?:'s| is| are| was| were)? (?:the )?(?:biggest|largest|longest|smallest|shortest|maximum|minimum|highest|lowest|greatest|fastest|slowest|max|min)\b)|多少|几个|多大|多长|最大|最多|最长`)
 	reReason     = regexp.MustCompile(`^(and |so |but )?why\b|\breason\b|为什么|为何`)
 	reDefinition = regexp.MustCompile(`^(and |so |then )?(what (is|are|was|were|does|do) (an? |the )?(.+?)( mean| stand for| measure| refer to| do)?\??$|how (is|are|was|were) (.+?) (computed|calculated|defined|measured|determined|estimated|scored|evaluated|obtained|derived)\b|define\b|what do (they|you|we) mean by\b)|是什么|什么是|指什么`)
 	reList       = regexp.MustCompile(`\blist\b|\bname (the|all)\b|哪些|哪几`)
 	reWhichWhat  = regexp.MustCompile(`^(?:and |so |then )?(which|what)\s+(.*)$`)
+	reCompare    = regexp.MustCompile(`\bcompare[sd]?\b.*\b(with|to|against)\b|\b(better|worse|higher|lower|faster|slower|larger|smaller) than\b|\bdiffer(ence|s)? between\b|\bvs\.?\s|\bversus\b`)
+	reCondition  = regexp.MustCompile(`^(and |so |but )?what (if|happens (if|when|once|after)|would happen)\b`)
 	reYesNo      = regexp.MustCompile(`^(and |so |but )?(is|are|was|were|does|do|did|can|could|should|will|would|has|have|had)\b|吗[？?]?$|是否|能否`)
 )
 
@@ -166,6 +175,10 @@ func kindOf(q string) Kind {
 		return KindHowTo
 	case reReason.MatchString(s):
 		return KindReason
+	case reCondition.MatchString(s):
+		return KindCondition
+	case reCompare.MatchString(s) && !reNumberQ.MatchString(s):
+		return KindCompare
 	case reList.MatchString(s) && isCJK(s):
 		return KindList
 	case reNumberQ.MatchString(s):
@@ -346,6 +359,10 @@ func derive(t string) string {
 		return t[:n-1]
 	case n > 6 && strings.HasSuffix(t, "is"):
 		return t[:n-2]
+	case n > 6 && strings.HasSuffix(t, "li") && !strings.ContainsRune("aeiouy", rune(t[n-3])):
+		return t[:n-2] // an adverb: "correctli" (correctly) is "correct"
+	case n > 6 && strings.HasSuffix(t, "abl"):
+		return t[:n-3] // "readabl" (readable) is "read"
 	}
 	return t
 }

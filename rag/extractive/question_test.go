@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 func TestKindOf(t *testing.T) {
@@ -18,7 +20,10 @@ func TestKindOf(t *testing.T) {
 		{"Which TeX engines can compile this template?", KindList},
 		{"How many examples per dataset did they keep?", KindNumber},
 		{"How long is an ELI5 answer on average?", KindNumber},
-		{"What's the biggest PDF I can add?", KindGeneral},
+		// A superlative of size asks for a limit.
+		{"What's the biggest PDF I can add?", KindNumber},
+		{"What is the longest answer it writes?", KindNumber},
+		{"What is the most important finding?", KindDefinition},
 		{"At what library size does the vector index get built?", KindNumber},
 		{"Does ALCE come with training data?", KindYesNo},
 		{"Why not?", KindReason},
@@ -34,7 +39,10 @@ func TestKindOf(t *testing.T) {
 		{"What model decides whether the cited passages back up a sentence?", KindGeneral},
 		{"Which folders are searched for image files?", KindList},
 		// "What if" asks what happens, not which things.
-		{"What if the power goes out while I'm adding papers?", KindGeneral},
+		{"What if the power goes out while I'm adding papers?", KindCondition},
+		{"What happens when the server goes silent?", KindCondition},
+		{"How does the recall of the baseline compare with the plain approach?", KindCompare},
+		{"Is BM25 better than GTR on ELI5?", KindCompare},
 		// A subject this long describes rather than names.
 		{"What is the known blind spot of the automatic precision score when a source only partly backs a claim?", KindGeneral},
 	} {
@@ -73,6 +81,7 @@ func TestAnalyse(t *testing.T) {
 	for _, pair := range [][2]string{
 		{"paid", "pay"}, {"computed", "calculated"}, {"accuracy", "accurate"},
 		{"fluency", "fluent"}, {"summarising", "summarize"}, {"chosen", "choose"},
+		{"correctly", "correct"}, {"fluently", "fluency"}, {"readable", "reads"}, {"comparable", "compare"},
 	} {
 		a, b := analyse(pair[0]), analyse(pair[1])
 		if !slices.Equal(a, b) || len(a) == 0 {
@@ -118,6 +127,48 @@ func TestResolve(t *testing.T) {
 		}
 		if c.carried == "" && r.Query != c.q || c.carried != "" && r.Query != c.q+" "+c.carried {
 			t.Errorf("Resolve(%q) query %q", c.q, r.Query)
+		}
+	}
+	// Retrieval searches for an irregular verb's base form too, as the
+	// answerer compares it: "paid" finds "The average pay …".
+	if r := Resolve("How much were the annotators paid?", nil); r.Query != "How much were the annotators paid? pai" || len(r.Carried) != 0 {
+		t.Errorf("query %q, carried %q", r.Query, r.Carried)
+	}
+	if got := keyword.Tokenize("The average pay to workers"); !slices.Contains(got, "pai") {
+		t.Errorf("the base form is not as keyword search analyses pay: %q", got)
+	}
+}
+
+func TestListItems(t *testing.T) {
+	qu := newQuestion("What datasets does ALCE use?", nil)
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"We build ALCE on three datasets: ASQA, QAMPARI, and ELI5.", true},
+		{"本模板还添加了 cite=numbers 、cite=super 和 cite=authoryear 三个参考文献选项。", true},
+		{"此模板使用 BIBTEX 来生成参考文献，默认使用的文献样式是 GB/T 7714-2015。", false},
+		{"The datasets are hard for current systems.", false},
+	} {
+		c2 := &cand{text: c.s}
+		if got := listItems(qu, c2); got != c.want {
+			t.Errorf("listItems(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
+
+func TestHasNumber(t *testing.T) {
+	for s, want := range map[string]bool{
+		"We divide the corpus into 100-word passages.":     true,
+		"It calls the retriever once per question.":        true,
+		"Text that cannot begin a token is shown at once.": false,
+		"Most ELI5 questions ask how or why.":              false,
+		"GPT-4 and recall-5 are names.":                    false,
+		"As Gao et al. (2023) show in Table 3.":            false,
+		"The loss falls by -3 points.":                     true,
+	} {
+		if got := hasNumber(&cand{text: s}); got != want {
+			t.Errorf("hasNumber(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

@@ -2,9 +2,9 @@ package extractive
 
 import (
 	"context"
-	"math"
 	"strings"
 
+	"github.com/ibid-dev/ibid/rag/support"
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/keyword"
 )
@@ -40,14 +40,9 @@ func Weights(ctx context.Context, ts store.TermCounter, terms []string) (w []flo
 		return w, false
 	}
 	for i, d := range df {
-		w[i] = idf(d, n)
+		w[i] = support.IDF(d, n)
 	}
 	return w, true
-}
-
-// idf is Lucene's BM25 idf: ln(1 + (N - df + 0.5)/(df + 0.5)).
-func idf(df, n int) float64 {
-	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
 // cover is the weighted share of terms that text holds, and how many of

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
@@ -115,4 +116,42 @@ func closedSpans(s string) bool {
 		i = j
 	}
 	return open == 0
+}
+
+// reLink is a Markdown inline link or image: its text, then its
+// destination and optional title in brackets.
+var reLink = regexp.MustCompile(`!?\[([^\[\]\n]*)\]\(\s*<?[^()\s<>]*>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
+
+// linkText writes every Markdown inline link or image of s outside code
+// spans as its text alone ("see [the guide](docs/x.md)" is quoted "see
+// the guide"): a quote shows what the reader of the document reads, not
+// where the link points.
+func linkText(s string) string {
+	if !strings.Contains(s, "](") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '`')
+		if j < 0 {
+			b.WriteString(reLink.ReplaceAllString(s[i:], "$1"))
+			break
+		}
+		b.WriteString(reLink.ReplaceAllString(s[i:i+j], "$1"))
+		// Copy the code span whole: its run of backticks, up to the
+		// same run again.
+		k := i + j
+		n := k
+		for n < len(s) && s[n] == '`' {
+			n++
+		}
+		end := strings.Index(s[n:], s[k:n])
+		if end < 0 {
+			b.WriteString(s[k:])
+			break
+		}
+		b.WriteString(s[k : n+end+(n-k)])
+		i = n + end + (n - k)
+	}
+	return b.String()
 }

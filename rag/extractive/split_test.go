@@ -16,3 +16,18 @@ func TestSplitSentencesAbbreviations(t *testing.T) {
 		}
 	}
 }
+
+// A quoted Markdown link shows its text, not where it points; a code
+// span keeps what it holds.
+func TestQuoteLinkText(t *testing.T) {
+	for in, want := range map[string]string{
+		"See [the storage guide](storage.md) for the format.":                           "See the storage guide for the format.",
+		"Write `[text](url)` for a link, as [CommonMark](https://commonmark.org) says.": "Write `[text](url)` for a link, as CommonMark says.",
+		"A bracket [2] and a call f(x) stay.":                                           "A bracket [2] and a call f(x) stay.",
+	} {
+		us := units(in, "", false)
+		if len(us) != 1 || us[0].text != want {
+			t.Errorf("units(%q) = %+v, want one quote %q", in, us, want)
+		}
+	}
+}

@@ -65,3 +65,15 @@ func breaksLine(r rune) bool {
 	}
 	return false
 }
+
+// Clip is s cut to at most n bytes, never inside a rune, with "…" after
+// it when it was cut: for a text quoted in a message or a label.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -73,3 +73,20 @@ func TestHostileTitles(t *testing.T) {
 		t.Logf("%q: title %q author %q sections %q", name, d.Title, d.Author, ld.Segments[len(ld.Segments)-1].Section)
 	}
 }
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"a longer text", 8, "a longer…"},
+		{"héllo", 2, "h…"}, // never inside the é
+		{"", 0, ""},
+	} {
+		if got := Clip(c.s, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
