@@ -87,6 +87,7 @@ var questionWords = func() map[string]bool {
 		"you your yours i me my mine we us our can could should would shall may might must many much " +
 		"have has had having tell explain describe give show please about s were been being am " +
 		"i'm i've i'd i'll we're we've you're it's while " +
+		"actually just simply really basically exactly ever even quite rather very still already " +
 		"什么 怎么 怎样 如何 为什么 哪些 哪个 哪种 多少 几个 是否 吗 呢 应该 可以 能否") {
 		m[w] = true
 	}

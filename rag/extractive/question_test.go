@@ -172,3 +172,16 @@ func TestHasNumber(t *testing.T) {
 		}
 	}
 }
+
+// Words that only stress ("actually", "simply") are no content terms.
+func TestQuestionTermsFiller(t *testing.T) {
+	got := questionTerms("What citation scores does simply returning the top passage actually get?")
+	for _, w := range []string{"simpli", "actual"} {
+		if slices.Contains(got, w) {
+			t.Errorf("terms %q hold %q", got, w)
+		}
+	}
+	if !slices.Contains(got, "citat") {
+		t.Errorf("terms %q lack a content word", got)
+	}
+}
