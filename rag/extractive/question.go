@@ -23,6 +23,7 @@ const (
 	KindHowTo                  // how do I, how to
 	KindCondition              // what if, what happens when
 	KindCompare                // how does X compare with Y, is X better than Y
+	KindLimit                  // what are the limitations, drawbacks, blind spots of X
 )
 
 // String names the kind, for --explain.
@@ -44,6 +45,8 @@ func (k Kind) String() string {
 		return "condition"
 	case KindCompare:
 		return "comparison"
+	case KindLimit:
+		return "limitation"
 	}
 	return "general"
 }
@@ -146,6 +149,7 @@ var (
 	reList       = regexp.MustCompile(`\blist\b|\bname (the|all)\b|哪些|哪几`)
 	reWhichWhat  = regexp.MustCompile(`^(?:and |so |then )?(which|what)\s+(.*)$`)
 	reCompare    = regexp.MustCompile(`\bcompare[sd]?\b.*\b(with|to|against)\b|\b(better|worse|higher|lower|faster|slower|larger|smaller) than\b|\bdiffer(ence|s)? between\b|\bvs\.?\s|\bversus\b`)
+	reLimitQ     = regexp.MustCompile(`\b(limitations?|limits|drawbacks?|downsides?|weakness(es)?|shortcomings?|blind spots?|flaws?|pitfalls?|caveats?|disadvantages?)\b`)
 	reCondition  = regexp.MustCompile(`^(and |so |but )?what (if|happens (if|when|once|after)|would happen)\b`)
 	reYesNo      = regexp.MustCompile(`^(and |so |but )?(is|are|was|were|does|do|did|can|could|should|will|would|has|have|had)\b|吗[？?]?$|是否|能否`)
 )
@@ -180,6 +184,8 @@ func kindOf(q string) Kind {
 		return KindCondition
 	case reCompare.MatchString(s) && !reNumberQ.MatchString(s):
 		return KindCompare
+	case reLimitQ.MatchString(s) && !reNumberQ.MatchString(s) && !reHowTo.MatchString(s):
+		return KindLimit
 	case reList.MatchString(s) && isCJK(s):
 		return KindList
 	case reNumberQ.MatchString(s):

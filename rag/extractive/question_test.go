@@ -43,8 +43,11 @@ func TestKindOf(t *testing.T) {
 		{"What happens when the server goes silent?", KindCondition},
 		{"How does the recall of the baseline compare with the plain approach?", KindCompare},
 		{"Is BM25 better than GTR on ELI5?", KindCompare},
-		// A subject this long describes rather than names.
-		{"What is the known blind spot of the automatic precision score when a source only partly backs a claim?", KindGeneral},
+		{"What's the main limitation of attaching citations after generating the answer?", KindLimit},
+
+		// A subject this long describes rather than names: here, a limit.
+		{"What is the known blind spot of the automatic precision score when a source only partly backs a claim?", KindLimit},
+		{"What is the known effect of the automatic precision score when a source only partly backs a claim?", KindGeneral},
 	} {
 		if got := kindOf(c.q); got != c.want {
 			t.Errorf("kindOf(%q) = %s, want %s", c.q, got, c.want)

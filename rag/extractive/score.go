@@ -127,6 +127,7 @@ var (
 	reCause      = regexp.MustCompile(`\b(because|since|due to|as a result|so that|in order to|to avoid|to prevent|thus|therefore|hence|as|reason|otherwise|cannot|can't|not)\b|因为|由于|所以|因此`)
 	reHowToCue   = regexp.MustCompile("\\b(you can|you must|use|using|run|choose|set|add|type|press|install|select|put|create|pass|call|write|compile)\\b|`|\\\\[a-z]+")
 	reContrast   = regexp.MustCompile(`\b(whereas|while|than|compared (with|to)|in contrast|unlike|outperforms?|outperformed|higher|lower|better|worse|more|less|fewer)\b`)
+	reLimitCue   = regexp.MustCompile(`\b(limit(s|ed|ation|ations)?|cannot|can't|unable|fails?|failed|failure|overlooks?|overlooked|lacks?|lacking|drawbacks?|weakness(es)?|shortcomings?|struggles?|struggled|at the cost of|at most one|only one)\b`)
 	reIfCue      = regexp.MustCompile(`\b(if|unless|whenever|in case|otherwise)\b|^(when|once|should)\b`)
 	reNegation   = regexp.MustCompile(`\b(no|not|never|none|cannot|can't|only|all|without)\b|不|没有|无法`)
 	reContinues  = regexp.MustCompile(`^(This|These|That|Those|It|Its|They|Their|Such|Then|Finally|Formally|Specifically|In particular|For example|For instance|For each|Thus|Therefore|Hence|Here|However|Moreover|In addition|Also|Note that|That is|Otherwise|Instead|Intuitively|Besides)\b`)
@@ -426,6 +427,10 @@ func shape(qu *question, c *cand) (float64, string) {
 			return 1.2, "compares ×1.2"
 		case number:
 			return 1.1, "has a figure ×1.1"
+		}
+	case KindLimit:
+		if reLimitCue.MatchString(low) {
+			return 1.3, "names a limit ×1.3"
 		}
 	case KindCondition:
 		if reIfCue.MatchString(low) {
