@@ -149,6 +149,7 @@ func TestListItems(t *testing.T) {
 		want bool
 	}{
 		{"We build ALCE on three datasets: ASQA, QAMPARI, and ELI5.", true},
+		{"We also explore several models, including Alpaca-7B (Taori et al., 2023), Vicuna-13B (Chiang et al., 2023), and Oasst-33B (Köpf et al., 2023).", true},
 		{"本模板还添加了 cite=numbers 、cite=super 和 cite=authoryear 三个参考文献选项。", true},
 		{"此模板使用 BIBTEX 来生成参考文献，默认使用的文献样式是 GB/T 7714-2015。", false},
 		{"The datasets are hard for current systems.", false},

@@ -545,6 +545,9 @@ func listItems(qu *question, c *cand) bool {
 	names := 0
 	for _, item := range strings.Split(text, ",") {
 		f := strings.Fields(item)
+		for len(f) > 1 && listOpeners[strings.ToLower(f[0])] {
+			f = f[1:] // "including Alpaca-7B": the item is the name
+		}
 		if len(f) == 0 {
 			continue
 		}
@@ -590,6 +593,10 @@ func nameLike(w string) bool {
 	}
 	return caps > 0 || digits > 0 && strings.ContainsAny(w, "-.") || strings.Contains(w, "=") // "cite=numbers", an option
 }
+
+// listOpeners are the words that may open a list's first item ("…
+// models, including Alpaca-7B, Vicuna-13B and Oasst-33B").
+var listOpeners = map[string]bool{"including": true, "include": true, "includes": true, "namely": true, "e.g.": true, "i.e.": true, "like": true, "such": true, "as": true, "especially": true, "notably": true}
 
 // capsWords are capitalised words that name nothing.
 var capsWords = func() map[string]bool {
