@@ -36,7 +36,7 @@ const longDocSlack = 0.015
 var answerFigures = struct {
 	questions, first, followups                float64
 	declined, firstDeclined, followupsDeclined int
-}{0.698, 0.667, 0.800, 1, 1, 0}
+}{0.729, 0.692, 0.800, 1, 1, 0}
 
 const answerSlack = 0.03
 
