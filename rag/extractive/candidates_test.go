@@ -222,3 +222,32 @@ func TestQuoteJoinsAsTheDocument(t *testing.T) {
 		}
 	}
 }
+
+// A lead-in that ends its segment, whose text is in the next one, is not
+// quoted alone: the sentence it leads into is.
+func TestLeadInNotQuotedAlone(t *testing.T) {
+	a := &store.Segment{ID: "d:0", Text: "Answers quote whole sentences of the library.\n\n**When the library does not answer.**"}
+	b := &store.Segment{ID: "d:1", Text: "Before quoting, the answerer asks whether the best passages answer the question at all."}
+	var cs []*cand
+	for _, seg := range []*store.Segment{a, b} {
+		us := units(seg.Text, "", false)
+		for i := range us {
+			us[i].seg = seg
+			cs = append(cs, &us[i])
+		}
+	}
+	if len(cs) != 3 || !cs[1].leadIn {
+		t.Fatalf("units %+v", cs)
+	}
+	cs[1].score, cs[2].score, cs[0].score = 1, 0.9, 0.1
+	qu := newQuestion("When does the library not answer?", nil)
+	runs := choose(qu, []*cand{cs[1], cs[2], cs[0]})
+	if len(runs) == 0 || runs[0].first != cs[2] {
+		t.Fatalf("quotes %+v, want the sentence the lead-in leads into first", runs)
+	}
+	for _, r := range runs {
+		if r.first == cs[1] {
+			t.Errorf("the lead-in is quoted alone")
+		}
+	}
+}

@@ -54,7 +54,7 @@ func choose(qu *question, cands []*cand) []run {
 			continue
 		}
 		r := grow(c, bySeg[c.seg.ID], used)
-		if len(r.units) == 1 && c.leadIn && !strings.HasSuffix(c.text, ":") {
+		if len(r.units) == 1 && c.leadIn {
 			continue // a run-in heading whose text is in the next segment says nothing alone
 		}
 		for _, u := range r.units {

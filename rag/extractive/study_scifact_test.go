@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -26,10 +27,7 @@ func TestStudySciFact(t *testing.T) {
 	if dir == "" {
 		t.Skip("IBID_ANSWERS_STUDY=/tmp/folder runs the study")
 	}
-	data := "/work/shared/data/scifact-rationale"
-	if _, err := os.Stat(data); err != nil {
-		t.Skip("no SciFact rationale data")
-	}
+	data := shareddata.Path(t, "scifact-rationale")
 	ctx := context.Background()
 	type doc struct {
 		ID       int      `json:"doc_id"`

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/extractive"
 	"github.com/ibid-dev/ibid/rag/library"
@@ -37,10 +38,7 @@ func TestStudyLongDoc(t *testing.T) {
 	}
 	defer lib.Close()
 	if n, _ := lib.Len(ctx); n == 0 {
-		paths, err := set.Docs(setDir, "../../../shared/data")
-		if err != nil {
-			paths, err = set.Docs(setDir, "/work/shared/data")
-		}
+		paths, err := set.Docs(setDir, shareddata.Path(t))
 		if err != nil {
 			t.Fatal(err)
 		}
