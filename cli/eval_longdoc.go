@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ibid-dev/ibid/internal/modroot"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 )
@@ -43,7 +44,10 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 	if err != nil {
 		return nil, err
 	}
-	root := repoRoot(dir)
+	root, ok := modroot.Find(dir)
+	if !ok {
+		root = "."
+	}
 	if shared == "" {
 		shared = filepath.Join(root, "..", "shared", "data")
 	}
@@ -105,21 +109,4 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 		cfg.logf("answers not quoting their evidence: %s\n", strings.Join(missed, " "))
 	}
 	return append(lines, answers), nil
-}
-
-// repoRoot is the nearest folder at or above dir that holds go.mod, or
-// the current folder.
-func repoRoot(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "."
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return "."
-		}
-	}
 }

@@ -1,7 +1,8 @@
 // Package modroot finds the root of the Go module a folder is in: the
 // nearest folder at or above it that holds go.mod. Tests use it to name
 // paths from the repository's root (a test's working directory is its
-// package's folder), and to find what lies beside the repository.
+// package's folder), and to find what lies beside the repository (as
+// ibid eval does for a long-document set's shared PDFs).
 package modroot
 
 import (
