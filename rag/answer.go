@@ -199,25 +199,29 @@ func (p *Pipeline) Answer(ctx context.Context, conv *Conversation, question stri
 		err = p.a.Answer(ctx, req, stream)
 	}
 	stream.Flush()
+	failure := err // what the error event says
 	if err != nil {
 		run.turn.Interrupted = true
 		switch {
 		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-			run.fail(errors.New("cancelled"))
+			failure = errors.New("cancelled")
 		case run.text.Len() > 0:
 			err = fmt.Errorf("the answer was cut off: %w", err)
-			run.fail(err)
-		default:
-			if !errors.Is(err, llm.ErrUnreachable) { // that one says so itself
-				err = fmt.Errorf("the model did not answer: %w", err)
-			}
-			run.fail(err)
+			failure = err
+		case !errors.Is(err, llm.ErrUnreachable): // that one says so itself
+			err = fmt.Errorf("the model did not answer: %w", err)
+			failure = err
 		}
 	}
 	if len(run.turn.Sources) == 0 && run.text.Len() > 0 {
 		run.infer(passages)
 	}
+	// The footnotes of what was written are checked even when the answer
+	// was cut, so that an error is the last event before done.
 	run.finishChecks()
+	if failure != nil {
+		run.fail(failure)
+	}
 	run.done()
 	return err
 }

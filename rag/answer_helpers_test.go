@@ -72,6 +72,10 @@ func checkOrder(t *testing.T, evs []Event) {
 			if i != len(evs)-1 {
 				t.Errorf("done at %d of %d", i, len(evs))
 			}
+		case EventError:
+			if i != len(evs)-2 {
+				t.Errorf("error at %d of %d: not right before done", i, len(evs))
+			}
 		}
 	}
 	if len(evs) == 0 || evs[len(evs)-1].Type != EventDone {

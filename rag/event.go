@@ -11,6 +11,10 @@ import (
 
 // EventType names an answer event; the names are the wire names used by
 // `ibid ask --format ndjson` and `ibid serve` (docs/answers.md).
+//
+// Order: an answer's events end with exactly one EventDone; an EventError,
+// when the answer failed or was cut, comes right before it (the support
+// events of what was written come before the error).
 type EventType string
 
 const (
