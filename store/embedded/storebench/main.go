@@ -180,33 +180,41 @@ func build(lib string, n, dim int) error {
 	texts := synthtext.Segments(textPool, 180) // about 1,200 bytes each
 	sp := synthvec.New(seed, dim, clusters)
 	var puts []store.Put
-	vecs := make([]float32, perDoc*dim)
 	for d := 0; d*perDoc < n; d++ {
-		id := fmt.Sprintf("doc%07d", d)
-		doc := store.Document{ID: id, Path: "/bench/" + id + ".pdf", Format: "pdf", Title: "Document " + id}
-		count := min(perDoc, n-d*perDoc)
-		segs := make([]store.Segment, count)
-		for i := range segs {
-			v := vecs[i*dim : (i+1)*dim]
-			sp.Fill(v)
-			k := (d*perDoc + i) * 7919 % textPool
-			segs[i] = store.Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i, Text: texts[k],
-				Section: []string{"Results", "Table " + strconv.Itoa(i%7)}, PageStart: i/3 + 1, PageEnd: i/3 + 1,
-				Start: i * 1200, End: (i + 1) * 1200, Vector: v}
-		}
-		puts = append(puts, store.Put{Document: doc, Segments: segs})
+		puts = append(puts, benchPut(d, min(perDoc, n-d*perDoc), dim, sp, texts))
 		if len(puts) == batch || (d+1)*perDoc >= n {
 			if err := s.Update(ctx, puts, nil); err != nil {
 				return err
 			}
 			puts = puts[:0]
-			vecs = make([]float32, perDoc*dim) // Update copied them; a fresh block for the next batch
 			if done := min(n, (d+1)*perDoc); done%100_000 == 0 || done == n {
 				fmt.Fprintf(os.Stderr, "  %d segments, %v\n", done, time.Since(start).Round(time.Second))
 			}
 		}
 	}
 	return nil
+}
+
+// benchPut is document d of the library: count segments whose vectors,
+// the next ones of sp, lie in a block of their own. (The documents of a
+// batch once shared one block, so that Update stored the batch's last
+// document's vectors fifty times: every vector had 49 copies, more than
+// the 4×10 candidates of a top-10 query, and a query whose two best
+// distinct vectors the codes ordered the wrong way lost all ten.)
+func benchPut(d, count, dim int, sp *synthvec.Space, texts []string) store.Put {
+	id := fmt.Sprintf("doc%07d", d)
+	doc := store.Document{ID: id, Path: "/bench/" + id + ".pdf", Format: "pdf", Title: "Document " + id}
+	vecs := make([]float32, count*dim)
+	segs := make([]store.Segment, count)
+	for i := range segs {
+		v := vecs[i*dim : (i+1)*dim : (i+1)*dim]
+		sp.Fill(v)
+		k := (d*perDoc + i) * 7919 % len(texts)
+		segs[i] = store.Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i, Text: texts[k],
+			Section: []string{"Results", "Table " + strconv.Itoa(i%7)}, PageStart: i/3 + 1, PageEnd: i/3 + 1,
+			Start: i * 1200, End: (i + 1) * 1200, Vector: v}
+	}
+	return store.Put{Document: doc, Segments: segs}
 }
 
 // measureLibrary is the fresh process: open, queries, peak memory, then
