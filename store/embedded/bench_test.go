@@ -88,6 +88,12 @@ func generate(dir string, docs, perDoc, dim, textLen int) error {
 		return err
 	}
 	defer s.Close()
+	return fill(s, docs, perDoc, dim, textLen)
+}
+
+// fill puts docs documents of perDoc segments of random normalised
+// vectors and random text into s, fifty documents per commit.
+func fill(s *Store, docs, perDoc, dim, textLen int) error {
 	r := rand.New(rand.NewPCG(1, 2))
 	pool := textPool(r, 1<<16)
 	const batch = 50
@@ -411,4 +417,46 @@ func BenchmarkPutDocument(b *testing.B) {
 		d++
 	}
 	b.ReportMetric(float64(d*100)/b.Elapsed().Seconds(), "segments/s")
+}
+
+// BenchmarkAddSmall adds a document of three segments to a library of
+// 100,000 segments (1,000 documents; dimension 64, the dense index's upkeep
+// does not depend on it), one commit each: in a folder (where the commit's
+// syncs weigh most) and in memory (where the linking in does).
+func BenchmarkAddSmall(b *testing.B) {
+	const dim = 64
+	info := store.Info{Embedder: "bench", Dimension: dim}
+	for _, where := range []string{"memory", "folder"} {
+		b.Run(where, func(b *testing.B) {
+			var s *Store
+			var err error
+			if where == "memory" {
+				s, err = NewMemory(info)
+			} else {
+				s, err = mustOpenB(b.TempDir(), info)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			if err := fill(s, 1000, 100, dim, 200); err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			d := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				id := "small" + strconv.Itoa(d)
+				segs := make([]store.Segment, 3)
+				for i := range segs {
+					segs[i] = store.Segment{ID: id + ":" + strconv.Itoa(i), DocumentID: id, Index: i, Text: "a small note " + id,
+						Vector: vec(id, i, dim)}
+				}
+				if err := s.Update(ctx, []store.Put{{Document: store.Document{ID: id}, Segments: segs}}, nil); err != nil {
+					b.Fatal(err)
+				}
+				d++
+			}
+		})
+	}
 }

@@ -333,7 +333,7 @@ func (s *Store) fixCodes() {
 	d := s.disk
 	switch {
 	case d.codesBroken:
-		entries := s.dense.byRow
+		entries := s.dense.live()
 		rows := make([]int, len(entries))
 		for i, e := range entries {
 			rows[i] = e.row

@@ -25,53 +25,142 @@ const exactMax = 500
 // above 0.99 on clustered vectors with 4 (TestRecall).
 const candidatesPer = 4
 
-// denseIndex is what Dense scans.
+// denseIndex is what Dense scans: the entries of the store by row, kept
+// up to date as documents are linked in and out, without walking the
+// library (a write into a large library costs the index the new entries
+// only).
 //
-// Invariants: byRow lists every live entry of the store once, by
-// increasing row (rows do not overlap, so a row names one segment: the
-// scan's candidate ids are rows); n counts the segments Dense can find
-// (entry.dense); exact holds when n <= exactMax at the last load or
-// change: then chromem's collection holds every such segment and every
-// entry its vectors. A library that grows past exactMax leaves the exact
-// path (its collection emptied, its vectors dropped when it has a file to
-// read them from) and comes back to it only when it is loaded again.
+// Invariants:
+//   - slots are in increasing row order (ties: the order the entries were
+//     added) and hold every live entry of the store exactly once; a slot
+//     whose entry was unlinked has e nil, and dead counts those. Rows do
+//     not overlap (a generation's rows are never reused, and a store in
+//     memory only numbers its entries with next), so a row names at most
+//     one slot, live or dead: the scan's candidate ids are rows.
+//   - len(slots) - dead == the number of live entries; when an update
+//     would break that (an entry whose slot cannot be found), the index is
+//     rebuilt from the store's documents instead.
+//   - dead <= max(compactDeadMin, len(slots)/2) after every change: dead
+//     slots are dropped when they would outnumber the live ones.
+//   - n counts the segments Dense can find (entry.dense) of the live
+//     entries; exact holds when n <= exactMax at the last load or change:
+//     then chromem's collection holds every such segment and every entry
+//     its vectors. A library that grows past exactMax leaves the exact
+//     path (its collection emptied, its vectors dropped when it has a file
+//     to read them from) and comes back to it only when it is loaded again.
+//
+// A load and a compaction (which gives the entries new rows) rebuild the
+// index whole.
 type denseIndex struct {
-	byRow []*entry
+	slots []slot
+	dead  int
 	n     int
 	exact bool
 	next  int // the next row of a store in memory only, which has no vector file
 }
 
-// rebuild lists the entries of docs by row.
-func (x *denseIndex) rebuild(docs map[string]*entry) {
-	x.byRow = x.byRow[:0]
-	x.n = 0
-	for _, e := range docs {
-		x.byRow = append(x.byRow, e)
-		for i := range e.segs {
-			if e.dense(i) {
-				x.n++
-			}
-		}
-	}
-	slices.SortFunc(x.byRow, func(a, b *entry) int { return a.row - b.row })
+// slot is an entry's place in the index: its first row and number of
+// rows, and the entry itself while it is live (nil after).
+type slot struct {
+	row, rows int
+	e         *entry
 }
 
-// at is the entry holding row, and the segment's index in it.
-func (x *denseIndex) at(row int) (*entry, int, bool) {
-	j, _ := slices.BinarySearchFunc(x.byRow, row, func(e *entry, r int) int {
-		switch {
-		case e.row+len(e.segs) <= r:
-			return -1
-		case e.row > r:
-			return 1
+// compactDeadMin is the number of dead slots below which the index is
+// never compacted.
+const compactDeadMin = 64
+
+// rebuild lists the entries of docs by row.
+func (x *denseIndex) rebuild(docs map[string]*entry) {
+	x.slots = x.slots[:0]
+	x.dead, x.n = 0, 0
+	for _, e := range docs {
+		x.slots = append(x.slots, slot{row: e.row, rows: len(e.segs), e: e})
+		x.n += e.searchable()
+	}
+	slices.SortStableFunc(x.slots, func(a, b slot) int { return a.row - b.row })
+}
+
+// link adds entries, just linked into docs (the store's documents, with
+// their replaced and deleted entries already unlinked from the index),
+// and compacts the index when dead slots have grown to outnumber the live
+// ones. Entries that docs no longer holds (replaced later in the same
+// batch) are left out.
+func (x *denseIndex) link(docs map[string]*entry, entries []*entry) {
+	live := make([]*entry, 0, len(entries))
+	for _, e := range entries {
+		if docs[e.doc.ID] == e {
+			live = append(live, e)
 		}
-		return 0
-	})
-	if j == len(x.byRow) || x.byRow[j].row > row || row >= x.byRow[j].row+len(x.byRow[j].segs) {
+	}
+	slices.SortStableFunc(live, func(a, b *entry) int { return a.row - b.row })
+	if len(live) > 0 && len(x.slots) > 0 && live[0].row < x.slots[len(x.slots)-1].row {
+		x.rebuild(docs) // rows that do not come after the index's: cannot happen, see Invariants
+		return
+	}
+	for _, e := range live {
+		x.slots = append(x.slots, slot{row: e.row, rows: len(e.segs), e: e})
+		x.n += e.searchable()
+	}
+	if len(x.slots)-x.dead != len(docs) {
+		x.rebuild(docs)
+		return
+	}
+	if x.dead > compactDeadMin && x.dead > len(x.slots)/2 {
+		x.slots = slices.DeleteFunc(x.slots, func(s slot) bool { return s.e == nil })
+		x.dead = 0
+	}
+}
+
+// unlink marks e's slot dead; it reports false when e has none (an entry
+// added and replaced within one batch, never in the index).
+func (x *denseIndex) unlink(e *entry) bool {
+	j, _ := slices.BinarySearchFunc(x.slots, e.row, func(s slot, r int) int { return s.row - r })
+	for ; j < len(x.slots) && x.slots[j].row == e.row; j++ {
+		if x.slots[j].e == e {
+			x.slots[j].e = nil
+			x.dead++
+			x.n -= e.searchable()
+			return true
+		}
+	}
+	return false
+}
+
+// searchable is the number of e's segments Dense can find.
+func (e *entry) searchable() int {
+	n := 0
+	for i := range e.segs {
+		if e.dense(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// live is the index's live entries, by row.
+func (x *denseIndex) live() []*entry {
+	out := make([]*entry, 0, len(x.slots)-x.dead)
+	for _, s := range x.slots {
+		if s.e != nil {
+			out = append(out, s.e)
+		}
+	}
+	return out
+}
+
+// at is the entry holding row, and the segment's index in it; false when
+// no live entry holds it.
+func (x *denseIndex) at(row int) (*entry, int, bool) {
+	// The last slot of some rows starting at or before row (slots of no
+	// rows, documents without segments, may share its start).
+	j, _ := slices.BinarySearchFunc(x.slots, row+1, func(s slot, r int) int { return s.row - r })
+	for j--; j >= 0 && x.slots[j].rows == 0; j-- {
+	}
+	if j < 0 || row >= x.slots[j].row+x.slots[j].rows || x.slots[j].e == nil {
 		return nil, 0, false
 	}
-	return x.byRow[j], row - x.byRow[j].row, true
+	return x.slots[j].e, row - x.slots[j].row, true
 }
 
 // scratch is one scanning goroutine's memory, pooled across queries so
@@ -97,7 +186,7 @@ func (s *Store) fastDense(ctx context.Context, q []float32, k int, f store.Filte
 	want := candidatesPer * k
 	qq := quant.NewQuery(q)
 	workers := max(1, min(runtime.GOMAXPROCS(0), x.n/minRowsPerWorker))
-	parts := splitRows(x.byRow, workers)
+	parts := splitRows(x.slots, workers)
 	tops := make([]*scratch, len(parts))
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
@@ -129,31 +218,35 @@ func (s *Store) fastDense(ctx context.Context, q []float32, k int, f store.Filte
 	return s.rescore(q, k, all.Sorted(), tops[0])
 }
 
-// splitRows cuts entries (in row order) into up to n runs of about equal
-// numbers of segments.
-func splitRows(entries []*entry, n int) [][]*entry {
-	if n <= 1 || len(entries) <= 1 {
-		return [][]*entry{entries}
+// splitRows cuts slots (in row order) into up to n runs of about equal
+// numbers of live segments.
+func splitRows(slots []slot, n int) [][]slot {
+	if n <= 1 || len(slots) <= 1 {
+		return [][]slot{slots}
 	}
 	total := 0
-	for _, e := range entries {
-		total += len(e.segs)
+	for _, sl := range slots {
+		if sl.e != nil {
+			total += sl.rows
+		}
 	}
-	parts := make([][]*entry, 0, n)
+	parts := make([][]slot, 0, n)
 	start, acc := 0, 0
-	for i, e := range entries {
-		acc += len(e.segs)
+	for i, sl := range slots {
+		if sl.e != nil {
+			acc += sl.rows
+		}
 		if acc*n >= total*(len(parts)+1) && len(parts) < n-1 {
-			parts = append(parts, entries[start:i+1])
+			parts = append(parts, slots[start:i+1])
 			start = i + 1
 		}
 	}
-	return append(parts, entries[start:])
+	return append(parts, slots[start:])
 }
 
-// scanCodes offers the admitted segments of entries to sc.top (of size
-// want) by their codes' similarity to q.
-func (s *Store) scanCodes(ctx context.Context, q *quant.Query, entries []*entry, want int, f store.Filter, sc *scratch) error {
+// scanCodes offers the admitted segments of the live entries of slots to
+// sc.top (of size want) by their codes' similarity to q.
+func (s *Store) scanCodes(ctx context.Context, q *quant.Query, slots []slot, want int, f store.Filter, sc *scratch) error {
 	stride := q.Stride()
 	sc.top.Reset(want)
 	byDoc := len(f.Documents) > 0
@@ -161,7 +254,11 @@ func (s *Store) scanCodes(ctx context.Context, q *quant.Query, entries []*entry,
 	segf.Documents = nil
 	perSegment := !segf.IsZero() // segments are admitted one by one
 	scanned := 0
-	for _, e := range entries {
+	for _, sl := range slots {
+		e := sl.e
+		if e == nil {
+			continue
+		}
 		if scanned += len(e.segs); scanned >= 1<<16 {
 			scanned = 0
 			if err := ctx.Err(); err != nil {
@@ -206,7 +303,7 @@ func (s *Store) rescore(q []float32, k int, cands []quant.Candidate, sc *scratch
 	for _, c := range cands {
 		e, i, ok := s.dense.at(int(c.ID))
 		if !ok {
-			continue // cannot happen: rows come from byRow
+			continue // cannot happen: rows come from live slots
 		}
 		v, err := s.rowVector(e, i, sc)
 		if err != nil {

@@ -226,7 +226,7 @@ func (s *Store) link(deletes []string, entries []*entry) error {
 			errs = append(errs, s.addToCollection(e))
 		}
 	}
-	x.rebuild(s.docs)
+	x.link(s.docs, entries)
 	if x.exact && x.n > exactMax {
 		s.leaveExact()
 	}
@@ -267,6 +267,7 @@ func (s *Store) leaveExact() {
 // unlink takes a replaced or deleted document out of the collection, the
 // keyword index and the counts; the caller holds wsem and mu.
 func (s *Store) unlink(old *entry) error {
+	s.dense.unlink(old)
 	s.nsegs -= len(old.segs)
 	if s.disk != nil {
 		s.disk.deadRows += len(old.segs)
