@@ -31,19 +31,28 @@ import (
 //     exact path's vectors (small libraries) are all checked during the
 //     open, as before; so is every vector of a library under
 //     checkAtOpenMax, and of `ibid doctor` (Check and Repair: checkAll).
+//   - The pass also checks the codes the open took from the codes file
+//     without checking them (mapped, see codes.go): codes that fail their
+//     block's checksum are handled as damaged vectors are, by a load with
+//     every vector and code checked, which computes those codes from the
+//     vectors (the codes file is a cache: that is not damage).
 //   - Until the pass reaches a damaged document, a query may rescore one of
-//     its candidates with the damaged vectors (the candidates themselves
-//     come from intact codes).
+//     its candidates with the damaged vectors, or pick candidates by its
+//     damaged codes (their scores are still exact, from the vectors).
 
 // checkAtOpenMax is the size of vector file (bytes) that a load checks
 // whole before it returns; larger ones are checked in the background. A
 // variable for tests.
 var checkAtOpenMax int64 = 256 << 20
 
-// span is one document's rows in the vector file and their checksum.
+// span is one document's rows in the vector file and their checksum, and
+// the codes the open took from the codes file without checking them
+// (codes nil when it checked them) with the checksum their block records.
 type span struct {
-	row, n int
-	sum    uint32
+	row, n   int
+	sum      uint32
+	codes    []byte
+	codesSum uint32
 }
 
 // vectorCheck is one background pass over the spans a load left
@@ -87,8 +96,9 @@ func (s *Store) runCheck(c *vectorCheck) {
 			return
 		}
 		k, _ := c.vf.ReadAt(b, vecOffset(sp.row, dim))
+		codesOK := sp.codes == nil || crc32.Checksum(sp.codes, crcTable) == sp.codesSum
 		s.mu.RUnlock()
-		if k != n || crc32.Checksum(b, crcTable) != sp.sum {
+		if k != n || crc32.Checksum(b, crcTable) != sp.sum || !codesOK {
 			c.bad.Store(true)
 			break
 		}

@@ -102,6 +102,37 @@ func TestVectorsCheckedAfterOpen(t *testing.T) {
 		isVectorDamage(t, err)
 	})
 
+	// A flipped code (the file mapped, its checksum left to the pass) is
+	// found by the pass: the codes are computed again from the vectors,
+	// the answers are the intact library's, nothing is reported damaged,
+	// and the next writer puts the codes file right.
+	t.Run("flipped code", func(t *testing.T) {
+		lib := copyDir(t, dir)
+		path := filepath.Join(lib, codesName(1))
+		flipByte(t, path, fileSize(t, path)/2)
+		s := mustOpen(t, lib, codesInfo)
+		defer s.Close()
+		settled(t, s)
+		if err := s.Damage(); err != nil {
+			t.Fatalf("damaged codes reported as damage: %v", err)
+		}
+		if n := len(s.disk.codesMissing); n != 1 {
+			t.Fatalf("after the pass, %d documents' codes computed, want the flipped one", n)
+		}
+		sameAnswers(t, s, queries, want)
+		put(t, s, "new", 3, 1)
+		s.Close()
+		again, err := OpenDir(ctx, lib, store.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer again.Close()
+		settled(t, again)
+		if n := len(again.disk.codesMissing); n != 0 || again.disk.codesBroken {
+			t.Fatalf("after a write, %d documents' codes still computed (broken %v)", n, again.disk.codesBroken)
+		}
+	})
+
 	t.Run("doctor", func(t *testing.T) {
 		r, err := Check(damaged(t))
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -33,9 +34,14 @@ import (
 // One block holds one document put's rows. Blocks are appended after the
 // commit record that puts the document is on disk (a crash between leaves
 // a document without codes: computed on the next open); a compaction
-// writes the new generation's file whole. Readers read the file with
-// positioned reads into memory of their own, never map it, so another
-// process cutting or replacing it cannot fault them.
+// writes the new generation's file whole. Readers map the file (on
+// little-endian Unix systems; elsewhere they copy the blocks), and their
+// entries' codes are the mapped bytes; so no writer ever cuts the file in
+// place (a mapped file cut shorter faults its readers): a file with a
+// torn or damaged tail is written again beside it and renamed over it
+// (appendCodes, fixCodes), which leaves every mapping of the old one
+// intact. A library whose vectors are checked in the background (check.go)
+// leaves the checksums of the codes it mapped to that pass too.
 const (
 	codesMagic  = "ibidQ8v1"
 	codesHeader = 16
@@ -257,9 +263,12 @@ func (d *disk) writeCodesFile(gen int, entries []*entry, rows []int) (int64, err
 
 // appendCodes appends the blocks of entries, just committed, to the codes
 // file. It first follows the blocks other writers appended since this one
-// last looked, and cuts what follows the last intact one (a block torn by
-// a crash). A failure costs only the next open the computing of the
-// missing codes. The caller holds the library's lock.
+// last looked. What follows the last intact block (a block torn by a
+// crash) is never cut in place: readers map the file (a file cut under a
+// mapping faults its reader), so the file is then written again whole,
+// its intact blocks and the new ones, and renamed over the old one. A
+// failure costs only the next open the computing of the missing codes.
+// The caller holds the library's lock.
 func (d *disk) appendCodes(entries []*entry) {
 	if d.codesBroken || len(entries) == 0 {
 		return // rewritten whole by the next writer (fixCodes)
@@ -285,30 +294,67 @@ func (d *disk) appendCodes(entries []*entry) {
 				end = x.end
 			}
 		}
-		if end < codesHeader {
-			if _, err := f.WriteAt(codesFileHeader(d.man.Dimension), 0); err != nil {
-				d.codesBroken = true
-				return
-			}
-			end = codesHeader
-		}
 	} else {
 		end = scanBlocks(f, end, st.Size(), quant.Stride(d.man.Dimension), nil)
-	}
-	if err := cutTo(f, end); err != nil {
-		d.codesBroken = true
-		return
 	}
 	var buf []byte
 	for _, e := range entries {
 		buf = appendBlock(buf, e, e.row)
 	}
+	if end < codesHeader || end < st.Size() {
+		// No intact header, or something to cut: a new file.
+		if err := d.rewriteCodes(f, end, buf); err != nil {
+			d.codesBroken = true
+		}
+		return
+	}
 	if _, err := f.WriteAt(buf, end); err != nil {
-		f.Truncate(end)
-		d.codesBroken = true
+		d.codesBroken = true // what was written is cut by the next writer's rewrite
 		return
 	}
 	d.codesEnd, d.codesSeen = end+int64(len(buf)), st
+}
+
+// rewriteCodes replaces the codes file, of which f's bytes up to end are
+// intact blocks (end < codesHeader: none are), with those blocks and then
+// blocks: a temporary file, synced, renamed over it.
+func (d *disk) rewriteCodes(f *os.File, end int64, blocks []byte) error {
+	name := d.path(codesName(d.man.Generation))
+	t, err := os.CreateTemp(d.dir, "."+codesName(d.man.Generation)+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(t.Name()) // after the rename, nothing
+	if end < codesHeader {
+		_, err = t.Write(codesFileHeader(d.man.Dimension))
+		end = codesHeader
+	} else {
+		_, err = io.Copy(t, io.NewSectionReader(f, 0, end))
+	}
+	if err == nil {
+		_, err = t.Write(blocks)
+	}
+	if err == nil {
+		err = t.Sync()
+	}
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(t.Name(), name)
+	}
+	if err == nil {
+		err = syncDir(d.dir)
+	}
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		return err
+	}
+	d.codesEnd, d.codesSeen = end+int64(len(blocks)), st
+	return nil
 }
 
 // openCodes opens generation gen's codes file for reading, nil when there

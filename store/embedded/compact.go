@@ -134,7 +134,7 @@ func (s *Store) compactLocked() error {
 	oldVF, oldLF := s.vf, s.lf
 	s.vf, s.lf = vf, lf
 	s.mu.Unlock()
-	releaseFiles(oldVF, nil)
+	releaseFiles(oldVF, codeMemory{}) // the entries keep their codes
 	closeFile(oldLF)
 	removeGeneration(d.dir, old)
 	return nil

@@ -324,15 +324,15 @@ func hasNaN(v []float32) bool {
 // every entry's vectors are read and checked against their checksum
 // either way (loadVectors). It also returns the vector file and the log,
 // open (nil when there is none), and the memory outside the heap that
-// holds the codes (nil when they are on the heap).
-func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, *os.File, *os.File, []byte, error) {
+// holds the codes.
+func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, *os.File, *os.File, codeMemory, error) {
 	// The commit file first: it never claims more than the log holds when
 	// it is read, whatever a writer appends meanwhile.
 	d.seen, d.seenErr = readMark(d.dir, d.man.Generation)
 	d.hasInfo, d.cut, d.lostOps = false, false, 0
 	vf, err := d.openVectors()
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, codeMemory{}, err
 	}
 	vsize := int64(-1)
 	if vf != nil {
@@ -344,10 +344,10 @@ func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, *os.File, *os.File,
 	// from this very file later, whatever another process's compaction
 	// removes meanwhile.
 	lf, _, _ := regular.Open(d.path(logName(d.man.Generation)))
-	fail := func(err error) ([]*entry, *os.File, *os.File, []byte, error) {
+	fail := func(err error) ([]*entry, *os.File, *os.File, codeMemory, error) {
 		closeFile(vf)
 		closeFile(lf)
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, codeMemory{}, err
 	}
 	live := map[string]*entry{}
 	end, rows, err := d.replay(0, 0, live)
@@ -394,11 +394,11 @@ func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, *os.File, *os.File,
 	}
 	slices.SortFunc(entries, func(a, b *entry) int { return a.row - b.row })
 	d.deadRows = rows - liveRows
-	arena, err := d.loadVectors(vf, entries, keep(dense))
+	mem, err := d.loadVectors(vf, entries, keep(dense))
 	if err != nil {
 		return fail(err)
 	}
-	return entries, vf, lf, arena, nil
+	return entries, vf, lf, mem, nil
 }
 
 // closeFile closes f unless it is nil.

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"fmt"
+	"hash/crc32"
 	"os"
 	"runtime"
 	"slices"
@@ -20,18 +21,20 @@ import (
 // when a block there was computed from the very vectors the log records
 // and passes its own checksum, else computed from the vectors (and noted
 // in d.codesMissing, for a writer to append); and its vectors when keep is
-// set. The codes of all entries lie in one stretch of memory, outside the
-// heap where the system allows (returned, nil otherwise). The vectors of a
-// large library whose codes the codes file holds are not read here but
-// listed in d.unchecked, for the background pass (check.go).
-func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, error) {
+// set. The codes read from the file are the file itself, mapped, where the
+// system allows (else copied); the codes computed lie in one stretch of
+// memory outside the heap where the system allows; both are returned. The
+// vectors of a large library whose codes the codes file holds are not read
+// here, nor the checksums of those codes, but listed in d.unchecked, for
+// the background pass (check.go).
+func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) (codeMemory, error) {
 	dim := d.man.Dimension
 	stride := quant.Stride(dim)
 	haveRows := 0
 	if vf != nil {
 		st, err := vf.Stat()
 		if err != nil {
-			return nil, fmt.Errorf("couldn't read library vectors: %w", err)
+			return codeMemory{}, fmt.Errorf("couldn't read library vectors: %w", err)
 		}
 		haveRows = int(st.Size() / int64(dim*4))
 	}
@@ -41,15 +44,20 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, er
 	}
 	idx := readCodesIndex(cf, dim)
 	d.codesEnd, d.codesSeen, d.codesBroken, d.codesMissing = idx.end, nil, !idx.ok && len(entries) > 0, nil
+	var cmap []byte
 	if cf != nil {
 		d.codesSeen, _ = cf.Stat()
+		if idx.ok && littleEndian && d.codesSeen != nil {
+			cmap = mapFile(cf, d.codesSeen.Size())
+		}
 	}
 
 	offs := make([]int, len(entries)+1)
 	for j, e := range entries {
 		offs[j+1] = offs[j] + codeBody(len(e.segs), stride)
 	}
-	arena, mapped := mapAnon(offs[len(entries)])
+	// With the codes file mapped, most of the arena is never written.
+	arena, mapped := mapAnon(offs[len(entries)], cmap == nil)
 	if !mapped {
 		arena = make([]byte, offs[len(entries)])
 	}
@@ -74,10 +82,16 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, er
 				}
 				e := entries[j]
 				body := arena[offs[j]:offs[j+1]:offs[j+1]]
-				if later && e.row >= 0 && e.row+len(e.segs) <= haveRows && idx.readCodes(cf, e, body, stride) {
-					unchecked[w] = append(unchecked[w], span{row: e.row, n: len(e.segs), sum: e.sum})
-					e.vecs = nil
-					continue
+				if later && e.row >= 0 && e.row+len(e.segs) <= haveRows {
+					if ok, b := idx.readCodes(cf, cmap, e, body, stride, false); ok {
+						sp := span{row: e.row, n: len(e.segs), sum: e.sum}
+						if b != nil {
+							sp.codes, sp.codesSum = e.qbody, b.bodySum
+						}
+						unchecked[w] = append(unchecked[w], sp)
+						e.vecs = nil
+						continue
+					}
 				}
 				n := len(e.segs) * dim
 				var v []float32
@@ -111,7 +125,7 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, er
 					}
 					clear(v)
 					e.setCodes(body, stride) // zeros: never found
-				} else if !idx.readCodes(cf, e, body, stride) {
+				} else if ok, _ := idx.readCodes(cf, cmap, e, body, stride, true); !ok {
 					e.encodeCodes(body, v, dim, stride)
 					missing[j] = true
 				}
@@ -124,12 +138,14 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, er
 		})
 	}
 	wg.Wait()
+	if !mapped {
+		arena = nil // on the heap: nothing to release
+	}
+	mem := codeMemory{anon: arena, file: cmap}
 	for _, err := range errs {
 		if err != nil {
-			if mapped {
-				unmapAnon(arena)
-			}
-			return nil, err
+			mem.release()
+			return codeMemory{}, err
 		}
 	}
 	d.unchecked = slices.Concat(unchecked...)
@@ -143,23 +159,57 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) ([]byte, er
 			d.codesMissing = append(d.codesMissing, e)
 		}
 	}
-	if !mapped {
-		arena = nil
-	}
-	return arena, nil
+	return mem, nil
 }
 
-// readCodes reads e's codes into body from a block of the codes file cf
-// that was computed from the vectors the log records for e and passes its
-// checksum (the newest such block, should there be several).
-func (x *codesIndex) readCodes(cf *os.File, e *entry, body []byte, stride int) bool {
+// readCodes gives e its codes from a block of the codes file cf that was
+// computed from the vectors the log records for e (the newest such block,
+// should there be several): with cmap, the file mapped, the mapped bytes
+// themselves, else a copy in body. With check, the block must pass its
+// checksum; without, it returns the block whose checksum is left to the
+// caller (nil when the codes were copied, and so checked).
+func (x *codesIndex) readCodes(cf *os.File, cmap []byte, e *entry, body []byte, stride int, check bool) (bool, *codesBlock) {
 	bs := x.blocks[e.row]
 	for i := len(bs) - 1; i >= 0; i-- {
-		b := bs[i]
-		if b.rows == len(e.segs) && b.vecSum == e.sum && readBlock(cf, b, body) {
+		b := &bs[i]
+		if b.rows != len(e.segs) || b.vecSum != e.sum {
+			continue
+		}
+		if end := b.off + int64(len(body)); cmap != nil && end <= int64(len(cmap)) {
+			m := cmap[b.off:end:end]
+			if !check {
+				e.setCodes(m, stride)
+				return true, b
+			}
+			if crc32.Checksum(m, crcTable) == b.bodySum {
+				e.setCodes(m, stride)
+				return true, nil
+			}
+			continue
+		}
+		if readBlock(cf, *b, body) {
 			e.setCodes(body, stride)
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
+}
+
+// codeMemory is the memory outside the heap that a load's entries keep
+// their codes in: an anonymous mapping (codes computed at open) and the
+// codes file mapped read-only (codes read from it); nil where there is
+// none, or the codes are on the heap. It outlives a compaction (the
+// entries keep their codes) and is released once no reader can reach the
+// entries of the load: after the next load, or by Close.
+type codeMemory struct {
+	anon, file []byte
+}
+
+func (m codeMemory) release() {
+	if m.anon != nil {
+		unmapAnon(m.anon)
+	}
+	if m.file != nil {
+		unmapAnon(m.file)
+	}
 }

@@ -130,7 +130,7 @@ func (s *Store) loadLocked() error {
 	var (
 		entries []*entry
 		vf, lf  *os.File
-		arena   []byte
+		mem     codeMemory
 	)
 	keep := func(dense int) bool { return dense <= exactMax }
 	// The saved keyword index is read beside the log and the vectors.
@@ -149,7 +149,7 @@ func (s *Store) loadLocked() error {
 		d.damage = nil
 		d.noteLog()
 		var err error
-		if entries, vf, lf, arena, err = d.loadAll(keep); err != nil {
+		if entries, vf, lf, mem, err = d.loadAll(keep); err != nil {
 			return err
 		}
 		// Another process may have compacted while this one read: its
@@ -162,7 +162,7 @@ func (s *Store) loadLocked() error {
 		if err != nil || !ok || m == d.man || m.info() != s.info {
 			break
 		}
-		releaseFiles(vf, arena)
+		releaseFiles(vf, mem)
 		closeFile(lf)
 		d.man, d.manSeen = m, fi
 	}
@@ -187,7 +187,7 @@ func (s *Store) loadLocked() error {
 	}
 	fresh, err := newStore(s.dir, s.info)
 	if err != nil {
-		releaseFiles(vf, arena)
+		releaseFiles(vf, mem)
 		closeFile(lf)
 		return err
 	}
@@ -197,7 +197,7 @@ func (s *Store) loadLocked() error {
 	fresh.dense.exact = fresh.dense.n <= exactMax
 	if fresh.dense.exact {
 		if err := fresh.addAll(entries); err != nil {
-			releaseFiles(vf, arena)
+			releaseFiles(vf, mem)
 			closeFile(lf)
 			return err
 		}
@@ -217,11 +217,11 @@ func (s *Store) loadLocked() error {
 	}
 	s.mu.Lock()
 	kw.K1, kw.B = s.kw.K1, s.kw.B
-	oldVF, oldLF, oldArena := s.vf, s.lf, s.arena
-	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.vf, s.lf, s.arena = docs, nsegs, fresh.coll, kw, fresh.dense, vf, lf, arena
+	oldVF, oldLF, oldMem := s.vf, s.lf, s.codeMem
+	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.vf, s.lf, s.codeMem = docs, nsegs, fresh.coll, kw, fresh.dense, vf, lf, mem
 	s.mu.Unlock()
 	// No reader holds the old entries now: their codes may go.
-	releaseFiles(oldVF, oldArena)
+	releaseFiles(oldVF, oldMem)
 	closeFile(oldLF)
 	d.tidy = false
 	s.startCheck(d.unchecked)
@@ -232,13 +232,11 @@ func (s *Store) loadLocked() error {
 
 // releaseFiles closes a vector file and frees the codes' memory of a view
 // no reader can reach any more.
-func releaseFiles(vf *os.File, arena []byte) {
+func releaseFiles(vf *os.File, mem codeMemory) {
 	if vf != nil {
 		vf.Close()
 	}
-	if arena != nil {
-		unmapAnon(arena)
-	}
+	mem.release()
 }
 
 // refresh brings a reader's view up to date with what another process
@@ -274,10 +272,10 @@ func (s *Store) forget() {
 	s.disk.manSeen = nil
 	s.mu.Lock()
 	fresh.kw.K1, fresh.kw.B = s.kw.K1, s.kw.B
-	oldVF, oldLF, oldArena := s.vf, s.lf, s.arena
-	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.vf, s.lf, s.arena = fresh.docs, 0, fresh.coll, fresh.kw, fresh.dense, nil, nil, nil
+	oldVF, oldLF, oldMem := s.vf, s.lf, s.codeMem
+	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.vf, s.lf, s.codeMem = fresh.docs, 0, fresh.coll, fresh.kw, fresh.dense, nil, nil, codeMemory{}
 	s.mu.Unlock()
-	releaseFiles(oldVF, oldArena)
+	releaseFiles(oldVF, oldMem)
 	closeFile(oldLF)
 }
 
