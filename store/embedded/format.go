@@ -299,14 +299,16 @@ func parseHeader(b []byte, format int) (h header, ok bool) {
 
 // decodePayload appends the ops of one committed record of format to ops.
 func decodePayload(p []byte, format int, ops []op) ([]op, error) {
-	return decodePayloadAt(p, format, ops, -1)
+	return decodePayloadAt(p, format, ops, -1, false)
 }
 
 // decodePayloadAt is decodePayload for a payload that lies at offset base
 // of the log: the segments' texts are not copied out of p, but noted as
 // textRefs into the log (with the checksums of their keyword texts). A
-// base < 0 copies the texts.
-func decodePayloadAt(p []byte, format int, ops []op, base int64) ([]op, error) {
+// base < 0 copies the texts. checked says p passed its record's checksum:
+// then the ops' own checksums (which let salvage keep the intact ops of a
+// damaged record) are not computed again.
+func decodePayloadAt(p []byte, format int, ops []op, base int64, checked bool) ([]op, error) {
 	d := wire.Decoder{B: p}
 	n := d.Count()
 	at := func(skip int) int64 {
@@ -318,7 +320,7 @@ func decodePayloadAt(p []byte, format int, ops []op, base int64) ([]op, error) {
 	for i := 0; i < n && d.Err() == nil; i++ {
 		if format >= 2 {
 			from := at(opFrame)
-			body, ok := nextOp(&d)
+			body, ok := nextOp(&d, !checked)
 			if !ok {
 				d.Fail()
 				break
@@ -342,8 +344,9 @@ func decodePayloadAt(p []byte, format int, ops []op, base int64) ([]op, error) {
 	return ops, d.Err()
 }
 
-// nextOp reads one framed op (format 2) and checks its checksum.
-func nextOp(d *wire.Decoder) (body []byte, ok bool) {
+// nextOp reads one framed op (format 2) and, with check, checks its
+// checksum.
+func nextOp(d *wire.Decoder, check bool) (body []byte, ok bool) {
 	if len(d.B) < opFrame {
 		return nil, false
 	}
@@ -354,7 +357,7 @@ func nextOp(d *wire.Decoder) (body []byte, ok bool) {
 	}
 	body = d.B[opFrame : opFrame+n : opFrame+n]
 	d.B = d.B[opFrame+n:]
-	return body, crc32.Checksum(body, crcTable) == sum
+	return body, !check || crc32.Checksum(body, crcTable) == sum
 }
 
 // salvage reads what it can of the payload of a committed record that
@@ -383,7 +386,7 @@ func salvageAt(p []byte, format int, base int64) (ops []op, lost int) {
 		if base >= 0 {
 			from = base + int64(len(p)-len(d.B)+opFrame)
 		}
-		body, ok := nextOp(&d)
+		body, ok := nextOp(&d, true)
 		if !ok {
 			lost++
 			continue

@@ -112,7 +112,7 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 			continue
 		}
 		var derr error
-		ops, derr = decodePayloadAt(payload, format, ops[:0], off+int64(hsize))
+		ops, derr = decodePayloadAt(payload, format, ops[:0], off+int64(hsize), true)
 		recEnd := off + int64(hsize) + int64(len(payload))
 		if derr != nil {
 			// The checksum matched, so this is not a torn write.
