@@ -137,16 +137,11 @@ func endOp(b []byte, start int) []byte {
 	return b
 }
 
-// appendPut encodes a put op for doc whose segments' vectors start at row
-// and have the checksum vecSum; unembedded flags every segment as waiting
-// for a vector (its row is zeros).
-func appendPut(b []byte, doc *store.Document, segs []store.Segment, zero []bool, row int, vecSum uint32, unembedded bool) ([]byte, error) {
-	return appendPutAt(b, doc, segs, zero, row, vecSum, unembedded, nil)
-}
-
-// appendPutAt is appendPut that also notes in refs (when not nil, one per
-// segment) where each segment's texts lie in b: a textRef whose offset is
-// relative to b's start.
+// appendPutAt encodes a put op for doc whose segments' vectors start at
+// row and have the checksum vecSum; unembedded flags every segment as
+// waiting for a vector (its row is zeros). It notes in refs (when not nil,
+// one per segment) where each segment's texts lie in b: a textRef whose
+// offset is relative to b's start.
 func appendPutAt(b []byte, doc *store.Document, segs []store.Segment, zero []bool, row int, vecSum uint32, unembedded bool, refs []textRef) ([]byte, error) {
 	js, err := json.Marshal(doc)
 	if err != nil {
@@ -297,13 +292,9 @@ func parseHeader(b []byte, format int) (h header, ok bool) {
 	return h, h.n <= maxRecordSize
 }
 
-// decodePayload appends the ops of one committed record of format to ops.
-func decodePayload(p []byte, format int, ops []op) ([]op, error) {
-	return decodePayloadAt(p, format, ops, -1, false)
-}
-
-// decodePayloadAt is decodePayload for a payload that lies at offset base
-// of the log: the segments' texts are not copied out of p, but noted as
+// decodePayloadAt appends the ops of one committed record of format to
+// ops. With base >= 0, the payload's offset in the log, the segments' texts
+// are not copied out of p, but noted as
 // textRefs into the log (with the checksums of their keyword texts). A
 // base < 0 copies the texts. checked says p passed its record's checksum:
 // then the ops' own checksums (which let salvage keep the intact ops of a
@@ -360,14 +351,11 @@ func nextOp(d *wire.Decoder, check bool) (body []byte, ok bool) {
 	return body, !check || crc32.Checksum(body, crcTable) == sum
 }
 
-// salvage reads what it can of the payload of a committed record that
+// salvageAt reads what it can of the payload of a committed record that
 // failed its checksum: every framed op whose own checksum matches, until
 // the frames can no longer be followed. lost counts the ops it skipped.
-// format is the log's (2 or 3).
-func salvage(p []byte, format int) (ops []op, lost int) { return salvageAt(p, format, -1) }
-
-// salvageAt is salvage for a payload at offset base of the log, noting
-// texts as decodePayloadAt does.
+// format is the log's (2 or 3). With base >= 0, the payload's offset in
+// the log, it notes texts as decodePayloadAt does (else it copies them).
 func salvageAt(p []byte, format int, base int64) (ops []op, lost int) {
 	d := wire.Decoder{B: p}
 	n := int(d.Uvarint())

@@ -111,7 +111,7 @@ func TestIndexRowsKeywordFileWithParents(t *testing.T) {
 	for _, sg := range segs {
 		ids, texts = append(ids, sg.ID), append(texts, sg.KeywordText())
 	}
-	if err := keyword.Build(ids, texts).Save((&disk{dir: dir}).path(keywordName)); err != nil {
+	if err := keyword.BuildFunc(ids, func(i int) string { return texts[i] }).Save((&disk{dir: dir}).path(keywordName)); err != nil {
 		t.Fatal(err)
 	}
 	s = mustOpen(t, dir, testInfo)

@@ -66,7 +66,7 @@ func textSum(text string) uint32 {
 }
 
 // Sum is the checksum the index keeps of a text (given as its bytes), by
-// which Reconcile tells a segment's text unchanged.
+// which ReconcileSums tells a segment's text unchanged.
 func Sum(text []byte) uint32 { return crc32.Checksum(text, castagnoli) }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -322,15 +322,10 @@ func better(a, b Scored) bool {
 	return a.ID < b.ID
 }
 
-// Build indexes many segments at once, analysing their texts on all
-// CPUs; ids and texts are parallel.
-func Build(ids, texts []string) *BM25 {
-	return BuildFunc(ids, func(i int) string { return texts[i] })
-}
-
-// BuildFunc is Build with the texts given by a function, so that they
-// need not all be in memory at once: text(i) is segment ids[i]'s text,
-// called once for each i, from several goroutines at once.
+// BuildFunc indexes many segments at once, analysing their texts on all
+// CPUs. The texts are given by a function, so that they need not all be in
+// memory at once: text(i) is segment ids[i]'s text, called once for each
+// i, from several goroutines at once.
 func BuildFunc(ids []string, text func(i int) string) *BM25 {
 	x := NewBM25()
 	n := len(ids)

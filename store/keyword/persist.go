@@ -153,20 +153,12 @@ func view(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-// Reconcile brings a loaded index in step with the segments it should hold
-// (ids and texts, parallel): segments the store no longer has are removed,
-// new or changed ones analysed. It reports false, leaving the work to a
-// full build, when more than half of the segments would need analysing.
-func (x *BM25) Reconcile(ids, texts []string) bool {
-	sums := make([]uint32, len(texts))
-	for i, t := range texts {
-		sums[i] = textSum(t)
-	}
-	return x.ReconcileSums(ids, sums, func(i int) string { return texts[i] })
-}
-
-// ReconcileSums is Reconcile with the texts given by their checksums
-// (Sum), and read with text(i) only for the segments that need analysing.
+// ReconcileSums brings a loaded index in step with the segments it should
+// hold (ids, and the checksums (Sum) of their texts, parallel): segments
+// the store no longer has are removed, new or changed ones analysed, their
+// texts read with text(i) only for those. It reports false, leaving the
+// work to a full build, when more than half of the segments would need
+// analysing.
 func (x *BM25) ReconcileSums(ids []string, sums []uint32, text func(i int) string) bool {
 	if x.inStep(ids, sums) {
 		return true

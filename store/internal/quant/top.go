@@ -19,7 +19,9 @@ func better(a, b Candidate) bool {
 }
 
 // Top keeps the n best candidates offered, by score then id, in a
-// min-heap of its own (container/heap would allocate for every push).
+// min-heap of its own: container/heap (and so store/internal/topk, which
+// serves every other selection) would allocate for every push, and the
+// scan offers it a candidate per vector.
 //
 // Invariant: len(h) <= n, and h[0] is the worst candidate kept.
 type Top struct {

@@ -1,5 +1,10 @@
 // Package topk keeps the best k of a stream of candidates with a bounded
-// heap: the one selection both the dense scan and keyword search use.
+// heap, for any type and order: keyword search and the embedded store's
+// exact scoring (the exact path's scan, the codes' candidates rescored)
+// use it. The codes' scan itself keeps its candidates in quant.Top, a heap
+// of one concrete type that neither allocates per push nor calls an order
+// through a function value, and that merges the heaps of several scanning
+// goroutines.
 package topk
 
 import (
