@@ -168,14 +168,16 @@ func (s *Store) loadLocked() error {
 	}
 	docs := make(map[string]*entry, len(entries))
 	nsegs := 0
+	for _, e := range entries {
+		nsegs += len(e.segs)
+	}
 	var (
-		ids  []string
-		sums []uint32
-		at   [][2]int // the entry and segment of ids[i]
+		ids  = make([]string, 0, nsegs)
+		sums = make([]uint32, 0, nsegs)
+		at   = make([][2]int, 0, nsegs) // the entry and segment of ids[i]
 	)
 	for j, e := range entries {
 		docs[e.doc.ID] = e
-		nsegs += len(e.segs)
 		for i := range e.segs {
 			if !e.parent[i] {
 				ids = append(ids, e.segs[i].ID)
