@@ -272,7 +272,6 @@ func (d *disk) readRows(f *os.File, from, to int) (block []float32, missing int,
 // document keeps its text but its vectors are zeroed and never match.
 func (d *disk) attach(live map[string]*entry, block []float32, base, haveRows int) {
 	dim := d.man.Dimension
-	name := vectorName(d.man.Generation)
 	for _, e := range live {
 		if e == nil {
 			continue
@@ -286,25 +285,14 @@ func (d *disk) attach(live map[string]*entry, block []float32, base, haveRows in
 			what = "lie outside the rows the log commits"
 		} else {
 			e.vecs = block[lo:hi:hi]
+			what = d.vectorFault(e, e.vecs, haveRows)
 		}
-		switch {
-		case what != "":
-		case e.row+len(e.segs) > haveRows:
-			what = "are missing: the file is shorter than the log says"
-		case d.man.Format >= 2 && vecSum(e.vecs) != e.sum:
-			what = "fail their checksum"
-		case d.man.Format == 1 && hasNaN(e.vecs):
-			what = "hold values that are not numbers"
-		default:
+		if what == "" {
 			continue
 		}
-		d.addDamage(Problem{File: name, Offset: int64(e.row) * int64(dim) * 4, Length: int64(len(e.vecs)) * 4,
-			What: fmt.Sprintf("the vectors of document %s (%s) %s; its segments are kept but dense search skips them", e.doc.ID, e.doc.Path, what)})
+		d.reportLost(e, what)
 		e.vecs = make([]float32, len(e.segs)*dim) // not clear: the rows may be another's too
-		e.lost = true
-		for i := range e.zero {
-			e.zero[i] = true
-		}
+		e.markLost()
 	}
 }
 

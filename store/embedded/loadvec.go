@@ -103,26 +103,14 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) (codeMemory
 					}
 					v = buf[:n]
 				}
-				switch {
-				case e.row < 0 || e.row+len(e.segs) > haveRows:
-					what[j] = "are missing: the file is shorter than the log says"
-				default:
+				if e.row >= 0 && e.row+len(e.segs) <= haveRows {
 					if err := readVectors(vf, e.row, dim, v); err != nil {
 						errs[w] = err
 						return
 					}
-					switch {
-					case d.man.Format >= 2 && vecSum(v) != e.sum:
-						what[j] = "fail their checksum"
-					case d.man.Format == 1 && hasNaN(v):
-						what[j] = "hold values that are not numbers"
-					}
 				}
-				if what[j] != "" {
-					e.lost = true
-					for i := range e.zero {
-						e.zero[i] = true
-					}
+				if what[j] = d.vectorFault(e, v, haveRows); what[j] != "" {
+					e.markLost()
 					clear(v)
 					e.setCodes(body, stride) // zeros: never found
 				} else if ok, _ := idx.readCodes(cf, cmap, e, body, stride, true); !ok {
@@ -149,17 +137,47 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) (codeMemory
 		}
 	}
 	d.unchecked = slices.Concat(unchecked...)
-	name := vectorName(d.man.Generation)
 	for j, e := range entries {
 		if what[j] != "" {
-			d.addDamage(Problem{File: name, Offset: vecOffset(e.row, dim), Length: int64(len(e.segs)) * int64(dim) * 4,
-				What: fmt.Sprintf("the vectors of document %s (%s) %s; its segments are kept but dense search skips them", e.doc.ID, e.doc.Path, what[j])})
+			d.reportLost(e, what[j])
 		}
 		if missing[j] {
 			d.codesMissing = append(d.codesMissing, e)
 		}
 	}
 	return mem, nil
+}
+
+// vectorFault says what is wrong with e's vectors v, read from a vector
+// file of haveRows rows ("" when nothing is): rows the file does not hold
+// (then v is not looked at), a checksum that fails (format 2 and later),
+// values that are not numbers (format 1, which has no checksums).
+func (d *disk) vectorFault(e *entry, v []float32, haveRows int) string {
+	switch {
+	case e.row < 0 || e.row+len(e.segs) > haveRows:
+		return "are missing: the file is shorter than the log says"
+	case d.man.Format >= 2 && vecSum(v) != e.sum:
+		return "fail their checksum"
+	case d.man.Format == 1 && hasNaN(v):
+		return "hold values that are not numbers"
+	}
+	return ""
+}
+
+// markLost records that e's vectors were lost: e keeps its text, its
+// vectors count as zeros, and Dense never finds it.
+func (e *entry) markLost() {
+	e.lost = true
+	for i := range e.zero {
+		e.zero[i] = true
+	}
+}
+
+// reportLost reports e's lost vectors as damage, what saying why.
+func (d *disk) reportLost(e *entry, what string) {
+	dim := d.man.Dimension
+	d.addDamage(Problem{File: vectorName(d.man.Generation), Offset: vecOffset(e.row, dim), Length: int64(len(e.segs)) * int64(dim) * 4,
+		What: fmt.Sprintf("the vectors of document %s (%s) %s; its segments are kept but dense search skips them", e.doc.ID, e.doc.Path, what)})
 }
 
 // readCodes gives e its codes from a block of the codes file cf that was
