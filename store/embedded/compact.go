@@ -131,11 +131,10 @@ func (s *Store) compactLocked() error {
 		}
 	}
 	s.dense.rebuild(s.docs)
-	oldVF, oldLF := s.vf, s.lf
+	replaced := view{vf: s.vf, lf: s.lf} // the entries keep their codes
 	s.vf, s.lf = vf, lf
 	s.mu.Unlock()
-	releaseFiles(oldVF, codeMemory{}) // the entries keep their codes
-	closeFile(oldLF)
+	replaced.release()
 	removeGeneration(d.dir, old)
 	return nil
 }

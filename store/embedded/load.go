@@ -312,15 +312,15 @@ func hasNaN(v []float32) bool {
 // every entry's vectors are read and checked against their checksum
 // either way (loadVectors). It also returns the vector file and the log,
 // open (nil when there is none), and the memory outside the heap that
-// holds the codes.
-func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, *os.File, *os.File, codeMemory, error) {
+// holds the codes: the view of the entries.
+func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, view, error) {
 	// The commit file first: it never claims more than the log holds when
 	// it is read, whatever a writer appends meanwhile.
 	d.seen, d.seenErr = readMark(d.dir, d.man.Generation)
 	d.hasInfo, d.cut, d.lostOps = false, false, 0
 	vf, err := d.openVectors()
 	if err != nil {
-		return nil, nil, nil, codeMemory{}, err
+		return nil, view{}, err
 	}
 	vsize := int64(-1)
 	if vf != nil {
@@ -332,10 +332,9 @@ func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, *os.File, *os.File,
 	// from this very file later, whatever another process's compaction
 	// removes meanwhile.
 	lf, _, _ := regular.Open(d.path(logName(d.man.Generation)))
-	fail := func(err error) ([]*entry, *os.File, *os.File, codeMemory, error) {
-		closeFile(vf)
-		closeFile(lf)
-		return nil, nil, nil, codeMemory{}, err
+	fail := func(err error) ([]*entry, view, error) {
+		view{vf: vf, lf: lf}.release()
+		return nil, view{}, err
 	}
 	live := map[string]*entry{}
 	end, rows, err := d.replay(0, 0, live)
@@ -386,7 +385,7 @@ func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, *os.File, *os.File,
 	if err != nil {
 		return fail(err)
 	}
-	return entries, vf, lf, mem, nil
+	return entries, view{vf: vf, lf: lf, codes: mem}, nil
 }
 
 // closeFile closes f unless it is nil.

@@ -212,22 +212,3 @@ func (x *codesIndex) readCodes(cf *os.File, cmap []byte, e *entry, body []byte, 
 	}
 	return false, nil
 }
-
-// codeMemory is the memory outside the heap that a load's entries keep
-// their codes in: an anonymous mapping (codes computed at open) and the
-// codes file mapped read-only (codes read from it); nil where there is
-// none, or the codes are on the heap. It outlives a compaction (the
-// entries keep their codes) and is released once no reader can reach the
-// entries of the load: after the next load, or by Close.
-type codeMemory struct {
-	anon, file []byte
-}
-
-func (m codeMemory) release() {
-	if m.anon != nil {
-		unmapAnon(m.anon)
-	}
-	if m.file != nil {
-		unmapAnon(m.file)
-	}
-}

@@ -129,8 +129,7 @@ func (s *Store) loadLocked() error {
 	d := s.disk
 	var (
 		entries []*entry
-		vf, lf  *os.File
-		mem     codeMemory
+		v       view
 	)
 	keep := func(dense int) bool { return dense <= exactMax }
 	// The saved keyword index is read beside the log and the vectors.
@@ -149,7 +148,7 @@ func (s *Store) loadLocked() error {
 		d.damage = nil
 		d.noteLog()
 		var err error
-		if entries, vf, lf, mem, err = d.loadAll(keep); err != nil {
+		if entries, v, err = d.loadAll(keep); err != nil {
 			return err
 		}
 		// Another process may have compacted while this one read: its
@@ -162,8 +161,7 @@ func (s *Store) loadLocked() error {
 		if err != nil || !ok || m == d.man || m.info() != s.info {
 			break
 		}
-		releaseFiles(vf, mem)
-		closeFile(lf)
+		v.release()
 		d.man, d.manSeen = m, fi
 	}
 	docs := make(map[string]*entry, len(entries))
@@ -189,18 +187,16 @@ func (s *Store) loadLocked() error {
 	}
 	fresh, err := newStore(s.dir, s.info)
 	if err != nil {
-		releaseFiles(vf, mem)
-		closeFile(lf)
+		v.release()
 		return err
 	}
-	fresh.lf = lf
+	fresh.lf = v.lf // for reading texts; fresh does not own it
 	fresh.docs = docs
 	fresh.dense.rebuild(docs)
 	fresh.dense.exact = fresh.dense.n <= exactMax
 	if fresh.dense.exact {
 		if err := fresh.addAll(entries); err != nil {
-			releaseFiles(vf, mem)
-			closeFile(lf)
+			v.release()
 			return err
 		}
 	}
@@ -219,26 +215,16 @@ func (s *Store) loadLocked() error {
 	}
 	s.mu.Lock()
 	kw.K1, kw.B = s.kw.K1, s.kw.B
-	oldVF, oldLF, oldMem := s.vf, s.lf, s.codeMem
-	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.vf, s.lf, s.codeMem = docs, nsegs, fresh.coll, kw, fresh.dense, vf, lf, mem
+	old := s.view
+	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.view = docs, nsegs, fresh.coll, kw, fresh.dense, v
 	s.mu.Unlock()
-	// No reader holds the old entries now: their codes may go.
-	releaseFiles(oldVF, oldMem)
-	closeFile(oldLF)
+	// No reader holds the old entries now: their files and codes may go.
+	old.release()
 	d.tidy = false
 	s.startCheck(d.unchecked)
 	d.unchecked = nil
 	s.publishDamage()
 	return nil
-}
-
-// releaseFiles closes a vector file and frees the codes' memory of a view
-// no reader can reach any more.
-func releaseFiles(vf *os.File, mem codeMemory) {
-	if vf != nil {
-		vf.Close()
-	}
-	mem.release()
 }
 
 // refresh brings a reader's view up to date with what another process
@@ -274,11 +260,10 @@ func (s *Store) forget() {
 	s.disk.manSeen = nil
 	s.mu.Lock()
 	fresh.kw.K1, fresh.kw.B = s.kw.K1, s.kw.B
-	oldVF, oldLF, oldMem := s.vf, s.lf, s.codeMem
-	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.vf, s.lf, s.codeMem = fresh.docs, 0, fresh.coll, fresh.kw, fresh.dense, nil, nil, codeMemory{}
+	old := s.view
+	s.docs, s.nsegs, s.coll, s.kw, s.dense, s.view = fresh.docs, 0, fresh.coll, fresh.kw, fresh.dense, view{}
 	s.mu.Unlock()
-	releaseFiles(oldVF, oldMem)
-	closeFile(oldLF)
+	old.release()
 }
 
 // catchUp applies what another process committed since this one last

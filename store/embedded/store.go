@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -66,17 +65,15 @@ type Store struct {
 
 	// mu guards the fields below it: readers hold it shared; writers, who
 	// also hold wsem, take it only to change them.
-	mu      sync.RWMutex
-	docs    map[string]*entry
-	nsegs   int // live segments
-	coll    *chromem.Collection
-	kw      *keyword.BM25
-	closed  bool
-	mem     map[string]string // a store in memory's settings (settings.go)
-	dense   denseIndex        // what Dense scans: the codes, in row order
-	vf      *os.File          // the vector file the entries' rows refer to (nil in memory, or when there is none)
-	lf      *os.File          // the log the entries' texts refer to (nil in memory, or when there is none)
-	codeMem codeMemory        // memory outside the heap holding the codes of the entries loaded last
+	mu     sync.RWMutex
+	docs   map[string]*entry
+	nsegs  int // live segments
+	coll   *chromem.Collection
+	kw     *keyword.BM25
+	closed bool
+	mem    map[string]string // a store in memory's settings (settings.go)
+	dense  denseIndex        // what Dense scans: the codes, in row order
+	view                     // the files and the codes' memory the entries refer to (vf, lf, codes)
 
 	disk *disk // nil in memory; its fields are guarded by wsem
 
@@ -289,9 +286,8 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.saveKeywordLocked(false)
-	releaseFiles(s.vf, s.codeMem)
-	closeFile(s.lf)
-	s.vf, s.lf, s.codeMem = nil, nil, codeMemory{}
+	s.view.release()
+	s.view = view{}
 	return s.disk.close()
 }
 
