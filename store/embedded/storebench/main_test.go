@@ -19,7 +19,7 @@ import (
 // sizes' figures take for granted. The documents of one batch once shared
 // one block of vectors, so each vector was stored fifty times.
 func TestBuildStoresEachVectorOnce(t *testing.T) {
-	const n, dim = 2*batch*perDoc + 250, 16 // two whole batches and a short one
+	const n, dim = 2*perDoc + perDoc/2, 16 // a commit of three documents, the last one short
 	lib := filepath.Join(t.TempDir(), "lib")
 	if err := build(lib, n, dim); err != nil {
 		t.Fatal(err)
