@@ -96,7 +96,7 @@ func (s *Store) runCheck(c *vectorCheck) {
 			return
 		}
 		k, _ := c.vf.ReadAt(b, vecOffset(sp.row, dim))
-		codesOK := sp.codes == nil || crc32.Checksum(sp.codes, crcTable) == sp.codesSum
+		codesOK := sp.codes == nil || s.codesIntact(sp)
 		s.mu.RUnlock()
 		if k != n || crc32.Checksum(b, crcTable) != sp.sum || !codesOK {
 			c.bad.Store(true)
@@ -114,6 +114,15 @@ func (s *Store) runCheck(c *vectorCheck) {
 	if !s.isClosed() {
 		s.reloadIfBad(c)
 	}
+}
+
+// codesIntact reports whether the codes the open mapped for sp pass their
+// block's checksum; a codes file cut under the mapping fails it too. The
+// caller holds mu.
+func (s *Store) codesIntact(sp span) bool {
+	var err error
+	defer s.codesFault(&err)() // after a fault: false
+	return crc32.Checksum(sp.codes, crcTable) == sp.codesSum
 }
 
 // awaitCheck waits for the background pass of the current view to end

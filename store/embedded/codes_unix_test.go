@@ -4,6 +4,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -46,4 +47,33 @@ func TestCodesFIFO(t *testing.T) {
 	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
 		t.Fatalf("after a writable open the codes file is %v, %v", fi.Mode(), err)
 	}
+}
+
+// A codes file cut under an open library (ibid never cuts it in place; a
+// person or another program might) makes a dense query fail with an error
+// that says what to do, instead of crashing the process; the library
+// opened again answers as before.
+func TestCodesCutWhileMapped(t *testing.T) {
+	dir, queries, want := codesLibrary(t, 5)
+	lib := copyDir(t, dir)
+	s, err := OpenDir(context.Background(), lib, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.codes.file == nil {
+		t.Skip("the codes file is not mapped here")
+	}
+	if err := os.Truncate(filepath.Join(lib, codesName(1)), codesHeader); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Dense(context.Background(), queries[0], 10, store.Filter{}); !errors.Is(err, errCodesCut) {
+		t.Fatalf("Dense over a cut codes file: %v", err)
+	}
+	again, err := OpenDir(context.Background(), lib, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	sameAnswers(t, again, queries, want)
 }

@@ -2,9 +2,12 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/internal/quant"
@@ -246,7 +249,8 @@ func splitRows(slots []slot, n int) [][]slot {
 
 // scanCodes offers the admitted segments of the live entries of slots to
 // sc.top (of size want) by their codes' similarity to q.
-func (s *Store) scanCodes(ctx context.Context, q *quant.Query, slots []slot, want int, f store.Filter, sc *scratch) error {
+func (s *Store) scanCodes(ctx context.Context, q *quant.Query, slots []slot, want int, f store.Filter, sc *scratch) (err error) {
+	defer s.codesFault(&err)()
 	stride := q.Stride()
 	sc.top.Reset(want)
 	byDoc := len(f.Documents) > 0
@@ -294,6 +298,35 @@ func (s *Store) scanCodes(ctx context.Context, q *quant.Query, slots []slot, wan
 		}
 	}
 	return nil
+}
+
+// errCodesCut is a scan's error when the mapped codes file was cut under
+// it (ibid never cuts it, see codes.go: a person or another program did).
+var errCodesCut = errors.New("the library's codes file was cut while the library was open; open it again " +
+	"(its codes are then computed from the vectors), and run `ibid doctor` if it happens again")
+
+// codesFault makes a fault reading the mapped codes file (what reading a
+// mapped file cut shorter raises) an error in *err instead of a crash,
+// for the goroutine that calls it until it calls the function returned,
+// deferred. Any other fault or panic goes on as it would have.
+func (s *Store) codesFault(err *error) func() {
+	was := debug.SetPanicOnFault(true)
+	m := s.codes.file
+	return func() {
+		debug.SetPanicOnFault(was)
+		r := recover()
+		if r == nil {
+			return
+		}
+		if a, ok := r.(interface{ Addr() uintptr }); ok && len(m) > 0 {
+			lo := uintptr(unsafe.Pointer(&m[0]))
+			if at := a.Addr(); at >= lo && at < lo+uintptr(len(m)) {
+				*err = errCodesCut
+				return
+			}
+		}
+		panic(r)
+	}
 }
 
 // rescore scores the candidates exactly, from their vectors, and returns
