@@ -201,16 +201,17 @@ func (s *Store) loadLocked() error {
 		}
 	}
 	// The keyword index is checked against the checksums of the texts;
-	// only texts it lacks are read from the log (all of them when there is
-	// no saved index). A text that cannot be read is indexed as empty:
-	// reading the segment then reports the damage.
+	// only texts it lacks are read from the log, a segment at a time (all
+	// of them, a document at a time, when there is no saved index to
+	// reconcile). A text that cannot be read is indexed as empty: reading
+	// the segment then reports the damage.
 	text := func(i int) string {
 		t, _ := fresh.keywordText(entries[at[i][0]], at[i][1])
 		return t
 	}
 	kw, err := kwl().kw, kwl().err
 	if err != nil || !kw.ReconcileSums(ids, sums, text) {
-		kw = keyword.BuildFunc(ids, text)
+		kw = keyword.BuildFunc(ids, fresh.keywordTexts(entries, at))
 		d.kwDirty = true
 	}
 	s.mu.Lock()

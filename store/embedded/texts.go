@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/internal/wire"
@@ -104,4 +106,44 @@ func (s *Store) keywordText(e *entry, i int) (string, error) {
 		return "", err
 	}
 	return sg.KeywordText(), nil
+}
+
+// keywordTexts returns text(i), the keyword text of segment at[i][1] of
+// entries[at[i][0]], for a build of the keyword index, which asks for each
+// i of at once, from several goroutines: a document's texts are read with
+// one read when the first of them is asked for, and forgotten when the
+// last has been. A text that cannot be read is "" (reading the segment
+// then reports the damage). The caller holds wsem, or is s's only user.
+func (s *Store) keywordTexts(entries []*entry, at [][2]int) func(i int) string {
+	type doc struct {
+		once  sync.Once
+		texts []string
+		left  atomic.Int32 // texts not asked for yet
+	}
+	docs := make([]doc, len(entries))
+	for _, a := range at {
+		docs[a[0]].left.Add(1)
+	}
+	return func(i int) string {
+		j, k := at[i][0], at[i][1]
+		dc := &docs[j]
+		dc.once.Do(func() {
+			e := entries[j]
+			segs := make([]store.Segment, len(e.segs))
+			err := readTexts(s.lf, e, 0, len(e.segs), segs)
+			dc.texts = make([]string, len(e.segs))
+			for n := range segs {
+				if err == nil {
+					dc.texts[n] = segs[n].KeywordText()
+				} else {
+					dc.texts[n], _ = s.keywordText(e, n) // the others of a damaged document
+				}
+			}
+		})
+		t := dc.texts[k]
+		if dc.left.Add(-1) == 0 {
+			dc.texts = nil // every goroutine that read it has counted down before
+		}
+		return t
+	}
 }
