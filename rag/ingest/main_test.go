@@ -35,7 +35,7 @@ var (
 func testLoader(t testing.TB) *Loader {
 	t.Helper()
 	loaderOnce.Do(func() {
-		loader = NewLoader(filepath.Join(os.TempDir(), "ibid-ingest-test-wazero"))
+		loader = NewLoader(pdftest.EngineCache())
 	})
 	return loader
 }
