@@ -39,7 +39,7 @@ func testEngine(t testing.TB) *Engine {
 		if err == nil {
 			ocrCache = dir
 		}
-		engine.SetOCR(OCR{CacheDir: ocrCache, dpi: testOCRDPI})
+		engine.SetOCR(OCR{CacheDir: ocrCache, DPI: testOCRDPI})
 	})
 	return engine
 }

@@ -55,15 +55,15 @@ type OCR struct {
 	// Progress, when set, is called with 0 of total when OCR begins and
 	// after each page read (done of total), from one goroutine at a time.
 	Progress func(done, total int)
-	// dpi is the resolution pages are rendered at for Tesseract (0:
-	// ocrDPI); tests lower it where what they check does not depend on it.
-	dpi int
+	// DPI is the resolution pages are rendered at for Tesseract; 0 is
+	// 300. Lower reads faster, in less memory, and misreads small type.
+	DPI int
 }
 
 // resolution is the DPI pages are rendered at for Tesseract.
 func (o OCR) resolution() int {
-	if o.dpi > 0 {
-		return o.dpi
+	if o.DPI > 0 {
+		return o.DPI
 	}
 	return ocrDPI
 }
