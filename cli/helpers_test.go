@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 )
 
 // runCmd runs ibid with args on the process's environment and returns
@@ -30,6 +32,7 @@ func cmdEnv(t *testing.T) string {
 	tmp := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(tmp, "data"))
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
+	pdftest.ShareEngineCache(filepath.Join(tmp, "cache")) // pdfium compiled once, not per test
 	for _, v := range []string{"IBID_LIBRARY", "IBID_EMBED_MODEL", "IBID_STORE", "IBID_RERANK_MODEL", "IBID_ENRICH_MODEL"} {
 		t.Setenv(v, "")
 	}

@@ -10,11 +10,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,44 +21,33 @@ import (
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
-// The ibid binary the tests that run it share, built once (buildIbid)
-// into a folder TestMain removes.
-var built struct {
-	once     sync.Once
-	dir, bin string
-	err      error
-}
+// asIbid, set in a test binary's environment, makes it ibid: TestMain
+// hands its arguments to Main, as main.go does, instead of running the
+// tests. The tests that run ibid as a process (ibidBinary) run this test
+// binary so, rather than build and link one (seconds of CPU and most of
+// a GB for the linker).
+const asIbid = "IBID_TEST_RUN_AS_IBID"
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
+	if os.Getenv(asIbid) == "1" {
+		os.Exit(Main(context.Background(), append([]string{"ibid"}, os.Args[1:]...)))
 	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
-// buildIbid builds the ibid binary (once per test run) and returns its
-// path.
-func buildIbid(t *testing.T) string {
+// ibidBinary returns the path of a program that is ibid in the test's
+// environment (this test binary with asIbid set: see TestMain).
+func ibidBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("runs ibid as a process")
 	}
-	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "ibid-bin-"); built.err != nil {
-			return
-		}
-		built.bin = filepath.Join(built.dir, "ibid")
-		// go test puts its own go first on the PATH.
-		out, err := exec.Command("go", "build", "-o", built.bin, "github.com/ibid-dev/ibid").CombinedOutput()
-		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
+	t.Setenv(asIbid, "1")
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return built.bin
+	return bin
 }
 
 // mcpEnv is askEnv with the notes added to the default library and a
@@ -98,11 +85,11 @@ func resultText(res *sdk.CallToolResult) string {
 	return b.String()
 }
 
-// TestMCPStdio runs the built binary as a desktop assistant does (ibid mcp
+// TestMCPStdio runs ibid as a desktop assistant does (ibid mcp
 // on standard input and output) and talks to it with the SDK's client:
 // initialize, list the tools, call each, a bad argument, a cancelled call.
 func TestMCPStdio(t *testing.T) {
-	bin := buildIbid(t)
+	bin := ibidBinary(t)
 	model := llmtest.New(
 		llmtest.Reply{Chunks: llmtest.Split("Spring tides come at new and full moon [source_1].", 4)},
 		llmtest.Reply{Chunks: []string{"Yeast "}, Hang: true})
@@ -202,10 +189,10 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// TestMCPHTTP runs the built binary with --addr and a token: a request
+// TestMCPHTTP runs ibid with --addr and a token: a request
 // without the token is refused, the SDK's client with it is served.
 func TestMCPHTTP(t *testing.T) {
-	bin := buildIbid(t)
+	bin := ibidBinary(t)
 	model := llmtest.New(llmtest.Reply{Chunks: []string{"Spring tides come at new and full moon [source_1]."}})
 	defer model.Close()
 	mcpEnv(t, model)

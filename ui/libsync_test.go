@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"github.com/ibid-dev/ibid/rag/library"
 )
 
@@ -20,7 +21,7 @@ import (
 // waited for: a question asked meanwhile is answered.
 func TestStatusLineSync(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", pdftest.CacheHome(t)) // pdfium compiled once, not per test
 	ctx := context.Background()
 	dir := t.TempDir()
 	papers := filepath.Join(dir, "papers")

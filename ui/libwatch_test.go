@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"github.com/ibid-dev/ibid/rag/library"
 )
 
@@ -18,7 +19,7 @@ import (
 // key pressed.
 func TestStatusCountFollowsAnotherWriter(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", pdftest.CacheHome(t)) // pdfium compiled once, not per test
 	ctx := context.Background()
 	dir := t.TempDir()
 	open := func() *library.Library {

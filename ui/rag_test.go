@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
@@ -39,7 +40,7 @@ func TestRealPipeline(t *testing.T) {
 		t.Skip("no docs/ folder to use as the library")
 	}
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", pdftest.CacheHome(t)) // pdfium compiled once, not per test
 	ctx := context.Background()
 	lib, err := library.Open(ctx, library.Options{Name: "uitest"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/ui/viewer"
 )
@@ -23,7 +24,7 @@ import (
 func TestViewerRealPDF(t *testing.T) {
 	pdf := shareddata.Path(t, "pdf", "alce-gao2023-citations.pdf")
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", pdftest.CacheHome(t)) // pdfium compiled once, not per test
 	ctx := context.Background()
 	lib, err := library.Open(ctx, library.Options{Name: "viewertest", InMemory: true})
 	if err != nil {

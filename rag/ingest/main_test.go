@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,8 @@ import (
 	"unicode"
 
 	"github.com/ibid-dev/ibid/internal/shareddata"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -30,12 +31,17 @@ var (
 )
 
 // testLoader is one Loader shared by all tests, so pdfium is compiled once
-// per test binary. Its compilation cache lives in the system's temporary
-// directory, so later runs start warm.
+// per test binary and its instances (whose memory grows with the largest
+// page they held) are reused. Its compilation cache lives in the system's
+// temporary directory, so later runs start warm. It reads scans with
+// Tesseract at 200 DPI: what the tests check (a sentence, its page, that
+// a blank page gives no text) holds as at 300, for less than half the
+// pixels.
 func testLoader(t testing.TB) *Loader {
 	t.Helper()
 	loaderOnce.Do(func() {
-		loader = NewLoader(filepath.Join(os.TempDir(), "ibid-ingest-test-wazero"))
+		loader = NewLoader(pdftest.EngineCache())
+		loader.pdf.SetOCR(pdf.OCR{DPI: 200})
 	})
 	return loader
 }

@@ -50,10 +50,7 @@ func TestScannedPDFLoads(t *testing.T) {
 	if _, err := exec.LookPath("tesseract"); err != nil {
 		t.Skipf("tesseract not installed (%s)", pdf.InstallTesseract)
 	}
-	l := NewLoader(filepath.Join(os.TempDir(), "ibid-ingest-test-wazero"))
-	defer l.Close()
-	l.SetOCR("eng", t.TempDir())
-	ld, err := l.LoadBytes(context.Background(), "scan.pdf", data)
+	ld, err := testLoader(t).LoadBytes(context.Background(), "scan.pdf", data)
 	if err != nil {
 		t.Fatal(err)
 	}

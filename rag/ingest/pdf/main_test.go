@@ -2,22 +2,32 @@ package pdf
 
 import (
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ibid-dev/ibid/internal/shareddata"
+	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 )
 
 var (
 	engineOnce sync.Once
 	engine     *Engine
+	ocrCache   string // the shared engine's OCR cache, removed by TestMain
 )
 
+// testOCRDPI is the resolution the shared engine renders pages at for
+// Tesseract: what its tests check (the words, their order and boxes in
+// points) holds at 200 as at 300 DPI, for less than half the pixels,
+// whose copies the race detector shadows.
+const testOCRDPI = 200
+
 // testEngine is one Engine shared by all tests, so pdfium is compiled once
-// per test binary; its compilation cache lives in the system's temporary
-// directory, so later runs start warm.
+// per test binary and its instances (whose memory grows with the largest
+// page they held, and stays) are reused; its compilation cache lives in
+// the system's temporary directory, so later runs start warm. It reads
+// scans with Tesseract at testOCRDPI and caches their pages in a
+// temporary folder of this process.
 func testEngine(t testing.TB) *Engine {
 	t.Helper()
 	engineOnce.Do(func() {
@@ -25,6 +35,11 @@ func testEngine(t testing.TB) *Engine {
 		// The deadline guards users, not a test on a loaded machine; the
 		// tests of the guard make engines of their own.
 		engine.deadline = 5 * time.Minute
+		dir, err := os.MkdirTemp("", "ibid-pdf-test-ocr-")
+		if err == nil {
+			ocrCache = dir
+		}
+		engine.SetOCR(OCR{CacheDir: ocrCache, DPI: testOCRDPI})
 	})
 	return engine
 }
@@ -32,7 +47,7 @@ func testEngine(t testing.TB) *Engine {
 // testCacheDir is the wazero cache the shared test engine uses, so a
 // test's own Engine starts warm.
 func testCacheDir() string {
-	return filepath.Join(os.TempDir(), "ibid-ingest-test-wazero")
+	return pdftest.EngineCache()
 }
 
 // sharedPDF is the path of a real PDF, skipping the test without it.
@@ -70,6 +85,9 @@ func (d *Document) text() string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if ocrCache != "" {
+		os.RemoveAll(ocrCache)
+	}
 	if engine != nil {
 		if err := engine.Close(); err != nil {
 			println("closing engine:", err.Error())

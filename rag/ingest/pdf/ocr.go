@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"os"
 	"os/exec"
@@ -25,9 +26,12 @@ import (
 )
 
 // Pages without a text layer (a scan) are read with Tesseract when it is
-// installed: each such page is rendered by pdfium at ocrDPI and read by
-// `tesseract PAGE stdout -l LANG tsv`, whose words come with their boxes;
-// they become the page's characters (each word's box shared out among its
+// installed: each such page is rendered by pdfium at ocrDPI (less for a
+// page whose longer side would pass maxRenderSide pixels, so one page's
+// image, and Tesseract's memory, stay bounded) and read by
+// `tesseract stdin stdout -l LANG tsv` from a grayscale image (Tesseract
+// reads in gray; a third of colour's bytes), whose words come with their
+// boxes; they become the page's characters (each word's box shared out among its
 // letters, each line one baseline), and the page is laid out as any
 // other. A page that has any text of its own is not read again.
 
@@ -51,6 +55,17 @@ type OCR struct {
 	// Progress, when set, is called with 0 of total when OCR begins and
 	// after each page read (done of total), from one goroutine at a time.
 	Progress func(done, total int)
+	// DPI is the resolution pages are rendered at for Tesseract; 0 is
+	// 300. Lower reads faster, in less memory, and misreads small type.
+	DPI int
+}
+
+// resolution is the DPI pages are rendered at for Tesseract.
+func (o OCR) resolution() int {
+	if o.DPI > 0 {
+		return o.DPI
+	}
+	return ocrDPI
 }
 
 // SetOCR sets how pages without a text layer are read; call it before
@@ -143,15 +158,16 @@ func (e *Engine) readScans(ctx context.Context, data []byte, out *extracted, pag
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				tsv, err := e.scanPage(ctx, tess, data, docKey, i)
+				p := out.Pages[i]
+				dpi := ocrPageDPI(p.width, p.height, e.ocr.resolution())
+				tsv, err := e.scanPage(ctx, tess, data, docKey, i, dpi)
 				mu.Lock()
 				if err != nil && first == nil {
 					first = fmt.Errorf("page %d: %w", i+1, err)
 					cancel()
 				}
 				if err == nil && ctx.Err() == nil {
-					p := out.Pages[i]
-					p.chars = tsvChars(tsv, p.height, ocrDPI)
+					p.chars = tsvChars(tsv, p.height, dpi)
 					done++
 					if progress != nil {
 						progress(done, len(pages))
@@ -188,35 +204,38 @@ func (e *Engine) readScans(ctx context.Context, data []byte, out *extracted, pag
 	return pages, nil
 }
 
-// scanPage returns Tesseract's TSV for page i, from the cache when it is
-// there.
-func (e *Engine) scanPage(ctx context.Context, tess string, data []byte, docKey string, i int) ([]byte, error) {
+// ocrPageDPI is the resolution a page of w by h points is read at: dpi,
+// or less where the page's longer side would pass maxRenderSide pixels
+// (as render lowers it).
+func ocrPageDPI(w, h float32, dpi int) int {
+	if long := float64(max(w, h)) * float64(dpi) / 72; long > maxRenderSide {
+		return max(1, int(float64(dpi)*maxRenderSide/long))
+	}
+	return dpi
+}
+
+// scanPage returns Tesseract's TSV for page i read at dpi (pixel boxes
+// at that resolution), from the cache when it is there.
+func (e *Engine) scanPage(ctx context.Context, tess string, data []byte, docKey string, i, dpi int) ([]byte, error) {
 	var cached string
 	if e.ocr.CacheDir != "" {
-		cached = filepath.Join(e.ocr.CacheDir, fmt.Sprintf("%s-p%d-%s-%d.tsv", docKey, i+1, strings.ReplaceAll(e.ocr.lang(), "+", "_"), ocrDPI))
+		cached = filepath.Join(e.ocr.CacheDir, fmt.Sprintf("%s-p%d-%s-%d.tsv", docKey, i+1, strings.ReplaceAll(e.ocr.lang(), "+", "_"), dpi))
 		if b, err := regular.ReadFile(cached, maxOCRTSV); err == nil {
 			return b, nil
 		}
 	}
-	img, _, err := e.render(ctx, data, i, ocrDPI, true) // Read checked data's streams
+	img, _, err := e.render(ctx, data, i, dpi, true) // Read checked data's streams
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The page goes to tesseract's standard input as a PNM image: no
-	// file, no time spent compressing.
-	b := img.Bounds()
-	pnm := make([]byte, 0, 32+3*b.Dx()*b.Dy())
-	pnm = fmt.Appendf(pnm, "P6\n%d %d\n255\n", b.Dx(), b.Dy())
-	for i := 0; i+3 < len(img.Pix); i += 4 {
-		pnm = append(pnm, img.Pix[i], img.Pix[i+1], img.Pix[i+2])
-	}
+	pgm := grayPGM(img)
 	pctx, cancel := context.WithTimeout(ctx, ocrPageTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(pctx, tess, "stdin", "stdout", "-l", e.ocr.lang(), "--dpi", strconv.Itoa(ocrDPI), "tsv")
-	cmd.Stdin = bytes.NewReader(pnm)
+	cmd := exec.CommandContext(pctx, tess, "stdin", "stdout", "-l", e.ocr.lang(), "--dpi", strconv.Itoa(dpi), "tsv")
+	cmd.Stdin = bytes.NewReader(pgm)
 	cmd.WaitDelay = time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &limited{w: &stderr, n: 4096}
@@ -245,6 +264,26 @@ func (e *Engine) scanPage(ctx context.Context, tess string, data []byte, docKey 
 		}
 	}
 	return tsv, nil
+}
+
+// grayPGM is img as a binary PGM image (luma, ITU-R BT.601 weights): the
+// page goes to Tesseract's standard input so, with no file and no time
+// spent compressing, in a quarter of the RGBA's bytes.
+func grayPGM(img *image.RGBA) []byte {
+	b := img.Bounds()
+	head := fmt.Sprintf("P5\n%d %d\n255\n", b.Dx(), b.Dy())
+	pgm := make([]byte, len(head)+b.Dx()*b.Dy())
+	n := copy(pgm, head)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := img.Pix[img.PixOffset(b.Min.X, y):]
+		out := pgm[n : n+b.Dx()]
+		for x := range out {
+			px := row[4*x : 4*x+3 : 4*x+3]
+			out[x] = uint8((299*uint32(px[0]) + 587*uint32(px[1]) + 114*uint32(px[2]) + 500) / 1000)
+		}
+		n += b.Dx()
+	}
+	return pgm
 }
 
 // limited writes at most n bytes to w, dropping the rest.

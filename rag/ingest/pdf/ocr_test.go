@@ -2,10 +2,12 @@ package pdf
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,16 +60,15 @@ func scannedPaper() []byte {
 // a PDF without text) is read with Tesseract: its paragraphs in reading
 // order, on their pages, each line's box where the words are drawn, and
 // its pages marked as OCR'd. Read again, the pages come from the cache.
+// (The shared engine reads at testOCRDPI; the scan is at 150 DPI.)
 func TestScannedTwoColumnPaper(t *testing.T) {
 	needTesseract(t)
-	scan := scanOf(t, scannedPaper(), 2, 300)
-	e := NewEngine(testCacheDir())
-	defer e.Close()
-	e.deadline = 5 * time.Minute // a loaded machine renders slowly
+	scan := scanOf(t, scannedPaper(), 2, 150)
+	e := testEngine(t)
 	var progress []int
-	e.SetOCR(OCR{CacheDir: t.TempDir(), Progress: func(done, total int) { progress = append(progress, done) }})
+	ctx := WithOCRProgress(context.Background(), func(done, total int) { progress = append(progress, done) })
 	start := time.Now()
-	d, err := e.Read(context.Background(), scan)
+	d, err := e.Read(ctx, scan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +104,70 @@ func TestScannedTwoColumnPaper(t *testing.T) {
 	t.Logf("cached: %v", time.Since(start))
 }
 
+// A page too large to render at the OCR resolution within maxRenderSide
+// pixels is read at a lower one, and its words' boxes are in points all
+// the same (they were scaled as if at the full resolution, which put a
+// line low on a long page far above where it is drawn).
+func TestOCRLargePage(t *testing.T) {
+	needTesseract(t)
+	const w, h = 300, 3000 // points: 8,333 pixels long at 200 DPI
+	page := pdftest.Build([]pdftest.Object{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>",
+		fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>", w, h),
+		pdftest.Stream("BT /F1 14 Tf 30 200 Td (A line low on a long page.) Tj ET"),
+	}, "")
+	img, _, err := testEngine(t).render(context.Background(), page, 0, 100, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dpi := ocrPageDPI(w, h, testOCRDPI); dpi != 96 {
+		t.Fatalf("ocrPageDPI = %d, want 96", dpi)
+	}
+	d, err := testEngine(t).Read(context.Background(), pdftest.Scanned(w, h, img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, b := range d.Blocks {
+		if strings.Contains(b.Text, "low on a long page") {
+			found = true
+			// Drawn at (30, 200) from the bottom: 2800 from the top.
+			if l := b.Lines[0].Box; l.X0 < 20 || l.X0 > 40 || l.Y1 < h-215 || l.Y0 > h-190 {
+				t.Errorf("line box %+v, want near (30, %d) from the top", l, h-200)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("OCR text %q", d.text())
+	}
+}
+
+func TestOCRPageDPI(t *testing.T) {
+	for _, c := range []struct {
+		w, h float32
+		dpi  int
+		want int
+	}{
+		{612, 792, 300, 300},   // a letter page: 3,300 pixels long
+		{960, 960, 300, 300},   // exactly maxRenderSide
+		{1191, 1684, 300, 171}, // A2: 7,017 pixels long at 300
+		{1684, 1191, 300, 171}, // turned
+		{300, 3000, 200, 96},
+		{14400, 14400, 300, 20},
+	} {
+		if got := ocrPageDPI(c.w, c.h, c.dpi); got != c.want {
+			t.Errorf("ocrPageDPI(%g, %g, %d) = %d, want %d", c.w, c.h, c.dpi, got, c.want)
+		}
+	}
+}
+
 // A mixed PDF gets OCR only where a page has no text layer.
 func TestMixedPDFOCROnlyWhereNeeded(t *testing.T) {
 	needTesseract(t)
 	text := pdftest.Paper([][]pdftest.Item{pdftest.Column(72, 700, 300, "A page with its own text layer.")})
-	scanned := scanOf(t, pdftest.Paper([][]pdftest.Item{pdftest.Column(72, 700, 300, "A scanned page of the same size.")}), 1, 200)
+	scanned := scanOf(t, pdftest.Paper([][]pdftest.Item{pdftest.Column(72, 700, 300, "A scanned page of the same size.")}), 1, 150)
 	// Both pages in one PDF: the text page, then the scan's image.
 	d1, err := testEngine(t).Read(context.Background(), text)
 	if err != nil {
@@ -126,18 +186,22 @@ func TestMixedPDFOCROnlyWhereNeeded(t *testing.T) {
 	}
 }
 
-// ctrl+c stops OCR within a second.
+// ctrl+c stops OCR within a second. (The cancel comes 300 ms after OCR
+// began, while the pages are rendered or read by Tesseract.)
 func TestOCRCancel(t *testing.T) {
 	needTesseract(t)
-	scan := scanOf(t, scannedPaper(), 2, 300)
-	e := NewEngine(testCacheDir())
-	defer e.Close()
-	e.deadline = 5 * time.Minute
+	scan := scanOf(t, scannedPaper(), 2, 120) // not TestScannedTwoColumnPaper's scan: its pages are cached
 	ctx, cancel := context.WithCancel(context.Background())
-	e.SetOCR(OCR{})
-	time.AfterFunc(1500*time.Millisecond, cancel)
-	start := time.Now()
-	_, err := e.Read(ctx, scan)
+	var cancelled atomic.Int64 // when, in Unix nanoseconds
+	ctx = WithOCRProgress(ctx, func(done, total int) {
+		if done == 0 {
+			time.AfterFunc(300*time.Millisecond, func() {
+				cancelled.Store(time.Now().UnixNano())
+				cancel()
+			})
+		}
+	})
+	_, err := testEngine(t).Read(ctx, scan)
 	if err == nil {
 		t.Skip("OCR finished before the cancel")
 	}
@@ -148,7 +212,7 @@ func TestOCRCancel(t *testing.T) {
 	if raceEnabled {
 		limit = 3 * time.Second // the race detector slows every step
 	}
-	if late := time.Since(start) - 1500*time.Millisecond; late > limit {
+	if late := time.Since(time.Unix(0, cancelled.Load())); late > limit {
 		t.Errorf("stopped %v after the cancel", late)
 	}
 }

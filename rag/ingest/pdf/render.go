@@ -99,16 +99,10 @@ func (e *Engine) render(ctx context.Context, data []byte, index, dpi int, checke
 			}
 			defer res.Cleanup()
 			// The bitmap lives in pdfium's memory: copy it out, on white
-			// (pdfium leaves a page without a background transparent).
+			// (pdfium leaves a page with transparency transparent).
 			src := res.Result.Image
 			img := image.NewRGBA(src.Rect)
-			for i := 0; i+3 < len(src.Pix) && i+3 < len(img.Pix); i += 4 {
-				a := uint32(src.Pix[i+3])
-				for k := range 3 {
-					img.Pix[i+k] = uint8((uint32(src.Pix[i+k])*a + 255*(255-a)) / 255)
-				}
-				img.Pix[i+3] = 255
-			}
+			onWhite(img.Pix, src.Pix)
 			o = out{img, float64(dpi) / 72}
 			return nil
 		})
@@ -124,6 +118,26 @@ func (e *Engine) render(ctx context.Context, data []byte, index, dpi int, checke
 		return nil, 0, err
 	}
 	return r.img, r.scale, nil
+}
+
+// onWhite copies the pixels of src (RGBA, straight alpha) to dst over
+// white, dst's alpha opaque. Most pages come opaque from pdfium: they are
+// copied whole, and only the pixels that are not opaque are blended (a
+// page at 300 DPI is 8 million pixels; a blend of every byte cost a
+// quarter of a second, and ten times that under the race detector).
+func onWhite(dst, src []byte) {
+	n := min(len(dst), len(src)) &^ 3
+	copy(dst[:n], src[:n])
+	for i := 3; i < n; i += 4 {
+		a := uint32(dst[i])
+		if a == 255 {
+			continue
+		}
+		for k := i - 3; k < i; k++ {
+			dst[k] = uint8((uint32(dst[k])*a + 255*(255-a)) / 255)
+		}
+		dst[i] = 255
+	}
 }
 
 // mark draws box m (points, top-left origin) over img at scale pixels per

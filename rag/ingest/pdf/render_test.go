@@ -95,3 +95,31 @@ func TestRenderPageMarksTheSentence(t *testing.T) {
 		t.Error("page 2 of a one-page PDF rendered")
 	}
 }
+
+// onWhite copies opaque pixels as they are and blends the others over
+// white, as the byte-by-byte blend it replaced did.
+func TestOnWhite(t *testing.T) {
+	src := []byte{
+		10, 20, 30, 255, // opaque: as it is
+		10, 20, 30, 0, // transparent: white
+		0, 100, 200, 128, // half: blended
+		255, 0, 0, 1,
+		7, 7, 7, // a partial pixel: left alone
+	}
+	dst := make([]byte, len(src))
+	onWhite(dst, src)
+	want := make([]byte, len(src))
+	for i := 0; i+3 < len(src); i += 4 {
+		a := uint32(src[i+3])
+		for k := range 3 {
+			want[i+k] = uint8((uint32(src[i+k])*a + 255*(255-a)) / 255)
+		}
+		want[i+3] = 255
+	}
+	if !bytes.Equal(dst, want) {
+		t.Errorf("onWhite = %v, want %v", dst, want)
+	}
+	if !bytes.Equal(dst[:8], []byte{10, 20, 30, 255, 255, 255, 255, 255}) {
+		t.Errorf("opaque and transparent pixels: %v", dst[:8])
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"image"
+	"image/draw"
 	"strings"
 )
 
@@ -381,14 +382,20 @@ func ScannedWithLayer(width, height float64, layers [][]string, pages ...image.I
 	var kids []string
 	for i, img := range pages {
 		b := img.Bounds()
+		// The pixels are read from an RGBA copy's Pix (img.At would
+		// allocate a color per pixel: hundreds of MB for a page at 300 DPI).
+		rgba, ok := img.(*image.RGBA)
+		if !ok {
+			rgba = image.NewRGBA(b)
+			draw.Draw(rgba, b, img, b.Min, draw.Src)
+		}
 		var raw bytes.Buffer
 		z := zlib.NewWriter(&raw)
-		row := make([]byte, 0, 3*b.Dx())
+		row := make([]byte, 3*b.Dx())
 		for y := b.Min.Y; y < b.Max.Y; y++ {
-			row = row[:0]
-			for x := b.Min.X; x < b.Max.X; x++ {
-				r, g, bl, _ := img.At(x, y).RGBA()
-				row = append(row, byte(r>>8), byte(g>>8), byte(bl>>8))
+			px := rgba.Pix[rgba.PixOffset(b.Min.X, y):]
+			for x := range b.Dx() {
+				copy(row[3*x:3*x+3], px[4*x:4*x+3])
 			}
 			z.Write(row)
 		}
