@@ -48,6 +48,7 @@ func testLoader(t testing.TB) *Loader {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	pdftest.LeanHeap()
 	code := m.Run()
 	if loader != nil {
 		if err := loader.Close(); err != nil {

@@ -84,6 +84,7 @@ func (d *Document) text() string {
 }
 
 func TestMain(m *testing.M) {
+	pdftest.LeanHeap()
 	code := m.Run()
 	if ocrCache != "" {
 		os.RemoveAll(ocrCache)
