@@ -243,7 +243,7 @@ func BenchmarkOCRPages(b *testing.B) {
 func TestInvisibleJunkLayer(t *testing.T) {
 	needTesseract(t)
 	page := pdftest.Column(72, 660, 216, "A scan with a layer of text that", "nobody could read, read again.")
-	img, _, err := testEngine(t).render(context.Background(), pdftest.Paper([][]pdftest.Item{page}), 0, 200, false)
+	img, _, err := testEngine(t).render(context.Background(), pdftest.Paper([][]pdftest.Item{page}), 0, 150, false)
 	if err != nil {
 		t.Fatal(err)
 	}
