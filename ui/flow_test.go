@@ -55,11 +55,12 @@ func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) string {
 	})
 }
 
-// waitUntil waits up to ten seconds until the chat's screen satisfies ok
+// waitUntil waits up to thirty seconds (a loaded CI machine is slow; a pass
+// returns as soon as the screen is right) until the chat's screen satisfies ok
 // (what says what the test waits for) and returns it.
 func waitUntil(t *testing.T, tm *teatest.TestModel, what string, ok func(scr string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	var scr string
 	for time.Now().Before(deadline) {
 		ch := make(chan string, 1)
