@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ibid-dev/ibid/rag/ingest"
 	"github.com/ibid-dev/ibid/rag/llm"
 )
 
@@ -106,7 +107,7 @@ func (j *Judge) Refine(ctx context.Context, claim string, e *Evidence, r Result)
 		}
 		v, ok := parseJudgment(c.Text)
 		if !ok {
-			return r, fmt.Errorf("%w: %q", ErrGarbage, clip(c.Text, 60))
+			return r, fmt.Errorf("%w: %q", ErrGarbage, ingest.Clip(c.Text, 60))
 		}
 		answer = string(v)
 		// A cache that cannot be written costs a repeated question later,
@@ -179,17 +180,6 @@ func (e *Evidence) document(r Result) string {
 		end--
 	}
 	return doc[start:end]
-}
-
-// clip is s cut to about n bytes, never inside a rune, with "…" when cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // Pass is one answer's model pass over a Judge: it refines the results
