@@ -265,35 +265,39 @@ func (v *verifier) footnote(f *Finding, src Source) error {
 	case err != nil:
 		return fmt.Errorf("couldn't read segment %s: %w", src.SegmentID, err)
 	}
-	if src.SegmentHash != "" && SegmentHash(seg.Text) != src.SegmentHash {
-		dp, err := v.passages(doc.ID)
-		if err != nil {
-			return err
-		}
-		segs := dp.segs
-		if at := dp.find(src.SegmentHash); at >= 0 {
-			f.Kind, f.Now = FindingMoved, segs[at].ID
-			f.Message = fmt.Sprintf("the passage cited is now segment %s (the document was indexed again)", segs[at].ID)
-			return v.check(f, doc, segs, at)
-		}
-		f.Kind = FindingChanged
-		f.Message = fmt.Sprintf("segment %s holds other text now (the document was indexed again and the passage is not in it as it was)", src.SegmentID)
-		at := indexOf(segs, seg.ID)
-		if at < 0 {
-			return nil
-		}
-		return v.check(f, doc, segs, at)
-	}
 	dp, err := v.passages(doc.ID)
 	if err != nil {
 		return err
 	}
 	segs := dp.segs
 	at := indexOf(segs, seg.ID)
+	if src.SegmentHash != "" && SegmentHash(seg.Text) != src.SegmentHash {
+		if moved, err := v.moved(f, doc, dp, src.SegmentHash); moved {
+			return err
+		}
+		f.Kind = FindingChanged
+		f.Message = fmt.Sprintf("segment %s holds other text now (the document was indexed again and the passage is not in it as it was)", src.SegmentID)
+		if at < 0 {
+			return nil
+		}
+		return v.check(f, doc, segs, at)
+	}
 	if at < 0 { // an index row: check it alone
 		segs, at = []store.Segment{seg}, 0
 	}
 	return v.check(f, doc, segs, at)
+}
+
+// moved fills f, and reports true, when doc (read into dp) holds the
+// passage with hash at another segment: the document was indexed again.
+func (v *verifier) moved(f *Finding, doc store.Document, dp *docPassages, hash string) (bool, error) {
+	at := dp.find(hash)
+	if at < 0 {
+		return false, nil
+	}
+	f.Kind, f.Now = FindingMoved, dp.segs[at].ID
+	f.Message = fmt.Sprintf("the passage cited is now segment %s (the document was indexed again)", dp.segs[at].ID)
+	return true, v.check(f, doc, dp.segs, at)
 }
 
 // missing fills f for a footnote whose segment is gone: its document is
@@ -313,15 +317,12 @@ func (v *verifier) missing(f *Finding, src Source) error {
 			if err != nil {
 				return err
 			}
-			segs := dp.segs
-			if at := dp.find(src.SegmentHash); at >= 0 {
-				f.Kind, f.Now = FindingMoved, segs[at].ID
-				f.Message = fmt.Sprintf("the passage cited is now segment %s (the document was indexed again)", segs[at].ID)
-				return v.check(f, d, segs, at)
+			if moved, err := v.moved(f, d, dp, src.SegmentHash); moved {
+				return err
 			}
 			f.Kind = FindingChanged
 			f.Message = fmt.Sprintf("segment %s is gone from its document (indexed again); the passage was not found as it was", src.SegmentID)
-			return v.bestOf(f, d, segs)
+			return v.bestOf(f, d, dp.segs)
 		case src.Path != "" && d.Path == src.Path:
 			dp, err := v.passages(d.ID)
 			if err != nil {
