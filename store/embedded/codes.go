@@ -227,25 +227,45 @@ func scalesToFile(body []byte, rows int) []byte {
 }
 
 // writeCodesFile writes the codes of entries, whose rows in generation gen
-// start at rows, as gen's codes file, replacing any: a temporary file,
-// synced, renamed over it. It returns the file's length. The caller holds
-// the library's lock.
+// start at rows, as gen's codes file, replacing any (replaceCodes). It
+// returns the file's length. The caller holds the library's lock.
 func (d *disk) writeCodesFile(gen int, entries []*entry, rows []int) (int64, error) {
-	f, err := os.CreateTemp(d.dir, "."+codesName(gen)+"-*.tmp")
+	end := int64(codesHeader)
+	err := d.replaceCodes(gen, func(w io.Writer) error {
+		if _, err := w.Write(codesFileHeader(d.man.Dimension)); err != nil {
+			return err
+		}
+		var buf []byte
+		for i, e := range entries {
+			buf = appendBlock(buf[:0], e, rows[i])
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			end += int64(len(buf))
+		}
+		return nil
+	})
 	if err != nil {
 		return 0, fmt.Errorf("couldn't write the codes file: %w", err)
 	}
+	return end, nil
+}
+
+// replaceCodes writes generation gen's codes file afresh through write: a
+// temporary file beside it (buffered), synced, renamed over it, and the
+// folder synced. A reader that mapped the old file keeps reading it; the
+// file is never cut in place.
+func (d *disk) replaceCodes(gen int, write func(w io.Writer) error) error {
+	f, err := os.CreateTemp(d.dir, "."+codesName(gen)+"-*.tmp")
+	if err != nil {
+		return err
+	}
 	defer os.Remove(f.Name()) // after the rename, nothing
 	w := bufio.NewWriterSize(f, 1<<20)
-	w.Write(codesFileHeader(d.man.Dimension))
-	end := int64(codesHeader)
-	var buf []byte
-	for i, e := range entries {
-		buf = appendBlock(buf[:0], e, rows[i])
-		w.Write(buf)
-		end += int64(len(buf))
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
 	}
-	err = w.Flush()
 	if err == nil {
 		err = f.Sync()
 	}
@@ -255,10 +275,10 @@ func (d *disk) writeCodesFile(gen int, entries []*entry, rows []int) (int64, err
 	if err == nil {
 		err = os.Rename(f.Name(), d.path(codesName(gen)))
 	}
-	if err != nil {
-		return 0, fmt.Errorf("couldn't write the codes file: %w", err)
+	if err == nil {
+		err = syncDir(d.dir)
 	}
-	return end, syncDir(d.dir)
+	return err
 }
 
 // appendCodes appends the blocks of entries, just committed, to the codes
@@ -317,39 +337,26 @@ func (d *disk) appendCodes(entries []*entry) {
 
 // rewriteCodes replaces the codes file, of which f's bytes up to end are
 // intact blocks (end < codesHeader: none are), with those blocks and then
-// blocks: a temporary file, synced, renamed over it.
+// blocks (replaceCodes).
 func (d *disk) rewriteCodes(f *os.File, end int64, blocks []byte) error {
-	name := d.path(codesName(d.man.Generation))
-	t, err := os.CreateTemp(d.dir, "."+codesName(d.man.Generation)+"-*.tmp")
+	gen := d.man.Generation
+	err := d.replaceCodes(gen, func(w io.Writer) error {
+		var err error
+		if end < codesHeader {
+			_, err = w.Write(codesFileHeader(d.man.Dimension))
+			end = codesHeader
+		} else {
+			_, err = io.Copy(w, io.NewSectionReader(f, 0, end))
+		}
+		if err == nil {
+			_, err = w.Write(blocks)
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	defer os.Remove(t.Name()) // after the rename, nothing
-	if end < codesHeader {
-		_, err = t.Write(codesFileHeader(d.man.Dimension))
-		end = codesHeader
-	} else {
-		_, err = io.Copy(t, io.NewSectionReader(f, 0, end))
-	}
-	if err == nil {
-		_, err = t.Write(blocks)
-	}
-	if err == nil {
-		err = t.Sync()
-	}
-	if cerr := t.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(t.Name(), name)
-	}
-	if err == nil {
-		err = syncDir(d.dir)
-	}
-	if err != nil {
-		return err
-	}
-	st, err := os.Stat(name)
+	st, err := os.Stat(d.path(codesName(gen)))
 	if err != nil {
 		return err
 	}
