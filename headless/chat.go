@@ -113,11 +113,8 @@ func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := "invalid_api_key"
-	w.Header().Set("Connection", "close")
-	(&apiError{status: http.StatusUnauthorized, Message: tokenRequired + " (the API key of your client)", Type: "invalid_request_error", Code: &code}).write(w)
-	rc := http.NewResponseController(w)
-	rc.Flush()
-	rc.SetReadDeadline(time.Now())
+	e := &apiError{status: http.StatusUnauthorized, Message: tokenRequired + " (the API key of your client)", Type: "invalid_request_error", Code: &code}
+	closeAfter(w, func() { e.write(w) })
 }
 
 // modelJSON is a model of GET /v1/models.

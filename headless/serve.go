@@ -129,8 +129,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // what is left of the body (net/http would otherwise wait for up to 256 KiB
 // of it before closing).
 func refuse(w http.ResponseWriter, status int, msg string) {
+	closeAfter(w, func() { jsonError(w, status, msg) })
+}
+
+// closeAfter writes an answer with write, sends it, and closes the
+// connection without reading what is left of the request's body.
+func closeAfter(w http.ResponseWriter, write func()) {
 	w.Header().Set("Connection", "close")
-	jsonError(w, status, msg)
+	write()
 	rc := http.NewResponseController(w)
 	rc.Flush()
 	rc.SetReadDeadline(time.Now())

@@ -62,3 +62,19 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// A file that is not a CSL JSON array is refused in words a person can
+// act on: what it holds instead, or where its JSON breaks; never Go's
+// type names.
+func TestNotCSLSaysWhy(t *testing.T) {
+	for _, c := range []struct{ content, want string }{
+		{`{"notes": true}`, "it holds a JSON object, not an array of items"},
+		{`"refs"`, "it holds a JSON string, not an array of items"},
+		{"[\n  {\"id\": \"a\"},\n  {\"id\": }\n]", "it is not valid JSON (line 3, column"},
+	} {
+		_, _, err := MergeCSL([]byte(c.content), nil)
+		if !errors.Is(err, ErrNotCSL) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "Go value") {
+			t.Errorf("%q: %v, want %q", c.content, err, c.want)
+		}
+	}
+}

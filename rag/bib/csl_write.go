@@ -136,7 +136,7 @@ func MergeCSL(existing []byte, entries []Entry) ([]byte, int, error) {
 	var items []json.RawMessage
 	if len(bytes.TrimSpace(existing)) > 0 {
 		if err := json.Unmarshal(existing, &items); err != nil {
-			return nil, 0, fmt.Errorf("%w: %w", ErrNotCSL, err)
+			return nil, 0, fmt.Errorf("%w: %s", ErrNotCSL, jsonProblem(existing, err))
 		}
 	}
 	have := map[string]bool{}
@@ -194,4 +194,27 @@ func cslLanguage(l string) string {
 		return strings.ReplaceAll(l, "_", "-")
 	}
 	return ""
+}
+
+// jsonProblem says in words why data did not decode as a JSON array
+// (err is json.Unmarshal's): where the syntax breaks, by line and column,
+// or what kind of value it holds instead; Go's own message otherwise.
+func jsonProblem(data []byte, err error) string {
+	var syntax *json.SyntaxError
+	var kind *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		line, col := 1, 1
+		for _, c := range data[:min(int(syntax.Offset), len(data))] {
+			if c == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return fmt.Sprintf("it is not valid JSON (line %d, column %d: %s)", line, col, syntax.Error())
+	case errors.As(err, &kind) && kind.Field == "":
+		return fmt.Sprintf("it holds a JSON %s, not an array of items", kind.Value)
+	}
+	return err.Error()
 }
