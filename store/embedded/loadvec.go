@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ibid-dev/ibid/store/internal/mmap"
 	"github.com/ibid-dev/ibid/store/internal/quant"
 )
 
@@ -48,7 +49,7 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) (codeMemory
 	if cf != nil {
 		d.codesSeen, _ = cf.Stat()
 		if idx.ok && littleEndian && d.codesSeen != nil {
-			cmap = mapFile(cf, d.codesSeen.Size())
+			cmap = mmap.File(cf, d.codesSeen.Size())
 		}
 	}
 
@@ -57,7 +58,7 @@ func (d *disk) loadVectors(vf *os.File, entries []*entry, keep bool) (codeMemory
 		offs[j+1] = offs[j] + codeBody(len(e.segs), stride)
 	}
 	// With the codes file mapped, most of the arena is never written.
-	arena, mapped := mapAnon(offs[len(entries)], cmap == nil)
+	arena, mapped := mmap.Anon(offs[len(entries)], cmap == nil)
 	if !mapped {
 		arena = make([]byte, offs[len(entries)])
 	}

@@ -153,6 +153,19 @@ func (s *Store) Keyword(ctx context.Context, query string, k int, f store.Filter
 	return hits, nil
 }
 
+// DocFreq says how many segments hold each term (as keyword search
+// analyses text) and how many segments there are (store.TermCounter).
+func (s *Store) DocFreq(ctx context.Context, terms []string) ([]int, int, error) {
+	if err := s.rlock(ctx); err != nil {
+		return nil, 0, err
+	}
+	defer s.mu.RUnlock()
+	df, n := s.kw.DocFreq(terms)
+	return df, n, nil
+}
+
+var _ store.TermCounter = (*Store)(nil)
+
 // sortHits orders hits by score, then id (insertion sort: chromem's result
 // is sorted by score already, so only runs of equal scores move).
 func sortHits(h []store.Hit) {

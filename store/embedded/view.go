@@ -1,6 +1,10 @@
 package embedded
 
-import "os"
+import (
+	"os"
+
+	"github.com/ibid-dev/ibid/store/internal/mmap"
+)
 
 // view is what the entries of a load refer to outside the heap: the
 // vector file their rows lie in, the log their texts lie in, and the
@@ -34,9 +38,9 @@ type codeMemory struct {
 
 func (m codeMemory) release() {
 	if m.anon != nil {
-		unmapAnon(m.anon)
+		mmap.Release(m.anon)
 	}
 	if m.file != nil {
-		unmapAnon(m.file)
+		mmap.Release(m.file)
 	}
 }

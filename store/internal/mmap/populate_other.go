@@ -1,5 +1,5 @@
 //go:build unix && !linux
 
-package embedded
+package mmap
 
 const mapPopulate = 0
