@@ -171,7 +171,7 @@ func runAdd(cmd *cobra.Command, cfg *Config, args []string) error {
 	}
 	printAddReport(cmd.OutOrStdout(), lib, rep)
 	if as.enrich != nil {
-		as.enrich.printReport(cmd.OutOrStdout())
+		as.enrich.PrintReport(cmd.OutOrStdout())
 	}
 	if err != nil {
 		return addError(err, cfg, lib.Name())

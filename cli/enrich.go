@@ -63,9 +63,9 @@ func (e *enricher) Enrich(ctx context.Context, ld *ingest.Loaded, progress func(
 // maxFailures is how many failed chunks the report lists one by one.
 const maxFailures = 10
 
-// printReport prints what the enrichment cost, and the chunks it could not
+// PrintReport prints what the enrichment cost, and the chunks it could not
 // enrich (they were indexed without), if it ran.
-func (e *enricher) printReport(w io.Writer) {
+func (e *enricher) PrintReport(w io.Writer) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.used {

@@ -3,11 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/retrieve"
 	"github.com/ibid-dev/ibid/store"
+
+	// The stores a library can live in: the embedded one (folders, and
+	// memory for evaluations) and PostgreSQL with pgvector (postgres://…).
+	_ "github.com/ibid-dev/ibid/store/embedded"
+	_ "github.com/ibid-dev/ibid/store/postgres"
 )
 
 // This file is the command line's one door into the library and the store:
@@ -95,12 +99,6 @@ func open(ctx context.Context, cfg *Config, name string, a access, mustExist boo
 	return lib, nil
 }
 
-// openMemoryLibrary opens a library in memory, built by emb, for an
-// evaluation.
-func openMemoryLibrary(ctx context.Context, emb retrieve.Embedder) (*library.Library, error) {
-	return library.Open(ctx, library.Options{Name: "eval", InMemory: true, Embedder: emb})
-}
-
 // deleteLibrary deletes the library called name from cfg's store, so that
 // it can be built again, perhaps with another embedder.
 func deleteLibrary(ctx context.Context, cfg *Config, name string) error {
@@ -152,34 +150,6 @@ func libraryContents(ctx context.Context, lib *library.Library) (docs []store.Do
 // libraryExists reports whether lib is kept anywhere (a library opened
 // with listable or searchable access that does not exist is not).
 func libraryExists(lib *library.Library) bool { return !lib.InMemory() }
-
-// evalStore opens a store for an evaluation's corpus: in memory, or, with
-// --store, a temporary library there that drop deletes; the store holds
-// docs, each whole with its segments and vectors. info names the embedder
-// and its dimension.
-func evalStore(ctx context.Context, location string, info store.Info, docs []store.Put) (st store.Store, drop func(), err error) {
-	loc, name := "memory:", "eval"
-	if location != "" {
-		loc, name = location, fmt.Sprintf("ibid-eval-%d", os.Getpid())
-	}
-	st, err = store.Open(ctx, loc, store.Options{Library: name, Info: info, Create: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	drop = func() {
-		st.Close()
-		if loc != "memory:" {
-			store.Drop(context.WithoutCancel(ctx), loc, name)
-		}
-	}
-	for start := 0; start < len(docs); start += 1024 {
-		if err := st.Update(ctx, docs[start:min(start+1024, len(docs))], nil); err != nil {
-			drop()
-			return nil, nil, err
-		}
-	}
-	return st, drop, nil
-}
 
 // listLibraries lists the libraries in cfg's store.
 func listLibraries(ctx context.Context, cfg *Config) ([]store.LibraryInfo, error) {

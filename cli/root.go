@@ -4,7 +4,8 @@
 //
 // One Config holds what the environment and the flags say; it is read
 // once per run. Every call into the library and the store goes through
-// library.go.
+// library.go, but ibid eval's (cli/eval), whose libraries and stores are
+// its own, in memory or temporary.
 package cli
 
 import (

@@ -111,7 +111,7 @@ func runSync(cmd *cobra.Command, cfg *Config, prune bool) error {
 	}
 	printSyncReport(out, lib.Name(), rep, time.Since(start))
 	if as.enrich != nil {
-		as.enrich.printReport(out)
+		as.enrich.PrintReport(out)
 	}
 	if err != nil {
 		return fmt.Errorf("sync: %w", err)

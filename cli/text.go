@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"io"
+	"os"
 	"strings"
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 )
 
 // This file makes text from documents safe and tidy to print: control
-// characters out, white space folded, cut or wrapped to a width in cells.
+// characters out, white space folded, cut or wrapped to a width in cells
+// (the terminal's, when the output is one).
 
 // clean makes text from a document safe and compact to print: control
 // characters (escape sequences among them) dropped, runs of white space
@@ -117,3 +121,21 @@ func wrapTokens(s string) []string {
 	}
 	return toks
 }
+
+// isTerminal reports whether w is a terminal, and its width (80 if not
+// known).
+func isTerminal(w io.Writer) (bool, int) {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return false, 80
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil || width <= 0 {
+		width = 80
+	}
+	return true, width
+}
+
+// isTTY reports whether f is a terminal (not merely a character device:
+// /dev/null is one, and the chat cannot read keys from it).
+func isTTY(f *os.File) bool { return term.IsTerminal(f.Fd()) }

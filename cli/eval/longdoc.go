@@ -1,4 +1,4 @@
-package cli
+package eval
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // a library in memory with the strategy, each question searched as ibid
 // search does, and the passages, as the model would read them (with their
 // neighbours), judged by the answer snippets they contain; then the
-// answers without a model (eval_answers.go).
+// answers without a model (answers.go).
 
 // longDocFile is the questions file that marks a folder as a long-document
 // set rather than a BEIR folder.
@@ -34,12 +34,12 @@ func isLongDoc(dir string) bool {
 // cut the metrics read (Recall@20).
 const longDocDepth = 20
 
-// evalLongDoc runs cfg's modes on the long-document set in dir through a
+// measureLongDoc runs cfg's modes on the long-document set in dir through a
 // library indexed with se.strategy. Documents named with a folder are
 // found under dir (the set's snapshot of them), the shared PDFs in shared
 // (its pdf folder; by default ../shared/data beside the repository holding
 // dir, the nearest folder above it with go.mod).
-func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se strategyEval) ([]string, error) {
+func measureLongDoc(ctx context.Context, dir, shared string, cfg config, se strategyEval) ([]string, error) {
 	set, err := retrieve.ReadLongDoc(filepath.Join(dir, longDocFile))
 	if err != nil {
 		return nil, err
@@ -58,12 +58,12 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 	if err != nil {
 		return nil, err
 	}
-	lib, err := openMemoryLibrary(ctx, cfg.emb)
+	lib, err := openLibrary(ctx, cfg.emb)
 	if err != nil {
 		return nil, err
 	}
 	defer lib.Close()
-	rep, err := addFiles(ctx, lib, paths, library.AddOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
+	rep, err := lib.AddWith(ctx, paths, library.AddOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 	for _, m := range cfg.modes {
 		results := make(map[string][]string, len(set.Questions))
 		for _, q := range set.Questions {
-			ps, err := searchLibrary(ctx, lib, q.Question, retrieve.Options{K: longDocDepth, Mode: m, Rerank: se.rerank})
+			ps, err := lib.Search(ctx, q.Question, retrieve.Options{K: longDocDepth, Mode: m, Rerank: se.rerank})
 			if err != nil {
 				return nil, err
 			}
@@ -94,7 +94,7 @@ func evalLongDoc(ctx context.Context, dir, shared string, cfg evalConfig, se str
 		lines = append(lines, fmt.Sprintf("%-12s %s", name, set.Score(results)))
 	}
 	var missed []string
-	answers, err := evalAnswers(ctx, lib, dir, set, se.rerank, func(o answerOutcome) {
+	answers, err := measureAnswers(ctx, lib, dir, set, se.rerank, func(o answerOutcome) {
 		switch {
 		case o.declined:
 			missed = append(missed, o.id+" (declined)")

@@ -1,4 +1,4 @@
-package cli
+package eval
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"github.com/ibid-dev/ibid/rag/support"
 )
 
-// evalSupportCommand is ibid eval support: the support checker's figures
+// supportCommand is ibid eval support: the support checker's figures
 // on labelled sets (docs/support.md).
-func evalSupportCommand(cfg *Config) *cobra.Command {
+func supportCommand(env Env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "support PATH...",
 		Short: "Measure how well citations are checked against their passages",
-		Long: prose(`Checks the claims of labelled sets against the passages they cite, as
+		Long: env.Help(`Checks the claims of labelled sets against the passages they cite, as
 ibid checks every footnote, and prints for each set: focus hit@1 (the
 supporting sentence found is one the annotators marked), the verdict's
 AUC (passages with evidence against passages without), the precision of
@@ -39,7 +39,7 @@ ibid eval support --verify-model bespoke-minicheck ../shared/data/wice-claim/dev
 				return fmt.Errorf("eval support: give SciFact's or WiCE's files, e.g. ibid eval support ../shared/data/scifact-rationale ../shared/data/wice-claim")
 			}
 			ctx := cmd.Context()
-			judge, err := verifyJudge(ctx, cfg)
+			judge, err := env.Judge(ctx)
 			if err != nil {
 				return fmt.Errorf("eval support: %w", err)
 			}
@@ -64,8 +64,7 @@ ibid eval support --verify-model bespoke-minicheck ../shared/data/wice-claim/dev
 		},
 	}
 	fs := c.Flags()
-	cfg.verifyModelFlag(fs)
-	cfg.baseURLFlag(fs)
+	env.SupportFlags(fs)
 	return c
 }
 

@@ -1,4 +1,4 @@
-package cli
+package eval_test
 
 import (
 	"fmt"
@@ -63,7 +63,7 @@ func longDocRun(t *testing.T, s string) map[string]string {
 	// cache it: compiling it again for each strategy (minutes under -race)
 	// measures nothing.
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
-	code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, "--shared", shared, "../rag/retrieve/testdata/longdoc")
+	code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, "--shared", shared, "../../rag/retrieve/testdata/longdoc")
 	if code != 0 {
 		t.Fatalf("%s: exit %d: %s", s, code, errs)
 	}

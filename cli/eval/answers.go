@@ -1,4 +1,4 @@
-package cli
+package eval
 
 import (
 	"context"
@@ -58,13 +58,13 @@ type answerOutcome struct {
 	answer   string
 }
 
-// evalAnswers asks set's questions, each in a conversation of its own,
+// measureAnswers asks set's questions, each in a conversation of its own,
 // and the follow-up pairs of dir's followups.jsonl (if any), each after
 // the question it follows in one conversation, of the extractive answerer
 // over lib with the pipeline's defaults (and rerank, if not nil), and
 // returns the lines ibid eval prints. each, if not nil, is told of every
 // answer.
-func evalAnswers(ctx context.Context, lib *library.Library, dir string, set *retrieve.LongDoc, rerank retrieve.Reranker, each func(answerOutcome)) (string, error) {
+func measureAnswers(ctx context.Context, lib *library.Library, dir string, set *retrieve.LongDoc, rerank retrieve.Reranker, each func(answerOutcome)) (string, error) {
 	p := rag.NewPipeline(lib, rag.ExtractiveAnswerer(), rag.PipelineOptions{Rerank: rerank})
 	ask := func(conv *rag.Conversation, q string) (string, error) {
 		var b strings.Builder

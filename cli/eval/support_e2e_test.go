@@ -1,4 +1,4 @@
-package cli
+package eval_test
 
 import (
 	"bufio"
@@ -172,13 +172,13 @@ func evalSupportEndToEnd(ctx context.Context, dir, file string, n int, logf func
 			return fig, err
 		}
 	}
-	lib, err := openMemoryLibrary(ctx, retrieve.NewLocalEmbedder())
+	lib, err := library.Open(ctx, library.Options{Name: "eval", InMemory: true, Embedder: retrieve.NewLocalEmbedder()})
 	if err != nil {
 		return fig, err
 	}
 	defer lib.Close()
 	logf("adding %d abstracts to a library in memory\n", len(docs))
-	if _, err := addFiles(ctx, lib, []string{tmp}, library.AddOptions{}, nil); err != nil {
+	if _, err := lib.AddWith(ctx, []string{tmp}, library.AddOptions{}, nil); err != nil {
 		return fig, err
 	}
 

@@ -1,4 +1,4 @@
-package cli
+package eval
 
 import (
 	"context"
@@ -29,9 +29,15 @@ type strategyEval struct {
 	rerank   retrieve.Reranker // nil: fusion's order
 }
 
-// evalBEIRStrategy runs cfg's modes on the BEIR folder dir through a
+// openLibrary opens a library in memory, built by emb, for a measure
+// through a library.
+func openLibrary(ctx context.Context, emb retrieve.Embedder) (*library.Library, error) {
+	return library.Open(ctx, library.Options{Name: "eval", InMemory: true, Embedder: emb})
+}
+
+// measureBEIRStrategy runs cfg's modes on the BEIR folder dir through a
 // library indexed with se.strategy.
-func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strategyEval) ([]evalResult, error) {
+func measureBEIRStrategy(ctx context.Context, dir string, cfg config, se strategyEval) ([]result, error) {
 	logf := cfg.logf
 	data, err := readBEIR(dir)
 	if err != nil {
@@ -64,14 +70,14 @@ func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strate
 		fileOf[text] = p
 		idsOf[p] = []string{d.ID}
 	}
-	lib, err := openMemoryLibrary(ctx, cfg.emb)
+	lib, err := openLibrary(ctx, cfg.emb)
 	if err != nil {
 		return nil, err
 	}
 	defer lib.Close()
 	logf("%s: %d documents, %d queries with judgments; indexing with strategy %s\n",
 		dir, len(data.Corpus), len(data.Queries), se.strategy)
-	rep, err := addFiles(ctx, lib, []string{files}, library.AddOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
+	rep, err := lib.AddWith(ctx, []string{files}, library.AddOptions{Strategy: se.strategy, Enrich: se.enrich}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -85,11 +91,11 @@ func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strate
 		logf("not indexed: %s (%s): %s\n", strings.Join(idsOf[sk.Path], ", "), filepath.Base(sk.Path), sk.Reason)
 	}
 
-	var out []evalResult
+	var out []result
 	for _, m := range cfg.modes {
 		var ndcg, recall float64
 		for _, q := range data.Queries {
-			ps, err := searchLibrary(ctx, lib, q.Text, retrieve.Options{K: cfg.depth, Neighbours: -1, Mode: m, Rerank: se.rerank})
+			ps, err := lib.Search(ctx, q.Text, retrieve.Options{K: cfg.depth, Neighbours: -1, Mode: m, Rerank: se.rerank})
 			if err != nil {
 				return nil, err
 			}
@@ -111,7 +117,7 @@ func evalBEIRStrategy(ctx context.Context, dir string, cfg evalConfig, se strate
 		if se.rerank != nil {
 			name += "+rerank"
 		}
-		out = append(out, evalResult{name: name, ndcg: ndcg / n, recall: recall / n})
+		out = append(out, result{name: name, ndcg: ndcg / n, recall: recall / n})
 	}
 	return out, nil
 }
@@ -125,9 +131,9 @@ func skippedIDs(rep *library.AddReport, idsOf map[string][]string) int {
 	return n
 }
 
-// strategyLabelFor names an evaluation's strategy and reranker in its
+// strategyLabel names an evaluation's strategy and reranker in its
 // report.
-func strategyLabelFor(s ingest.Strategy, rerank string) string {
+func strategyLabel(s ingest.Strategy, rerank string) string {
 	label := "strategy " + string(s)
 	if rerank != "" {
 		label += ", rerank " + strings.TrimSpace(rerank)
@@ -135,9 +141,9 @@ func strategyLabelFor(s ingest.Strategy, rerank string) string {
 	return label
 }
 
-// runEvalStrategy is ibid eval through a library: a long-document set, or
+// runStrategy is ibid eval through a library: a long-document set, or
 // a BEIR folder with --strategy or --rerank.
-func runEvalStrategy(cmd *cobra.Command, cfg *Config, dir string, ec evalConfig) error {
+func runStrategy(cmd *cobra.Command, env Env, dir string, ec config) error {
 	ctx := cmd.Context()
 	s := ingest.Recursive
 	if ec.strategy != "" {
@@ -148,22 +154,22 @@ func runEvalStrategy(cmd *cobra.Command, cfg *Config, dir string, ec evalConfig)
 	}
 	se := strategyEval{strategy: s}
 	if s.NeedsModel() {
-		e, err := newEnricher(ctx, cfg, s)
+		e, err := env.Enricher(ctx, s)
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
 		se.enrich = e
-		defer e.printReport(cmd.ErrOrStderr())
+		defer e.PrintReport(cmd.ErrOrStderr())
 	}
-	rr, err := newReranker(ctx, cfg)
+	rr, err := env.Reranker(ctx)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
 	se.rerank = rr
 	out := cmd.OutOrStdout()
-	fmt.Fprintln(out, strategyLabelFor(s, cfg.Rerank))
+	fmt.Fprintln(out, strategyLabel(s, *env.Rerank))
 	if isLongDoc(dir) {
-		lines, err := evalLongDoc(ctx, dir, ec.shared, ec, se)
+		lines, err := measureLongDoc(ctx, dir, ec.shared, ec, se)
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
@@ -172,7 +178,7 @@ func runEvalStrategy(cmd *cobra.Command, cfg *Config, dir string, ec evalConfig)
 		}
 		return nil
 	}
-	res, err := evalBEIRStrategy(ctx, dir, ec, se)
+	res, err := measureBEIRStrategy(ctx, dir, ec, se)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
