@@ -17,6 +17,7 @@ import (
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/ui"
+	"github.com/ibid-dev/ibid/ui/backend"
 	"github.com/ibid-dev/ibid/ui/viewer"
 	"github.com/spf13/cobra"
 )
@@ -125,7 +126,7 @@ func runChat(cmd *cobra.Command, cfg *Config, paths []string, resume string) err
 		lib.Close()
 		return err
 	}
-	b := ui.NewRAGBackend(lib, rag.NewAnswerer(model), rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References, Verify: judge}, conv, open)
+	b := backend.NewRAG(lib, rag.NewAnswerer(model), rag.PipelineOptions{CiteFormat: cfg.CiteFormat, Numbering: cfg.Numbering, Rerank: rr, References: cfg.References, Verify: judge}, conv, open)
 	defer b.Close()
 	if model != nil { // /add into a library whose strategy needs a model uses the chat's
 		b.SetEnricher(func(s ingest.Strategy) library.Enricher { return chatEnricher(model, s) })

@@ -13,11 +13,12 @@ import (
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
-// bibBackend is a RAGBackend over a library built from a .bib (two notes
+// bibBackend is a backend.RAG over a library built from a .bib (two notes
 // with entries, one without) and a model that cites all three.
-func bibBackend(t *testing.T) *RAGBackend {
+func bibBackend(t *testing.T) *backend.RAG {
 	t.Helper()
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -49,7 +50,7 @@ func bibBackend(t *testing.T) *RAGBackend {
 	}
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Spring tides come at new moon [source_1]; neap tides at the quarters [source_2][source_1]. Tables [source_3]."}})
 	t.Cleanup(srv.Close)
-	return NewRAGBackend(lib, rag.ModelAnswerer(connectModel(t, srv)), rag.PipelineOptions{Neighbours: -1}, nil, nil)
+	return backend.NewRAG(lib, rag.ModelAnswerer(connectModel(t, srv)), rag.PipelineOptions{Neighbours: -1}, nil, nil)
 }
 
 // TestBibliographyInTheChat: the sources pane names a work of the

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ibid-dev/ibid/ui/backend"
 	"github.com/ibid-dev/ibid/ui/termimage"
 	"github.com/ibid-dev/ibid/ui/viewer"
 )
@@ -63,7 +64,7 @@ type Options struct {
 // pane and the only one not blurred.
 type Model struct {
 	c *common
-	b Backend
+	b backend.Backend
 
 	width, height int
 	focus         focus
@@ -89,7 +90,7 @@ type Model struct {
 	streamBytes int
 
 	adding      bool
-	addProgress AddProgress
+	addProgress backend.AddProgress
 	addFirst    []string
 	styled      bool // the background is known (theme option or the terminal's answer)
 	themeFixed  bool // Options.Theme chose it: the terminal's answer is ignored
@@ -99,9 +100,9 @@ type Model struct {
 	pollEvery   time.Duration // how often the library's counts are read (<= 0: never)
 
 	// syncing: a background sync of the library's folders reads files
-	// (libsync.go); syncProgress is how far it is.
+	// (library.go); syncProgress is how far it is.
 	syncing      bool
-	syncProgress syncEvent
+	syncProgress backend.SyncEvent
 }
 
 // tick starts the spinner unless it runs already.
@@ -114,7 +115,7 @@ func (m *Model) tick() tea.Cmd {
 }
 
 // New returns the chat over b, showing b's conversation so far.
-func New(b Backend, opt Options) *Model {
+func New(b backend.Backend, opt Options) *Model {
 	dark, known := initialDark(opt.Theme, opt.Getenv)
 	c := &common{Styles: newStyles(dark), Keys: defaultKeyMap()}
 	m := &Model{
@@ -145,7 +146,7 @@ func New(b Backend, opt Options) *Model {
 
 // loadTurns redraws the backend's conversation (after --resume or a
 // library switch) and seeds the input's history with its questions.
-func (m *Model) loadTurns(turns []Turn) {
+func (m *Model) loadTurns(turns []backend.Turn) {
 	m.tr.load(turns)
 	m.in.SetHistory(m.tr.questions())
 }

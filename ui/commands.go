@@ -13,12 +13,13 @@ import (
 	"github.com/ibid-dev/ibid/internal/atomicfile"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/bib"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 // Messages of the slash commands' work, done in commands.
 type (
 	addProgressMsg struct {
-		p    AddProgress
+		p    backend.AddProgress
 		next tea.Cmd
 	}
 	addDoneMsg struct {
@@ -36,9 +37,9 @@ type (
 		name  string
 		err   error
 		lib   libInfo
-		turns []Turn
+		turns []backend.Turn
 	}
-	newConvMsg struct{ turns []Turn }
+	newConvMsg struct{ turns []backend.Turn }
 )
 
 // submit handles what the input sent: a slash command or a question.
@@ -139,7 +140,7 @@ func (m *Model) onCommandDone(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func saveCmd(b Backend) tea.Cmd {
+func saveCmd(b backend.Backend) tea.Cmd {
 	return func() tea.Msg { return savedMsg{b.Save()} }
 }
 
@@ -176,7 +177,7 @@ func exportArgs(args []string) (path string, style rag.CiteStyle, err error) {
 // style it writes Pandoc citations and, beside the file, the cited works
 // as CSL JSON (FILE's name with .json; added to, when it exists), which
 // the Markdown names as its bibliography.
-func exportCmd(b Backend, path string, style rag.CiteStyle) tea.Cmd {
+func exportCmd(b backend.Backend, path string, style rag.CiteStyle) tea.Cmd {
 	return func() tea.Msg {
 		if path == "" {
 			path = "ibid-" + b.ConversationID() + ".md"
@@ -189,7 +190,7 @@ func exportCmd(b Backend, path string, style rag.CiteStyle) tea.Cmd {
 		if style != rag.CitePandoc {
 			return exportedMsg{path: path, err: exportFile(path, []byte(b.Markdown()))}
 		}
-		pe, ok := b.(PandocExporter)
+		pe, ok := b.(backend.PandocExporter)
 		if !ok {
 			return exportedMsg{path: path, err: errors.New("this chat cannot export Pandoc citations")}
 		}
@@ -231,12 +232,12 @@ func exportFile(path string, data []byte) error {
 // startAdd adds paths in a goroutine; progress arrives as messages.
 func (m *Model) startAdd(paths []string) tea.Cmd {
 	m.adding = true
-	m.addProgress = AddProgress{Stage: "finding files"}
+	m.addProgress = backend.AddProgress{Stage: "finding files"}
 	b := m.b
-	prog := make(chan AddProgress, 1)
+	prog := make(chan backend.AddProgress, 1)
 	done := make(chan addDoneMsg, 1)
 	go func() {
-		summary, err := b.Add(context.Background(), paths, func(p AddProgress) {
+		summary, err := b.Add(context.Background(), paths, func(p backend.AddProgress) {
 			select { // keep only the latest
 			case <-prog:
 			default:

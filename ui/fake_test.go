@@ -8,6 +8,7 @@ import (
 
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 // fakeBackend answers from a script: the answer text with [source_k]
@@ -20,7 +21,7 @@ type fakeBackend struct {
 	answer  string   // with [source_k] tokens
 	chunk   int      // bytes per text event
 	gate    chan int // nil: no gating
-	turns   []Turn
+	turns   []backend.Turn
 	saved   int
 	library string
 	added   [][]string        // the paths of every Add
@@ -58,7 +59,7 @@ func (b *fakeBackend) ModelName() string   { return "fake-model" }
 func (b *fakeBackend) Extractive() bool    { return false }
 
 func (b *fakeBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) error {
-	t := Turn{Question: q}
+	t := backend.Turn{Question: q}
 	numbers := map[int]int{}
 	send := func(e rag.Event) { emit(e); t.Events = append(t.Events, e) }
 	var pending []rag.Support // checks to send after the next text
@@ -135,11 +136,11 @@ func (b *fakeBackend) Segment(id string) (store.Segment, store.Document, bool) {
 	return store.Segment{}, store.Document{}, false
 }
 func (b *fakeBackend) Segments(docID string) []store.Segment { return b.segs[docID] }
-func (b *fakeBackend) Add(ctx context.Context, paths []string, progress func(AddProgress)) (string, error) {
+func (b *fakeBackend) Add(ctx context.Context, paths []string, progress func(backend.AddProgress)) (string, error) {
 	b.mu.Lock()
 	b.added = append(b.added, paths)
 	b.mu.Unlock()
-	progress(AddProgress{Stage: "loading", File: paths[0], FilesTotal: 1})
+	progress(backend.AddProgress{Stage: "loading", File: paths[0], FilesTotal: 1})
 	return fmt.Sprintf("added %d", len(paths)), nil
 }
 func (b *fakeBackend) SwitchLibrary(ctx context.Context, name string) error {
@@ -149,10 +150,10 @@ func (b *fakeBackend) SwitchLibrary(ctx context.Context, name string) error {
 }
 func (b *fakeBackend) NewConversation()       { b.mu.Lock(); b.turns = nil; b.mu.Unlock() }
 func (b *fakeBackend) ConversationID() string { return "fake" }
-func (b *fakeBackend) Turns() []Turn {
+func (b *fakeBackend) Turns() []backend.Turn {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]Turn(nil), b.turns...)
+	return append([]backend.Turn(nil), b.turns...)
 }
 func (b *fakeBackend) Markdown() string { return "# conversation\n" }
 func (b *fakeBackend) Save() error      { b.mu.Lock(); b.saved++; b.mu.Unlock(); return nil }

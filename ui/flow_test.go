@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 const sampleAnswer = "## Findings\n\nThe effect is robust [source_2] and replicates across sites [source_1].\n\n" +
@@ -33,12 +34,12 @@ func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return p, cmd
 }
 
-func newTM(t *testing.T, b Backend, w, h int) *teatest.TestModel {
+func newTM(t *testing.T, b backend.Backend, w, h int) *teatest.TestModel {
 	return newTMOpt(t, b, darkOpt(), w, h)
 }
 
 // newTMOpt is newTM with options.
-func newTMOpt(t *testing.T, b Backend, opt Options, w, h int) *teatest.TestModel {
+func newTMOpt(t *testing.T, b backend.Backend, opt Options, w, h int) *teatest.TestModel {
 	return teatest.NewTestModel(t, probe{New(b, opt)}, teatest.WithInitialTermSize(w, h))
 }
 
@@ -177,7 +178,7 @@ func (d *drive) openFirstSource() {
 	d.send(press("enter"))
 }
 
-func newDrive(t *testing.T, b Backend, w, h int) *drive {
+func newDrive(t *testing.T, b backend.Backend, w, h int) *drive {
 	opt := darkOpt()
 	opt.LibraryPoll = -1 // run waits for every command: a poll would wait too
 	d := &drive{t: t, m: New(b, opt)}

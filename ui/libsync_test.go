@@ -12,6 +12,7 @@ import (
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 // TestStatusLineSync: with the backend watching the library's folder, a
@@ -41,7 +42,7 @@ func TestStatusLineSync(t *testing.T) {
 	if _, err := lib.AddWith(ctx, []string{papers}, library.AddOptions{Follow: true}, nil); err != nil {
 		t.Fatal(err)
 	}
-	b := NewRAGBackend(lib, nil, rag.PipelineOptions{}, nil, nil)
+	b := backend.NewRAG(lib, nil, rag.PipelineOptions{}, nil, nil)
 	b.Watch(library.WatchOptions{Debounce: 150 * time.Millisecond, Poll: time.Minute})
 	defer b.Close()
 	opt := darkOpt()
@@ -64,19 +65,19 @@ func TestStatusLineSync(t *testing.T) {
 // syncBackend is a fake whose background sync events a test sends.
 type syncBackend struct {
 	*fakeBackend
-	ch chan syncEvent
+	ch chan backend.SyncEvent
 }
 
-func (b *syncBackend) SyncEvents() <-chan syncEvent { return b.ch }
+func (b *syncBackend) SyncEvents() <-chan backend.SyncEvent { return b.ch }
 
 // TestSyncStatusParts: a sync reading files shows its progress on the
 // right of the status line (an answer's activity first), what it did and
 // held removals after it, and a failure as an error.
 func TestSyncStatusParts(t *testing.T) {
-	b := &syncBackend{fakeBackend: newFakeBackend(sampleAnswer), ch: make(chan syncEvent, 4)}
+	b := &syncBackend{fakeBackend: newFakeBackend(sampleAnswer), ch: make(chan backend.SyncEvent, 4)}
 	m := New(b, darkOpt())
 	m.width = 120
-	if cmd := m.onSync(syncMsg{syncEvent{active: true, done: 1, of: 3, file: "/papers/new.pdf", docs: -1}, b.ch}); cmd == nil {
+	if cmd := m.onSync(syncMsg{backend.SyncEvent{Active: true, Done: 1, Of: 3, File: "/papers/new.pdf", Docs: -1}, b.ch}); cmd == nil {
 		t.Fatal("no command waits for the next event")
 	}
 	line := strings.Join(m.statusLines(), "\n")
@@ -89,16 +90,16 @@ func TestSyncStatusParts(t *testing.T) {
 	}
 	m.stream = nil
 
-	m.onSync(syncMsg{syncEvent{summary: "synced with its folders: added new.pdf", docs: 4}, b.ch})
+	m.onSync(syncMsg{backend.SyncEvent{Summary: "synced with its folders: added new.pdf", Docs: 4}, b.ch})
 	line = strings.Join(m.statusLines(), "\n")
 	if strings.Contains(line, "syncing") || !strings.Contains(line, "added new.pdf") || !strings.Contains(line, "4 docs") {
 		t.Fatalf("status after the sync: %q", line)
 	}
-	m.onSync(syncMsg{syncEvent{held: "/papers is gone: 3 documents kept (ibid sync --prune removes them)", docs: -1}, b.ch})
+	m.onSync(syncMsg{backend.SyncEvent{Held: "/papers is gone: 3 documents kept (ibid sync --prune removes them)", Docs: -1}, b.ch})
 	if m.status.err == "" || !strings.Contains(m.status.err, "ibid sync --prune") {
 		t.Fatalf("held removals: %+v", m.status)
 	}
-	m.onSync(syncMsg{syncEvent{err: errors.New("disk full"), docs: -1}, b.ch})
+	m.onSync(syncMsg{backend.SyncEvent{Err: errors.New("disk full"), Docs: -1}, b.ch})
 	if !strings.Contains(m.status.err, "couldn't sync the library with its folders: disk full") {
 		t.Fatalf("a failed sync: %+v", m.status)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 // TestStatusCountFollowsAnotherWriter: a second handle on the same library
@@ -41,7 +42,7 @@ func TestStatusCountFollowsAnotherWriter(t *testing.T) {
 	if _, err := chatLib.Add(ctx, []string{write("tides.md", "# Tides\n\nSpring tides come at new and full moon.\n")}, nil); err != nil {
 		t.Fatal(err)
 	}
-	b := NewRAGBackend(chatLib, nil, rag.PipelineOptions{}, nil, nil)
+	b := backend.NewRAG(chatLib, nil, rag.PipelineOptions{}, nil, nil)
 	opt := darkOpt()
 	opt.LibraryPoll = 50 * time.Millisecond
 	tm := newTMOpt(t, b, opt, 120, 30)

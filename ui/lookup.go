@@ -1,13 +1,13 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/store"
+	"github.com/ibid-dev/ibid/ui/backend"
 	"github.com/ibid-dev/ibid/ui/render"
 	"github.com/ibid-dev/ibid/ui/viewer"
 )
@@ -37,7 +37,7 @@ func openSourceCmd(tu *turn, nd node) tea.Cmd {
 
 // loadSourceCmd looks up the segment, its document's passages (not its
 // index rows) and, from a PageFinder, where the document's pages begin.
-func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
+func loadSourceCmd(b backend.Backend, src rag.Source) tea.Cmd {
 	return func() tea.Msg {
 		seg, doc, ok := b.Segment(src.SegmentID)
 		if !ok {
@@ -48,35 +48,9 @@ func loadSourceCmd(b Backend, src rag.Source) tea.Cmd {
 			segs = []store.Segment{seg}
 		}
 		var pages []int
-		if pf, ok := b.(PageFinder); ok && doc.Pages > 0 {
+		if pf, ok := b.(backend.PageFinder); ok && doc.Pages > 0 {
 			pages = pf.DocumentPages(doc.ID)
 		}
 		return viewerLoadedMsg{content: viewer.Content{Source: src, Doc: doc, Segs: segs, PageStarts: pages}}
 	}
-}
-
-// PageFinder is a Backend that can say where the pages of a document
-// begin in its text, so that the viewer draws a page's marker at the line
-// where it begins inside a passage that spans pages. It is optional:
-// without it (or when it does not know) the viewer marks such a passage
-// as a whole.
-type PageFinder interface {
-	// DocumentPages returns the byte offsets in the document's text (in
-	// which its segments' Start and End are offsets) where each page
-	// begins: page i+1 at starts[i], never decreasing. nil: the document
-	// has no pages, or its file is gone or changed since it was added, so
-	// where its pages begin is not known. It is called from a command,
-	// never from Update or View.
-	DocumentPages(docID string) []int
-}
-
-// DocumentPages asks the library, which loads the document's file again
-// (library.DocumentPages): nil when the file is gone or changed.
-func (b *RAGBackend) DocumentPages(docID string) []int {
-	lib, _, _ := b.current()
-	starts, exact, err := lib.DocumentPages(context.Background(), docID)
-	if err != nil || !exact {
-		return nil
-	}
-	return starts
 }

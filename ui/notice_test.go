@@ -11,6 +11,7 @@ import (
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 	"github.com/ibid-dev/ibid/rag/ragtest"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 // pipelineBackend is the fake backend with a real answer: rag's pipeline
@@ -110,7 +111,7 @@ func TestNoModelAnsweredIsNotPartial(t *testing.T) {
 	}
 	tu := snap.Turns[0]
 	fb := newFakeBackend("")
-	fb.turns = []Turn{{Question: tu.Question, Events: tu.Events, Sources: tu.Sources, Interrupted: tu.Interrupted, Error: tu.Error}}
+	fb.turns = []backend.Turn{{Question: tu.Question, Events: tu.Events, Sources: tu.Sources, Interrupted: tu.Interrupted, Error: tu.Error}}
 	if scr := newDrive(t, fb, 160, 40).screen(); strings.Contains(scr, "partial") || !strings.Contains(scr, "no model answered") {
 		t.Errorf("resumed:\n%s", scr)
 	}

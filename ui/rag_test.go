@@ -13,6 +13,7 @@ import (
 	"github.com/ibid-dev/ibid/rag/library"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 // realAnswer cites three offered passages and one never offered; the
@@ -30,9 +31,9 @@ type realEnv struct {
 	m   *llm.Model
 }
 
-func (e *realEnv) backend(reply llmtest.Reply, opt rag.PipelineOptions) *RAGBackend {
+func (e *realEnv) backend(reply llmtest.Reply, opt rag.PipelineOptions) *backend.RAG {
 	e.srv.SetReplies(reply)
-	return NewRAGBackend(e.lib, rag.ModelAnswerer(e.m), opt, nil, nil)
+	return backend.NewRAG(e.lib, rag.ModelAnswerer(e.m), opt, nil, nil)
 }
 
 func TestRealPipeline(t *testing.T) {
@@ -105,7 +106,7 @@ func testRealFlow(t *testing.T, env *realEnv) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb := NewRAGBackend(lib, rag.ModelAnswerer(m), rag.PipelineOptions{}, conv, nil)
+	rb := backend.NewRAG(lib, rag.ModelAnswerer(m), rag.PipelineOptions{}, conv, nil)
 	d := newDrive(t, rb, 160, 48)
 	var again []int
 	for _, n := range d.m.tr.turns[0].doc.nodes {
@@ -144,7 +145,7 @@ func testRealConversationNumbering(t *testing.T, env *realEnv) {
 		t.Run(c.numbering.String(), func(t *testing.T) {
 			env.srv.SetReplies(llmtest.Reply{Chunks: llmtest.Split(realAnswer, 5)},
 				llmtest.Reply{Chunks: llmtest.Split("Again [source_3] and [source_1], and new [source_4].", 4)})
-			b := NewRAGBackend(env.lib, rag.ModelAnswerer(env.m), rag.PipelineOptions{Numbering: c.numbering}, nil, nil)
+			b := backend.NewRAG(env.lib, rag.ModelAnswerer(env.m), rag.PipelineOptions{Numbering: c.numbering}, nil, nil)
 			d := newDrive(t, b, 120, 40)
 			d.typeText("how are footnotes numbered?")
 			d.send(press("enter"))

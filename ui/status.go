@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/ui/backend"
 	"github.com/ibid-dev/ibid/ui/render"
 )
 
@@ -51,7 +52,7 @@ type libInfo struct {
 	extractive bool
 }
 
-func readLibInfo(b Backend) libInfo {
+func readLibInfo(b backend.Backend) libInfo {
 	return libInfo{b.LibraryName(), b.LibrarySize(), b.ModelName(), b.Extractive()}
 }
 

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/llm"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 // frameInterval batches stream events: at most about 30 frames a second.
@@ -40,7 +41,7 @@ type answerStream struct {
 // command that delivers its first batch. The model request's retry waits
 // (llm.WithNotify on Ask's context) come through the same command, as
 // streamMsg.wait: Update never does I/O to learn of them.
-func startAnswer(b Backend, req int, question string) (*answerStream, tea.Cmd) {
+func startAnswer(b backend.Backend, req int, question string) (*answerStream, tea.Cmd) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &answerStream{req: req, ch: make(chan rag.Event, 1024), waits: make(chan llm.Wait, 4),
 		result: make(chan error, 1), cancel: cancel}

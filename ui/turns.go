@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 // This file is the transcript's conversation: the turns it shows, how a
@@ -58,7 +59,7 @@ func (tu *turn) support(e rag.Event) {
 
 // load shows a conversation (after --resume, /new or a library switch),
 // with nothing selected and the view at the bottom.
-func (t *transcript) load(turns []Turn) {
+func (t *transcript) load(turns []backend.Turn) {
 	t.turns, t.sel, t.selTurn, t.follow = nil, -1, -1, true
 	t.redraw(0)
 	for _, tr := range turns {

@@ -13,6 +13,7 @@ import (
 	"github.com/ibid-dev/ibid/rag"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"github.com/ibid-dev/ibid/rag/library"
+	"github.com/ibid-dev/ibid/ui/backend"
 	"github.com/ibid-dev/ibid/ui/viewer"
 )
 
@@ -34,7 +35,7 @@ func TestViewerRealPDF(t *testing.T) {
 	if _, err := lib.Add(ctx, []string{pdf}, func(library.AddProgress) {}); err != nil {
 		t.Fatal(err)
 	}
-	b := NewRAGBackend(lib, nil, rag.PipelineOptions{}, nil, nil)
+	b := backend.NewRAG(lib, nil, rag.PipelineOptions{}, nil, nil)
 	docs, err := lib.Documents(ctx)
 	if err != nil || len(docs) != 1 {
 		t.Fatalf("%d documents, %v", len(docs), err)

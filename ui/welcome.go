@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/ibid-dev/ibid/ui/backend"
 )
 
 // exampleCount is how many example questions the first screen offers.
@@ -18,8 +19,8 @@ type suggestionsMsg []string
 // suggestionsCmd asks the backend for the first screen's examples, when
 // it can suggest them (Suggester). The first screen shows at once; the
 // examples appear when they come.
-func suggestionsCmd(b Backend) tea.Cmd {
-	sg, ok := b.(Suggester)
+func suggestionsCmd(b backend.Backend) tea.Cmd {
+	sg, ok := b.(backend.Suggester)
 	if !ok {
 		return nil
 	}

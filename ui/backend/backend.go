@@ -1,4 +1,12 @@
-package ui
+// Package backend is what the chat (ui) asks of the world, and the real
+// one: Backend, the interface the chat's commands call (a library, a
+// model, the conversation in progress), the optional interfaces a
+// backend may add (suggestions, Pandoc export, page starts, counts, a
+// background sync), and RAG, the backend over rag/library and a
+// rag.Pipeline that the command line hands the chat. It never imports ui
+// and draws nothing: what it reports (AddProgress, SyncEvent, Turn) is
+// data the chat shows.
+package backend
 
 import (
 	"context"
@@ -10,7 +18,7 @@ import (
 
 // Backend is everything the chat asks of the world: a library, a model and
 // the conversation in progress. The real one wraps rag.Library,
-// rag.Pipeline and rag.Conversation (NewRAGBackend); tests use fakes.
+// rag.Pipeline and rag.Conversation (NewRAG); tests use fakes.
 //
 // Ask, Add, SwitchLibrary, Save and Export are called from commands, never
 // from Update or View, and never two at once: the chat waits for an answer
@@ -84,4 +92,45 @@ type Turn struct {
 	Sources     []rag.Source
 	Interrupted bool
 	Error       string
+}
+
+// PageFinder is a Backend that can say where the pages of a document
+// begin in its text, so that the viewer draws a page's marker at the line
+// where it begins inside a passage that spans pages. It is optional:
+// without it (or when it does not know) the viewer marks such a passage
+// as a whole.
+type PageFinder interface {
+	// DocumentPages returns the byte offsets in the document's text (in
+	// which its segments' Start and End are offsets) where each page
+	// begins: page i+1 at starts[i], never decreasing. nil: the document
+	// has no pages, or its file is gone or changed since it was added, so
+	// where its pages begin is not known. It is called from a command,
+	// never from Update or View.
+	DocumentPages(docID string) []int
+}
+
+// LibraryCounter is a Backend that reads its library's name and size
+// together (one library, even across a /library switch) and says when the
+// size could not be read. RAG is one; other backends are read with
+// LibraryName and LibrarySize.
+type LibraryCounter interface {
+	LibraryCount() (name string, docs int, err error)
+}
+
+// LibrarySyncer is a Backend that keeps its library in step with its
+// folders in the background; RAG is one once Watch was called.
+type LibrarySyncer interface {
+	SyncEvents() <-chan SyncEvent
+}
+
+// SyncEvent is what the status line needs of a background sync.
+type SyncEvent struct {
+	Active   bool // a sync is reading or removing files
+	Done, Of int  // files done of files to do
+	File     string
+	Summary  string // a sync that changed the library ended: what it did
+	Held     string // removals held back, and how to make them ("" for none, or unchanged since said)
+	Note     string // how the folders are followed, when it is worth saying
+	Err      error
+	Docs     int // the library's documents after a sync (-1: not known)
 }

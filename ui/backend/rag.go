@@ -1,4 +1,4 @@
-package ui
+package backend
 
 import (
 	"context"
@@ -13,13 +13,13 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// RAGBackend is the real Backend: a library.Library, a rag.Pipeline over it and
+// RAG is the real Backend: a library.Library, a rag.Pipeline over it and
 // the rag.Conversation in progress.
 //
 // Invariant: pipe answers over lib; conv belongs to lib. mu guards the
 // three, which SwitchLibrary and NewConversation replace; the pipeline
 // itself serialises answers on one conversation.
-type RAGBackend struct {
+type RAG struct {
 	mu   sync.Mutex
 	lib  *library.Library
 	pipe *rag.Pipeline
@@ -31,42 +31,42 @@ type RAGBackend struct {
 	// model uses to write what it indexes (nil: such an add is refused
 	// with the library's ErrNeedsModel).
 	enrich func(ingest.Strategy) library.Enricher
-	sync   syncState // the background sync of the library's folders (libsync.go)
+	sync   syncState // the background sync of the library's folders (sync.go)
 }
 
 // SetEnricher sets what /add uses for the strategies that need a model.
 // Call it before the chat starts.
-func (b *RAGBackend) SetEnricher(f func(ingest.Strategy) library.Enricher) { b.enrich = f }
+func (b *RAG) SetEnricher(f func(ingest.Strategy) library.Enricher) { b.enrich = f }
 
-// NewRAGBackend returns a backend answering over lib with a
+// NewRAG returns a backend answering over lib with a
 // (rag.NewAnswerer). conv is a conversation to go on with (nil: a new
 // one); open opens another library for /library.
-func NewRAGBackend(lib *library.Library, a rag.Answerer, opt rag.PipelineOptions, conv *rag.Conversation,
-	open func(ctx context.Context, name string) (*library.Library, error)) *RAGBackend {
+func NewRAG(lib *library.Library, a rag.Answerer, opt rag.PipelineOptions, conv *rag.Conversation,
+	open func(ctx context.Context, name string) (*library.Library, error)) *RAG {
 	if conv == nil {
 		conv = rag.NewConversation(lib.Name())
 	}
-	return &RAGBackend{lib: lib, pipe: rag.NewPipeline(lib, a, opt), conv: conv, ans: a, opt: opt, open: open}
+	return &RAG{lib: lib, pipe: rag.NewPipeline(lib, a, opt), conv: conv, ans: a, opt: opt, open: open}
 }
 
-func (b *RAGBackend) current() (*library.Library, *rag.Pipeline, *rag.Conversation) {
+func (b *RAG) current() (*library.Library, *rag.Pipeline, *rag.Conversation) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.lib, b.pipe, b.conv
 }
 
 // Close stops the background sync and closes the library.
-func (b *RAGBackend) Close() error {
+func (b *RAG) Close() error {
 	b.stopWatch()
 	lib, _, _ := b.current()
 	return lib.Close()
 }
 
-func (b *RAGBackend) LibraryName() string { lib, _, _ := b.current(); return lib.Name() }
+func (b *RAG) LibraryName() string { lib, _, _ := b.current(); return lib.Name() }
 
 // LibrarySize is the number of documents in the library (0 when it cannot
 // be read; the error shows at the next search).
-func (b *RAGBackend) LibrarySize() int {
+func (b *RAG) LibrarySize() int {
 	_, n, _ := b.LibraryCount()
 	return n
 }
@@ -75,7 +75,7 @@ func (b *RAGBackend) LibrarySize() int {
 // library even while /library switches, and the error that kept it from
 // being read. The store counts them (store.CountDocuments): the chat asks
 // every few seconds, and listing the documents would read them all.
-func (b *RAGBackend) LibraryCount() (string, int, error) {
+func (b *RAG) LibraryCount() (string, int, error) {
 	lib, _, _ := b.current()
 	n, err := store.CountDocuments(context.Background(), lib.Store())
 	return lib.Name(), n, err
@@ -84,21 +84,21 @@ func (b *RAGBackend) LibraryCount() (string, int, error) {
 // ModelName says which model answers, for the status line: what Connect
 // found by itself and the model ("Ollama · llama3.2"), the model's name
 // alone for a server the user named (rag.Answerer's Label).
-func (b *RAGBackend) ModelName() string { _, p, _ := b.current(); return p.ModelName() }
-func (b *RAGBackend) Extractive() bool  { _, p, _ := b.current(); return p.Extractive() }
+func (b *RAG) ModelName() string { _, p, _ := b.current(); return p.ModelName() }
+func (b *RAG) Extractive() bool  { _, p, _ := b.current(); return p.Extractive() }
 
-func (b *RAGBackend) Ask(ctx context.Context, q string, emit func(rag.Event)) error {
+func (b *RAG) Ask(ctx context.Context, q string, emit func(rag.Event)) error {
 	_, p, conv := b.current()
 	return p.Answer(ctx, conv, q, emit)
 }
 
-func (b *RAGBackend) Segment(id string) (store.Segment, store.Document, bool) {
+func (b *RAG) Segment(id string) (store.Segment, store.Document, bool) {
 	lib, _, _ := b.current()
 	seg, doc, err := lib.Segment(context.Background(), id)
 	return seg, doc, err == nil
 }
 
-func (b *RAGBackend) Segments(docID string) []store.Segment {
+func (b *RAG) Segments(docID string) []store.Segment {
 	lib, _, _ := b.current()
 	segs, _ := lib.Segments(context.Background(), docID)
 	return segs
@@ -107,7 +107,7 @@ func (b *RAGBackend) Segments(docID string) []store.Segment {
 // Suggestions are up to n questions the library answers from the section
 // each was drawn from (rag.Suggest); none when none passes or the library
 // cannot be read.
-func (b *RAGBackend) Suggestions(n int) []string {
+func (b *RAG) Suggestions(n int) []string {
 	lib, _, _ := b.current()
 	ss, _ := rag.Suggest(context.Background(), lib, n)
 	out := make([]string, len(ss))
@@ -117,7 +117,7 @@ func (b *RAGBackend) Suggestions(n int) []string {
 	return out
 }
 
-func (b *RAGBackend) Add(ctx context.Context, paths []string, progress func(AddProgress)) (string, error) {
+func (b *RAG) Add(ctx context.Context, paths []string, progress func(AddProgress)) (string, error) {
 	lib, _, _ := b.current()
 	var opt library.AddOptions
 	if st, _, err := lib.Strategy(ctx); err == nil && st.NeedsModel() && b.enrich != nil {
@@ -141,7 +141,7 @@ func (b *RAGBackend) Add(ctx context.Context, paths []string, progress func(AddP
 	return s, nil
 }
 
-func (b *RAGBackend) SwitchLibrary(ctx context.Context, name string) error {
+func (b *RAG) SwitchLibrary(ctx context.Context, name string) error {
 	if b.open == nil {
 		return errors.New("switching libraries is not available here")
 	}
@@ -159,15 +159,15 @@ func (b *RAGBackend) SwitchLibrary(ctx context.Context, name string) error {
 	return old.Close()
 }
 
-func (b *RAGBackend) NewConversation() {
+func (b *RAG) NewConversation() {
 	b.mu.Lock()
 	b.conv = rag.NewConversation(b.lib.Name())
 	b.mu.Unlock()
 }
 
-func (b *RAGBackend) ConversationID() string { _, _, c := b.current(); return c.ID }
+func (b *RAG) ConversationID() string { _, _, c := b.current(); return c.ID }
 
-func (b *RAGBackend) Turns() []Turn {
+func (b *RAG) Turns() []Turn {
 	_, _, c := b.current()
 	snap := c.Snapshot()
 	out := make([]Turn, len(snap.Turns))
@@ -177,11 +177,11 @@ func (b *RAGBackend) Turns() []Turn {
 	return out
 }
 
-func (b *RAGBackend) Markdown() string { _, _, c := b.current(); return c.Snapshot().Markdown() }
+func (b *RAG) Markdown() string { _, _, c := b.current(); return c.Snapshot().Markdown() }
 
 // PandocMarkdown is the conversation with Pandoc citations, and the
 // works it cites (PandocExporter).
-func (b *RAGBackend) PandocMarkdown(bibliography string) (string, []bib.Entry) {
+func (b *RAG) PandocMarkdown(bibliography string) (string, []bib.Entry) {
 	lib, _, c := b.current()
 	snap := c.Snapshot()
 	var sources []rag.Source
@@ -197,7 +197,7 @@ func (b *RAGBackend) PandocMarkdown(bibliography string) (string, []bib.Entry) {
 
 // Save writes the conversation where --resume finds it (see
 // rag.ConversationsDir), atomically; an empty conversation is not saved.
-func (b *RAGBackend) Save() error {
+func (b *RAG) Save() error {
 	_, _, c := b.current()
 	if len(c.Snapshot().Turns) == 0 {
 		return nil
@@ -207,4 +207,15 @@ func (b *RAGBackend) Save() error {
 		return err
 	}
 	return c.Save(dir)
+}
+
+// DocumentPages asks the library, which loads the document's file again
+// (library.DocumentPages): nil when the file is gone or changed.
+func (b *RAG) DocumentPages(docID string) []int {
+	lib, _, _ := b.current()
+	starts, exact, err := lib.DocumentPages(context.Background(), docID)
+	if err != nil || !exact {
+		return nil
+	}
+	return starts
 }
