@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ibid-dev/ibid/internal/figures"
 )
 
 // manyNotes writes n small Markdown notes of a few segments each.
@@ -84,7 +86,8 @@ func sameDocs(t *testing.T, l *Library, rep *AddReport) {
 // TestLibraryKilledAdd SIGKILLs a child process that is adding a folder,
 // at several moments (while loading, embedding and committing), and checks
 // after each kill that the library holds whole documents only and that an
-// add then completes it.
+// add then completes it. A folder of 60 notes by default, of 150 with
+// IBID_FIGURES=1 as CI runs it.
 func TestLibraryKilledAdd(t *testing.T) {
 	if dir := os.Getenv("IBID_TEST_KILL_DIR"); dir != "" {
 		killChild(dir, os.Getenv("IBID_TEST_KILL_DOCS"))
@@ -93,14 +96,18 @@ func TestLibraryKilledAdd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	notes, kills := 60, []int{5, 60, 110, 130}
+	if figures.Enabled() {
+		notes, kills = 150, []int{5, 120, 230, 260}
+	}
 	tmp := testEnv(t)
 	docs := filepath.Join(tmp, "docs")
-	manyNotes(t, docs, 150)
+	manyNotes(t, docs, notes)
 	folderOf := filepath.Join(tmp, "lib")
 
 	have := 0
 	midway := false
-	for round, killAfter := range []int{5, 120, 230, 260} {
+	for round, killAfter := range kills {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestLibraryKilledAdd$", "-test.v=false")
 		cmd.Env = append(os.Environ(), "IBID_TEST_KILL_DIR="+folderOf, "IBID_TEST_KILL_DOCS="+docs)
 		out, err := cmd.StdoutPipe()
@@ -136,7 +143,7 @@ func TestLibraryKilledAdd(t *testing.T) {
 			t.Fatalf("round %d: %d documents, had %d before", round, n, have)
 		}
 		have = n
-		midway = midway || killed && n > 0 && n < 150
+		midway = midway || killed && n > 0 && n < notes
 		l.Close()
 	}
 	if !midway {
@@ -145,7 +152,7 @@ func TestLibraryKilledAdd(t *testing.T) {
 
 	l := mustOpen(t, Options{Store: folderOf})
 	rep := mustAdd(t, l, docs)
-	if len(rep.Added)+len(rep.Unchanged) != 150 || len(rep.Unchanged) != have {
+	if len(rep.Added)+len(rep.Unchanged) != notes || len(rep.Unchanged) != have {
 		t.Fatalf("final add: %s, want %d unchanged and the rest added", counts(rep), have)
 	}
 	checkWhole(t, l)
@@ -175,7 +182,9 @@ func killChild(folderOf, docs string) {
 // followed folder (new files to add, changed ones to replace, deleted ones
 // to remove), at several moments, and checks after each kill that the
 // library holds whole documents only, each the text of its file as it is
-// or as it was; a sync then brings it in step with the folder.
+// or as it was; a sync then brings it in step with the folder. A folder
+// of 8 notes that grows to 56 by default, of 20 that grows to 140 with
+// IBID_FIGURES=1 as CI runs it.
 func TestLibraryKilledSync(t *testing.T) {
 	if dir := os.Getenv("IBID_TEST_KILL_SYNC"); dir != "" {
 		killSyncChild(dir)
@@ -184,31 +193,36 @@ func TestLibraryKilledSync(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	first, total, changed, deleted, kills := 8, 56, 4, 2, []int{3, 60, 110, 130}
+	if figures.Enabled() {
+		first, total, changed, deleted, kills = 20, 140, 10, 5, []int{3, 100, 250, 400}
+	}
+	left := total - deleted // the folder's notes at the end
 	tmp := testEnv(t)
 	docs := filepath.Join(tmp, "docs")
-	manyNotes(t, docs, 20)
+	manyNotes(t, docs, first)
 	lib := filepath.Join(tmp, "lib")
 	l := mustOpen(t, Options{Store: lib})
 	follow(t, l, docs)
 	l.Close()
-	// Then: 120 new notes, 10 changed, 5 deleted.
+	// Then: total-first new notes, changed changed, deleted deleted.
 	more := filepath.Join(tmp, "more")
-	manyNotes(t, more, 140)
-	for i := 20; i < 140; i++ {
+	manyNotes(t, more, total)
+	for i := first; i < total; i++ {
 		name := fmt.Sprintf("note-%03d.md", i)
 		if err := os.Rename(filepath.Join(more, name), filepath.Join(docs, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for i := range 10 {
+	for i := range changed {
 		writeFiles(t, docs, map[string]string{fmt.Sprintf("note-%03d.md", i): note(fmt.Sprintf("Changed %d", i), "Changed note about kingfishers.")})
 	}
-	for i := 10; i < 15; i++ {
+	for i := changed; i < changed+deleted; i++ {
 		os.Remove(filepath.Join(docs, fmt.Sprintf("note-%03d.md", i)))
 	}
 
 	midway := false
-	for round, killAfter := range []int{3, 100, 250, 400} {
+	for round, killAfter := range kills {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestLibraryKilledSync$", "-test.v=false")
 		cmd.Env = append(os.Environ(), "IBID_TEST_KILL_SYNC="+lib)
 		out, err := cmd.StdoutPipe()
@@ -248,7 +262,7 @@ func TestLibraryKilledSync(t *testing.T) {
 			n++
 		}
 		t.Logf("round %d: killed after %d progress lines (killed: %v); %d documents, all whole", round, killAfter, killed, n)
-		midway = midway || killed && n > 20 && n < 135
+		midway = midway || killed && n > first && n < left
 		l.Close()
 	}
 	if !midway {
@@ -259,17 +273,17 @@ func TestLibraryKilledSync(t *testing.T) {
 	mustSync(t, l, SyncOptions{})
 	checkWhole(t, l)
 	got := paths(t, l, docs)
-	if len(got) != 135 {
-		t.Fatalf("after the final sync the library holds %d documents, want the folder's 135", len(got))
+	if len(got) != left {
+		t.Fatalf("after the final sync the library holds %d documents, want the folder's %d", len(got), left)
 	}
 	for _, d := range mustDocs(t, l) {
 		var i int
 		fmt.Sscanf(filepath.Base(d.Path), "note-%03d.md", &i)
-		if text := strings.Join(segTexts(t, l, d.ID), " "); i < 10 && !strings.Contains(text, fmt.Sprintf("Changed %d", i)) {
+		if text := strings.Join(segTexts(t, l, d.ID), " "); i < changed && !strings.Contains(text, fmt.Sprintf("Changed %d", i)) {
 			t.Fatalf("%s was not replaced: %.100q", d.Path, text)
 		}
 	}
-	if rep := mustSync(t, l, SyncOptions{}); rep.Changed() || rep.Unchanged != 135 {
+	if rep := mustSync(t, l, SyncOptions{}); rep.Changed() || rep.Unchanged != left {
 		t.Fatalf("a sync after the final one: %s", rep.Summary())
 	}
 }

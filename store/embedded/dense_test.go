@@ -148,8 +148,15 @@ var testFilters = []store.Filter{
 // The codes' scan finds what the exact scan finds, with exact scores, for
 // every kind of filter, in memory and on disk (where the vectors are read
 // from the file), and after reopening (codes read from the codes file).
+// A library of 1,200 segments by default (past exactMax, so on the codes'
+// path); of 6,000 with IBID_FIGURES=1 as CI runs it, where too few
+// candidates per result also shows (as in TestRecall).
 func TestFastMatchesExact(t *testing.T) {
 	const dim = 64
+	docs := 30
+	if figures.Enabled() {
+		docs = 150
+	}
 	info := store.Info{Embedder: "clustered", Dimension: dim}
 	dir := t.TempDir()
 	for _, where := range []string{"memory", "disk", "reopened"} {
@@ -165,7 +172,7 @@ func TestFastMatchesExact(t *testing.T) {
 			}
 			defer s.Close()
 			if where != "reopened" {
-				clusteredLibrary(t, s, synthvec.New(1, dim, 30), 150, 40)
+				clusteredLibrary(t, s, synthvec.New(1, dim, 30), docs, 40)
 			}
 			if s.dense.exact || s.dense.n <= exactMax {
 				t.Fatalf("library of %d searchable segments on the exact path", s.dense.n)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ibid-dev/ibid/internal/figures"
 )
 
 const envRepairChild = "IBID_EMBEDDED_REPAIR_CHILD"
@@ -33,9 +35,14 @@ func repairChild() {
 // work on a library with a damaged record and damaged vectors: whatever the
 // moment, the library then reads as before the repair (still damaged) or
 // as after it, never with fewer documents, and a second repair finishes.
+// Four moments by default, eleven with IBID_FIGURES=1 as CI runs it.
 func TestKillDuringRepair(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
+	}
+	delays := []time.Duration{0, 10, 80, 640}
+	if figures.Enabled() {
+		delays = []time.Duration{0, 2, 5, 10, 20, 40, 80, 160, 320, 640, 1280}
 	}
 	const n = 400
 	base := damageLibrary(t, n)
@@ -49,7 +56,7 @@ func TestKillDuringRepair(t *testing.T) {
 			want.Documents, want.LostDocuments, len(want.Unembedded), err, n)
 	}
 	before, after := 0, 0
-	for _, delay := range []time.Duration{0, 2, 5, 10, 20, 40, 80, 160, 320, 640, 1280} {
+	for _, delay := range delays {
 		dir := copyDir(t, base)
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), envRepairChild+"="+dir)
