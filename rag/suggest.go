@@ -168,9 +168,15 @@ func lastSection(ss []Suggestion) []string {
 // references (ingest.ReferencesHeadings, as retrieval leaves them out).
 func isReferences(path []string) bool {
 	top := store.TopHeading(path)
+	for _, h := range ingest.ReferencesHeadings {
+		if strings.EqualFold(h, top) {
+			return true
+		}
+	}
 	for _, p := range path {
+		c := cleanHeading(p) // once a heading, not once a name in the list
 		for _, h := range ingest.ReferencesHeadings {
-			if strings.EqualFold(h, top) || strings.EqualFold(h, cleanHeading(p)) {
+			if strings.EqualFold(h, c) {
 				return true
 			}
 		}

@@ -201,6 +201,25 @@ func (d *drive) send(msg tea.Msg) {
 	d.m.render() // as the program draws a frame after each message
 }
 
+// sendUntilStill sends msg until the screen stops changing (looking
+// every eighth time), at most max times: a scroll to the top or the end
+// draws a few dozen frames, not hundreds. A key that changes nothing
+// while it should fails the caller's check of where the scroll ended.
+func (d *drive) sendUntilStill(msg tea.Msg, max int) {
+	prev := d.screen()
+	for i := 1; i <= max; i++ {
+		d.send(msg)
+		if i%8 != 0 {
+			continue
+		}
+		scr := d.screen()
+		if scr == prev {
+			return
+		}
+		prev = scr
+	}
+}
+
 func (d *drive) typeText(s string) {
 	for _, r := range s {
 		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})

@@ -180,15 +180,11 @@ func TestViewerScrolls(t *testing.T) {
 	if _, y := find(t, d.screen(), "Passage 3 of", 0); y != 5+4*wheelLines {
 		t.Errorf("after 4 notches up the cited segment starts on line %d, want %d", y, 5+4*wheelLines)
 	}
-	for range 200 {
-		d.send(press("up"))
-	}
+	d.sendUntilStill(press("up"), 200)
 	if scr := d.screen(); !strings.Contains(scr, "Passage 0 of paper 2") {
 		t.Errorf("↑ did not reach the first context segment:\n%s", scr)
 	}
-	for range 200 {
-		d.send(press("down"))
-	}
+	d.sendUntilStill(press("down"), 200)
 	if scr := d.screen(); strings.Contains(scr, "Passage 3 of") || !strings.Contains(scr, "passage.\n── source viewer") || !strings.Contains(scr, "esc back") {
 		t.Errorf("↓ did not scroll past the segment to the end:\n%s", scr)
 	}

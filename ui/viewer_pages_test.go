@@ -62,16 +62,12 @@ func TestViewerPages(t *testing.T) {
 		if want := []string{"p. 9", "p. 10", "into p. 11", "p. 12"}; !reflect.DeepEqual(markers, want) {
 			t.Errorf("%dx%d: page markers %q, want %q", w, h, markers, want)
 		}
-		for range 200 {
-			d.send(press("up"))
-		}
+		d.sendUntilStill(press("up"), 200)
 		scr = d.screen()
 		if !strings.Contains(scr, "Passage 0 line 0") || !strings.Contains(headerOf(scr), "p. 9") {
 			t.Errorf("%dx%d: scrolled to the top, want passage 0 and p. 9 in the header:\n%s", w, h, scr)
 		}
-		for range 200 {
-			d.send(press("down"))
-		}
+		d.sendUntilStill(press("down"), 200)
 		scr = d.screen()
 		var first int // the passage at the top of the view
 		if _, err := fmt.Sscanf(scr[strings.Index(scr, "Passage "):], "Passage %d", &first); err != nil {

@@ -165,9 +165,7 @@ func TestViewerFillsTallScreen(t *testing.T) {
 		if h == 48 && !strings.Contains(scr, "t6.0.0 ") {
 			t.Errorf("%dx%d: three passages after the cited one should be in view:\n%s", w, h, scr)
 		}
-		for range 500 {
-			d.send(press("pgdown"))
-		}
+		d.sendUntilStill(press("pgdown"), 500)
 		scr = d.screen()
 		golden(t, fmt.Sprintf("end_%dx%d", w, h), scr)
 		_, rows = viewRows(scr, bodyHeight(d))
