@@ -18,9 +18,9 @@ var (
 
 // testOCRDPI is the resolution the shared engine renders pages at for
 // Tesseract: what its tests check (the words, their order and boxes in
-// points) holds at 200 as at 300 DPI, for less than half the pixels,
-// whose copies the race detector shadows.
-const testOCRDPI = 200
+// points, of scans made at 150 DPI) holds at 150 as at 300 DPI, for a
+// quarter of the pixels, whose copies the race detector shadows.
+const testOCRDPI = 150
 
 // testEngine is one Engine shared by all tests, so pdfium is compiled once
 // per test binary and its instances (whose memory grows with the largest

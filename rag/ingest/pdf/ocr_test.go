@@ -110,7 +110,7 @@ func TestScannedTwoColumnPaper(t *testing.T) {
 // line low on a long page far above where it is drawn).
 func TestOCRLargePage(t *testing.T) {
 	needTesseract(t)
-	const w, h = 300, 3000 // points: 8,333 pixels long at 200 DPI
+	const w, h = 300, 3000 // points: 6,250 pixels long at 150 DPI
 	page := pdftest.Build([]pdftest.Object{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",

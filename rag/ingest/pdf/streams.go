@@ -3,7 +3,6 @@ package pdf
 import (
 	"bytes"
 	"compress/flate"
-	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -75,25 +74,35 @@ func streamDict(before []byte) []byte {
 
 // inflated inflates a stream's bytes (zlib, or raw deflate) into nothing
 // and returns how many compressed bytes it read; err is errInflate past
-// maxInflate. A stream that is not deflate at all reads as empty.
+// maxInflate. A stream that is not deflate at all reads as empty. A zlib
+// stream's deflate data is read past its 2-byte header without its
+// Adler-32 checksum: the size is what counts, and summing up to 256 MiB
+// would cost as much as inflating them.
 func inflated(ctx context.Context, data []byte) (int64, error) {
-	in := &countingReader{r: bytes.NewReader(data)}
-	var r io.Reader
-	if zr, err := zlib.NewReader(in); err == nil {
-		defer zr.Close()
-		r = zr
-	} else {
-		in = &countingReader{r: bytes.NewReader(data)}
-		fr := flate.NewReader(in)
-		defer fr.Close()
-		r = fr
+	skip := 0
+	if zlibHeader(data) {
+		skip = 2
 	}
+	in := &countingReader{r: bytes.NewReader(data[skip:]), n: int64(skip)}
+	r := flate.NewReader(in)
+	defer r.Close()
 	w := &budgetWriter{ctx: ctx, left: maxInflate}
 	_, err := io.Copy(w, r)
 	if errors.Is(err, errInflate) {
 		return in.n, err
 	}
 	return in.n, nil // the end of the stream, or bytes that are not deflate
+}
+
+// zlibHeader reports whether data starts with a zlib header (RFC 1950)
+// that compress/zlib accepts: deflate, a window of at most 32 KiB, the
+// check bits right and no preset dictionary.
+func zlibHeader(data []byte) bool {
+	if len(data) < 2 {
+		return false
+	}
+	h := uint(data[0])<<8 | uint(data[1])
+	return data[0]&0x0f == 8 && data[0]>>4 <= 7 && h%31 == 0 && data[1]&0x20 == 0
 }
 
 type countingReader struct {
