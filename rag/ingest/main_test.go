@@ -34,14 +34,14 @@ var (
 // per test binary and its instances (whose memory grows with the largest
 // page they held) are reused. Its compilation cache lives in the system's
 // temporary directory, so later runs start warm. It reads scans with
-// Tesseract at 200 DPI: what the tests check (a sentence, its page, that
-// a blank page gives no text) holds as at 300, for less than half the
+// Tesseract at 150 DPI: what the tests check (a sentence, its page, that
+// a blank page gives no text) holds as at 300, for a quarter of the
 // pixels.
 func testLoader(t testing.TB) *Loader {
 	t.Helper()
 	loaderOnce.Do(func() {
 		loader = NewLoader(pdftest.EngineCache())
-		loader.pdf.SetOCR(pdf.OCR{DPI: 200})
+		loader.pdf.SetOCR(pdf.OCR{DPI: 150})
 	})
 	return loader
 }
