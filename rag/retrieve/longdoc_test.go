@@ -20,6 +20,9 @@ var (
 	longDocFile      = filepath.Join("testdata", "longdoc", "questions.jsonl")
 	longDocFollowups = filepath.Join("testdata", "longdoc", "followups.jsonl")
 	longDocDir       = filepath.Join("testdata", "longdoc")
+	// heldOutDir holds the held-out questions on docs the set does not
+	// use, never tuned on (its README).
+	heldOutDir = filepath.Join("testdata", "longdoc-heldout")
 )
 
 func readLongDocSet(t *testing.T) *LongDoc {
@@ -93,6 +96,36 @@ func TestLongDocSnippetsInText(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Questions = append(s.Questions, fu.Questions...)
+	snippetsInText(t, s, longDocDir)
+}
+
+// TestHeldOutSet checks the held-out set as the long-document set is
+// checked: its shape (documents of its own snapshot only, none of the
+// long-document set's) and every snippet in its document's text.
+func TestHeldOutSet(t *testing.T) {
+	s, err := ReadLongDoc(filepath.Join(heldOutDir, "questions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Questions) < 12 {
+		t.Fatalf("%d held-out questions, want at least 12", len(s.Questions))
+	}
+	used := map[string]bool{}
+	for _, q := range readLongDocSet(t).Questions {
+		used[filepath.Base(q.Doc)] = true
+	}
+	for _, q := range s.Questions {
+		if !strings.HasPrefix(q.Doc, "docs/") || used[filepath.Base(q.Doc)] {
+			t.Errorf("%s: document %q is not a held-out page (one of docs/, none of the long-document set's)", q.ID, q.Doc)
+		}
+	}
+	snippetsInText(t, s, heldOutDir)
+}
+
+// snippetsInText finds each snippet of s, normalised, inside one
+// paragraph of its document's extracted text (documents resolved from
+// setDir).
+func snippetsInText(t *testing.T, s *LongDoc, setDir string) {
 	byDoc := map[string][]LongDocQuestion{}
 	var order []string
 	for _, q := range s.Questions {
@@ -105,7 +138,7 @@ func TestLongDocSnippetsInText(t *testing.T) {
 	defer loader.Close()
 	for _, doc := range order {
 		t.Run(doc, func(t *testing.T) {
-			path := ResolveDoc(doc, longDocDir, shareddata.Dir())
+			path := ResolveDoc(doc, setDir, shareddata.Dir())
 			if _, err := os.Stat(path); err != nil {
 				if !strings.Contains(doc, "/") {
 					t.Skipf("shared data absent: %v", err)
