@@ -68,11 +68,32 @@ const terminal = ".!?:;。！？；…"
 // before it in the document, if the window holds it ("": unknown), to
 // tell a sentence cut at the segment's start.
 func units(text, prev string, known bool) []cand {
+	head, sep := "", ""
+	if known {
+		head, sep = tableHeadAtEnd(prev)
+	}
+	return unitsUnder(text, prev, known, head, sep)
+}
+
+// unitsUnder is units of a segment that may open with rows of a table
+// cut between rows, whose header and separator, from a segment before
+// it, are head and sep ("": none known).
+func unitsUnder(text, prev string, known bool, head, sep string) []cand {
 	tables := reTableCaption.MatchString(text)
 	fences := ingest.FencedBlocks(text)
 	var out []cand
 	var tableHead, tableSep string
 	inTable := false
+	if opensWithRows(text) {
+		// A long table is cut between rows: a segment that opens with
+		// rows has its header in a segment before; when that is not at
+		// hand, its rows are quoted under an empty header (the table's
+		// section says what they are).
+		if head == "" {
+			head, sep = emptyHead(strings.TrimLeft(text, " \t\r\n"))
+		}
+		inTable, tableHead, tableSep = true, head, sep
+	}
 	var dotHead, caption string // a PDF table's header row, and the caption before it
 	for _, sp := range ingest.Sentences(text) {
 		if inFence(sp, fences) {
@@ -144,6 +165,67 @@ func units(text, prev string, known bool) []cand {
 		out[i].pos = i
 	}
 	return out
+}
+
+// tableHeadAtEnd is the header and separator of the Markdown table that
+// text ends with, when that table's header is in text ("" if it ends
+// with no table, or with rows whose header is further back).
+func tableHeadAtEnd(text string) (head, sep string) {
+	lines := strings.Split(strings.TrimRight(text, " \t\r\n"), "\n")
+	i := len(lines)
+	for i > 0 && strings.HasPrefix(strings.TrimSpace(lines[i-1]), "|") {
+		i--
+	}
+	if len(lines)-i < 2 {
+		return "", ""
+	}
+	head, sep = strings.TrimSpace(lines[i]), strings.TrimSpace(lines[i+1])
+	if !reMDSep.MatchString(sep) {
+		return "", ""
+	}
+	return head, sep
+}
+
+// windowTableHead is the header and separator of the table whose rows
+// segment i of a window opens with, found in the segments before it in
+// the window, in a row ("" when none of them holds it).
+func windowTableHead(w []store.Segment, i int) (head, sep string) {
+	for j := i - 1; j >= 0 && w[j].Index == w[j+1].Index-1; j-- {
+		if head, sep = tableHeadAtEnd(w[j].Text); head != "" {
+			return head, sep
+		}
+		if !onlyRows(w[j].Text) {
+			break
+		}
+	}
+	return "", ""
+}
+
+// onlyRows reports whether every line of text that is not blank is a
+// row of a Markdown table.
+func onlyRows(text string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "|") {
+			return false
+		}
+	}
+	return true
+}
+
+// emptyHead is an empty header and its separator for the table row
+// that text opens with, a cell for each of its cells.
+func emptyHead(text string) (head, sep string) {
+	row, _, _ := strings.Cut(text, "\n")
+	n := max(1, strings.Count(strings.ReplaceAll(strings.TrimSpace(row), `\|`, ""), "|")-1)
+	return "|" + strings.Repeat("  |", n), "|" + strings.Repeat("---|", n)
+}
+
+// opensWithRows reports whether text opens with rows of a Markdown
+// table that have no header of their own (the second line is no
+// separator).
+func opensWithRows(text string) bool {
+	lines := strings.SplitN(strings.TrimLeft(text, " \t\r\n"), "\n", 3)
+	return strings.HasPrefix(lines[0], "|") && (len(lines) < 2 || !reMDSep.MatchString(strings.TrimSpace(lines[1])))
 }
 
 // boldLine reports whether a sentence is set in bold as a whole, as a

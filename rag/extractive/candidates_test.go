@@ -251,3 +251,31 @@ func TestLeadInNotQuotedAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitsTableCutBetweenRows: a segment that opens with rows of a
+// table cut between rows quotes them with the header of the segment
+// before (when the window holds it), not as rows without a header; a
+// segment that opens with a table of its own keeps its header.
+func TestUnitsTableCutBetweenRows(t *testing.T) {
+	prev := "The reasons:\n\n| reason | what it means |\n|---|---|\n| `empty file` | the file has no bytes |"
+	text := "| `no extractable text (scanned pages)` | run OCR on it first |\n| `PDF has no pages` | nothing to read |\n\nThat is all."
+	us := units(text, prev, true)
+	var rows []string
+	for _, u := range us {
+		if u.table {
+			rows = append(rows, u.text)
+		}
+	}
+	want := "| reason | what it means |\n|---|---|\n| `no extractable text (scanned pages)` | run OCR on it first |"
+	if len(rows) != 2 || rows[0] != want {
+		t.Fatalf("rows = %q, want 2, the first %q", rows, want)
+	}
+	us = units(text, "", false)
+	if len(us) != 3 || us[0].text != "|  |  |\n|---|---|\n| `no extractable text (scanned pages)` | run OCR on it first |" {
+		t.Errorf("header unknown: units = %+v, want each row under an empty header, then the sentence", us)
+	}
+	own := "| a | b |\n|---|---|\n| 1 | 2 |"
+	if us := units(own, prev, true); len(us) != 1 || us[0].text != own {
+		t.Errorf("a table of its own after a table: units = %+v, want its row under its own header", us)
+	}
+}

@@ -49,7 +49,8 @@ func candidates(qu *question, passages []Passage) []*cand {
 				prev, known = p.Window[i-1].Text, true
 			}
 			prompt := promptSegment(seg.Text)
-			us := units(seg.Text, prev, known)
+			head, sep := windowTableHead(p.Window, i)
+			us := unitsUnder(seg.Text, prev, known, head, sep)
 			if len(us) > 0 && known && len(segUnits) > 0 && lastSeg == p.Window[i-1].ID {
 				if last := segUnits[len(segUnits)-1]; len(last) > 0 {
 					us[0].before = &last[len(last)-1]

@@ -49,7 +49,10 @@ func TestStudyLongDoc(t *testing.T) {
 	var info extractive.TraceInfo
 	extractive.SetTrace(func(in extractive.TraceInfo) { info = in })
 	defer extractive.SetTrace(nil)
-	p := rag.NewPipeline(lib, rag.ExtractiveAnswerer(), rag.PipelineOptions{})
+	var opt rag.PipelineOptions
+	fmt.Sscan(os.Getenv("IBID_STUDY_K"), &opt.K)
+	fmt.Sscan(os.Getenv("IBID_STUDY_NEIGHBOURS"), &opt.Neighbours)
+	p := rag.NewPipeline(lib, rag.ExtractiveAnswerer(), opt)
 	ask := func(conv *rag.Conversation, q string) string {
 		info = extractive.TraceInfo{}
 		var b strings.Builder
@@ -118,6 +121,9 @@ func TestStudyLongDoc(t *testing.T) {
 				if (retrieve.LongDocQuestion{Answers: []string{e}}).Quotes(c.Text) {
 					ev = true
 				}
+			}
+			if g := os.Getenv("IBID_STUDY_GREP"); g != "" && strings.Contains(c.Text, g) {
+				ev = true
 			}
 			if i < 3 || ev {
 				mark := "   "
