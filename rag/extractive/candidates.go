@@ -43,6 +43,15 @@ type cand struct {
 	fragment bool // does not start or end as a sentence does
 	code     bool // LaTeX, a command line, a configuration line
 	leadIn   bool // ends with ':' or is a run-in heading ("Citation recall.")
+	// inList: it is a list's item, or a sentence of one; list is that
+	// list's lead-in (nil: none known); opensList: the list opens its
+	// segment, so that its lead-in may be in the segment before.
+	inList    bool
+	opensList bool
+	list      *listLead
+	asLead    *listLead // it ends with a colon: the lead-in it is to a list after it
+	leadHere  bool      // list's lead-in is just before it in its segment (it is the first item)
+	leadGap   bool      // other items lie between list's lead-in and it
 
 	score float64
 	why   []string
@@ -95,6 +104,7 @@ func unitsUnder(text, prev string, known bool, head, sep string) []cand {
 		inTable, tableHead, tableSep = true, head, sep
 	}
 	var dotHead, caption string // a PDF table's header row, and the caption before it
+	ls := &lists{text: text}
 	for _, sp := range ingest.Sentences(text) {
 		if inFence(sp, fences) {
 			continue
@@ -127,12 +137,16 @@ func unitsUnder(text, prev string, known bool, head, sep string) []cand {
 			}
 			continue
 		}
+		if inTable {
+			ls.reset()
+		}
 		inTable = false
 		s := strings.Join(strings.Fields(raw), " ")
 		s = linkText(strings.TrimLeft(s, markers))
 		s = strings.NewReplacer("**", "", "__", "").Replace(s)
 		if len(s) < 12 || strings.HasPrefix(s, "#") || !closedSpans(s) ||
 			strings.HasPrefix(s, "```") || strings.HasPrefix(s, "~~~") {
+			ls.sentence(TrimSpan(text, sp), s)
 			continue
 		}
 		c := cand{span: TrimSpan(text, sp), text: s}
@@ -155,6 +169,7 @@ func unitsUnder(text, prev string, known bool, head, sep string) []cand {
 			c.fragment = !strings.ContainsRune(terminal, end) ||
 				(len(out) == 0 && sp.Start == firstNonSpace(text) && cutBefore(s, prev, known))
 		}
+		ls.unit(&c, len(out) == 0)
 		if strings.HasSuffix(s, ":") {
 			s = s[:len(s)-1] + "."
 			c.text = s

@@ -24,8 +24,9 @@ const (
 
 // run is a quote being chosen: candidates in a row of one segment.
 type run struct {
-	first *cand   // the candidate that earned the quote
-	units []*cand // in reading order
+	first *cand     // the candidate that earned the quote
+	units []*cand   // in reading order
+	lead  *listLead // quoted first: the lead-in of the list units[0] is an item of (leadFor)
 }
 
 // choose picks the quotes: the best candidate with what it needs around
@@ -107,7 +108,7 @@ func grow(c *cand, seg []*cand, used map[*cand]bool) run {
 	for hi-lo+1 < maxRun && ok(hi+1) && !seg[hi+1].table && runLen(seg[lo:hi+1]) < shortQuote {
 		hi++
 	}
-	return run{first: c, units: seg[lo : hi+1]}
+	return run{first: c, units: seg[lo : hi+1], lead: leadFor(seg[lo])}
 }
 
 // holdsOwn reports whether c, or its headings, holds one of the
@@ -159,8 +160,15 @@ func render(runs []run) []Quote {
 				text.WriteString(u.text)
 			}
 			first, last := prose[0], prose[len(prose)-1]
-			out = append(out, Quote{K: first.k, Segment: *first.seg, Text: text.String(),
-				Span: ingest.Span{Start: first.span.Start, End: last.span.End}, Para: i})
+			span := ingest.Span{Start: first.span.Start, End: last.span.End}
+			t := text.String()
+			if r.lead != nil && first == r.units[0] {
+				t = withLead(r.lead, first, t)
+				if first.leadHere {
+					span.Start = r.lead.span.Start
+				}
+			}
+			out = append(out, Quote{K: first.k, Segment: *first.seg, Text: t, Span: span, Para: i})
 			prose = nil
 		}
 		for _, u := range r.units {

@@ -54,6 +54,7 @@ func candidates(qu *question, passages []Passage) []*cand {
 			if len(us) > 0 && known && len(segUnits) > 0 && lastSeg == p.Window[i-1].ID {
 				if last := segUnits[len(segUnits)-1]; len(last) > 0 {
 					us[0].before = &last[len(last)-1]
+					continueList(us, us[0].before)
 				}
 			}
 			for j := range us {
@@ -279,13 +280,16 @@ func (sc *scorer) score(c *cand) {
 		s += headingWeight * h
 		c.why = append(c.why, fmt.Sprintf("heading +%.2f", headingWeight*h))
 	}
-	if lead := c.before; lead != nil {
-		if lead.leadIn {
-			if h := termsCovered(qu, lead.terms); h > 0 {
-				s += headingWeight * h
-				c.why = append(c.why, fmt.Sprintf("lead-in +%.2f", headingWeight*h))
-			}
-		}
+	var lead map[string]bool // the terms of the lead-in before it, or of its list's
+	switch {
+	case c.before != nil && c.before.leadIn:
+		lead = c.before.terms
+	case c.list != nil:
+		lead = c.list.terms
+	}
+	if h := termsCovered(qu, lead); h > 0 {
+		s += headingWeight * h
+		c.why = append(c.why, fmt.Sprintf("lead-in +%.2f", headingWeight*h))
 	}
 	pc := sc.passage[c.rank]
 	s += passageWeight*pc + rankWeight/float64(c.rank+1)
@@ -722,7 +726,7 @@ func plainness(qu *question, c *cand, matched []string) (float64, string) {
 	if n := len(c.text); n < 30 || n > 600 && !c.table {
 		down(0.7, "length")
 	}
-	if r := firstRune(c.text); unicode.IsLower(r) && !c.code {
+	if r := firstRune(c.text); unicode.IsLower(r) && !c.code && leadFor(c) == nil {
 		down(0.85, "starts in lower case")
 	} else if reFootnoteBody.MatchString(c.text) {
 		down(0.5, "a footnote's text")

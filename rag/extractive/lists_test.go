@@ -1,0 +1,74 @@
+package extractive
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ibid-dev/ibid/store"
+)
+
+// repairDoc is a list after a short lead-in (too short to be quoted on
+// its own) whose items open in lower case, and prose after the list.
+const repairDoc = "Every command that opens a damaged library says so and says what to run.\n\n" +
+	"`--repair`:\n\n" +
+	"- writes a damaged or lost manifest again from the copy the log keeps;\n" +
+	"- when records or vectors are damaged, builds a new generation from every\n  readable document and switches to it;\n" +
+	"- moves the damaged files into `damaged-TIME/` in the library's folder,\n  never deleting them. Until then nothing is lost;\n\n" +
+	"A library in PostgreSQL is checked by the database's own tools."
+
+// TestListItemsKnowTheirLeadIn: every item of a list, and a sentence
+// inside an item, knows the list's lead-in; the prose after the list
+// does not; a list that opens a segment takes the lead-in of the
+// segment before.
+func TestListItemsKnowTheirLeadIn(t *testing.T) {
+	us := units(repairDoc, "", false)
+	lead := map[string]string{}
+	for _, u := range us {
+		l := ""
+		if u.list != nil {
+			l = u.list.text
+		}
+		lead[u.text[:12]] = l
+	}
+	for start, want := range map[string]string{
+		"Every comman": "", "writes a dam": "`--repair`:", "when records": "`--repair`:",
+		"moves the da": "`--repair`:", "Until then n": "`--repair`:", "A library in": "",
+	} {
+		if got, ok := lead[start]; !ok || got != want {
+			t.Errorf("%q…: lead-in %q (found %v), want %q", start, got, ok, want)
+		}
+	}
+	// A segment cut inside the list.
+	i := strings.Index(repairDoc, "- moves")
+	first, second := units(repairDoc[:i], "", false), units(repairDoc[i:], repairDoc[:i], true)
+	continueList(second, &first[len(first)-1])
+	if second[0].list == nil || second[0].list.text != "`--repair`:" || !second[0].leadGap {
+		t.Errorf("a list that opens a segment: %+v, want the lead-in of the segment before, items apart", second[0])
+	}
+}
+
+// TestListItemQuotedWithLeadIn: an item in lower case is quoted after its
+// list's lead-in ("…" where other items lie between), and the lead-in's
+// words count for every item of its list.
+func TestListItemQuotedWithLeadIn(t *testing.T) {
+	doc := store.Document{ID: "s", Title: "Storage"}
+	p := passage(1, doc, store.Segment{ID: "s:0", Text: repairDoc, Section: []string{"Doctor"}})
+	res, err := Answer(context.Background(), Query{Question: "Does repair delete the damaged files?", Passages: []Passage{p}})
+	if err != nil || len(res.Quotes) == 0 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	q := res.Quotes[0]
+	want := "`--repair`: … moves the damaged files into `damaged-TIME/` in the library's folder, never deleting them."
+	if !strings.HasPrefix(q.Text, want) {
+		t.Errorf("quote %q, want it to open %q", q.Text, want)
+	}
+	if got := q.Segment.Text[q.Span.Start:q.Span.End]; !strings.HasPrefix(got, "moves the damaged files") {
+		t.Errorf("span %q: the highlight is the item", got)
+	}
+	res, _ = Answer(context.Background(), Query{Question: "What does repair do with a lost manifest?", Passages: []Passage{p}})
+	if q := res.Quotes[0]; !strings.HasPrefix(q.Text, "`--repair`: writes a damaged or lost manifest") ||
+		!strings.HasPrefix(q.Segment.Text[q.Span.Start:q.Span.End], "`--repair`:") {
+		t.Errorf("first item: quote %q, span from %q; want the lead-in and the item in a row", q.Text, q.Segment.Text[q.Span.Start:])
+	}
+}
