@@ -147,3 +147,37 @@ func BenchmarkSuggest(b *testing.B) {
 		}
 	}
 }
+
+// TestSuggestDeterministic: the first screen's suggestions, and their
+// order, are the same every time, on the same library and on a library
+// built again from the same files (the chat is started afresh on them).
+func TestSuggestDeterministic(t *testing.T) {
+	for name, open := range map[string]func(*testing.T) *library.Library{"docs": docsLibrary, "pdf": pdfLibrary} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			var runs [][]string
+			for _, lib := range []*library.Library{open(t), open(t)} {
+				for range 2 {
+					ss, err := Suggest(ctx, lib, 5)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var qs []string
+					for _, s := range ss {
+						qs = append(qs, s.Question)
+					}
+					runs = append(runs, qs)
+				}
+			}
+			t.Logf("%q", runs[0])
+			if len(runs[0]) == 0 {
+				t.Fatal("no suggestion")
+			}
+			for i, r := range runs[1:] {
+				if !slices.Equal(r, runs[0]) {
+					t.Errorf("run %d: %q, first run %q", i+2, r, runs[0])
+				}
+			}
+		})
+	}
+}

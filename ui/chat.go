@@ -96,6 +96,7 @@ type Model struct {
 	themeFixed  bool // Options.Theme chose it: the terminal's answer is ignored
 	lib         libInfo
 	examples    []string      // the first screen's example questions (Suggester)
+	suggestSeq  int           // the number of the latest request for examples (suggestionsCmd)
 	ticking     bool          // the spinner's tick is scheduled
 	pollEvery   time.Duration // how often the library's counts are read (<= 0: never)
 
@@ -155,7 +156,7 @@ func (m *Model) loadTurns(turns []backend.Turn) {
 // first screen's example questions (in the background), starts polling the library's
 // counts and starts any additions.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.in.Focus(), suggestionsCmd(m.b), pollLibrary(m.b, m.pollEvery), waitSync(syncEventsOf(m.b))}
+	cmds := []tea.Cmd{m.in.Focus(), m.suggestionsCmd(), pollLibrary(m.b, m.pollEvery), waitSync(syncEventsOf(m.b))}
 	if !m.styled {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -193,7 +194,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status.set(msg)
 		return m, nil
 	case suggestionsMsg:
-		m.examples = msg
+		if msg.seq != m.suggestSeq {
+			return m, nil // made for a request since replaced
+		}
+		m.examples = msg.qs
 		if m.tr.empty() && m.in.HistoryEmpty() {
 			// ↑ on the first screen puts an example in the input
 			ex := slices.Clone(m.examples)
@@ -230,7 +234,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.adding = false
 		m.lib = msg.lib
 		m.status.set(statusMsg{text: msg.summary, err: msg.err})
-		return m, suggestionsCmd(m.b)
+		return m, m.suggestionsCmd()
 	case savedMsg, exportedMsg, switchedMsg, newConvMsg:
 		return m, m.onCommandDone(msg)
 	case spinner.TickMsg:

@@ -54,7 +54,7 @@ func (m *Model) onLibCount(msg libCountMsg) tea.Cmd {
 		return next
 	}
 	m.lib.size = msg.size
-	return tea.Batch(next, suggestionsCmd(m.b))
+	return tea.Batch(next, m.suggestionsCmd())
 }
 
 // While the chat runs, the library keeps in step with the folders it
@@ -112,7 +112,7 @@ func (m *Model) onSync(msg syncMsg) tea.Cmd {
 	}
 	if ev.Docs >= 0 && !ev.Active && ev.Docs != m.lib.size {
 		m.lib.size = ev.Docs
-		cmds = append(cmds, suggestionsCmd(m.b))
+		cmds = append(cmds, m.suggestionsCmd())
 	}
 	return tea.Batch(cmds...)
 }

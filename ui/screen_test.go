@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,5 +156,33 @@ func TestThemeOption(t *testing.T) {
 	}})
 	if m.c.Styles.Dark {
 		t.Error("COLORFGBG=0;15 (light background) gave dark styles")
+	}
+}
+
+// changingSuggestions is a backend whose library changes between two
+// requests for examples: each request gets the examples of that moment.
+type changingSuggestions struct {
+	*fakeBackend
+	calls int
+}
+
+func (c *changingSuggestions) Suggestions(int) []string {
+	c.calls++
+	return []string{fmt.Sprintf("What is state %d?", c.calls)}
+}
+
+// TestWelcomeKeepsLatestSuggestions: when two requests for examples
+// overlap (the first screen's, then the one after an add), the answer to
+// the latest is shown whichever arrives last, so that the first screen
+// does not change from run to run with which finished first.
+func TestWelcomeKeepsLatestSuggestions(t *testing.T) {
+	m := New(&changingSuggestions{fakeBackend: newFakeBackend(sampleAnswer)}, Options{})
+	first, second := m.suggestionsCmd(), m.suggestionsCmd()
+	older := first() // made before the library changed
+	newer := second()
+	m.Update(newer)
+	m.Update(older) // arrives last
+	if !slices.Equal(m.examples, []string{"What is state 2?"}) {
+		t.Errorf("examples %q, want the latest request's (%q)", m.examples, "What is state 2?")
 	}
 }

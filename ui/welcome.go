@@ -13,18 +13,27 @@ import (
 const exampleCount = 3
 
 // suggestionsMsg carries the first screen's example questions, made in a
-// command.
-type suggestionsMsg []string
+// command, and the number of the request that made them.
+type suggestionsMsg struct {
+	seq int
+	qs  []string
+}
 
 // suggestionsCmd asks the backend for the first screen's examples, when
 // it can suggest them (Suggester). The first screen shows at once; the
-// examples appear when they come.
-func suggestionsCmd(b backend.Backend) tea.Cmd {
-	sg, ok := b.(backend.Suggester)
+// examples appear when they come. Requests run concurrently (at start,
+// after an add, a sync or another process's change): only the answer to
+// the latest request is shown, so that examples made from the library
+// halfway through a change never replace those made from it whole,
+// whichever comes last.
+func (m *Model) suggestionsCmd() tea.Cmd {
+	sg, ok := m.b.(backend.Suggester)
 	if !ok {
 		return nil
 	}
-	return func() tea.Msg { return suggestionsMsg(sg.Suggestions(exampleCount)) }
+	m.suggestSeq++
+	seq := m.suggestSeq
+	return func() tea.Msg { return suggestionsMsg{seq, sg.Suggestions(exampleCount)} }
 }
 
 // welcome is the first screen, before any question: what is open, and
