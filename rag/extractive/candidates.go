@@ -47,6 +47,7 @@ type cand struct {
 	// list's lead-in (nil: none known); opensList: the list opens its
 	// segment, so that its lead-in may be in the segment before.
 	inList    bool
+	item      bool // it opens an item of a list
 	opensList bool
 	list      *listLead
 	asLead    *listLead // it ends with a colon: the lead-in it is to a list after it

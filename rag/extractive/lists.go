@@ -61,12 +61,16 @@ func (l *lists) unit(c *cand, first bool) {
 		// The next item of the same list.
 	case item:
 		l.lead, l.inList, l.opening = nil, true, first
+	case first:
+		// The segment may open inside an item of a list of the segment
+		// before (continueList tells).
+		l.lead, l.inList, l.opening = nil, true, true
 	case l.inList && (!strings.Contains(between, "\n\n") || strings.HasPrefix(before, " ")):
 		// A sentence of the item: on its line, or indented under it.
 	default:
 		l.lead, l.inList, l.opening = nil, false, false
 	}
-	c.inList, c.list, c.opensList = l.inList, l.lead, l.inList && l.opening
+	c.inList, c.list, c.opensList, c.item = l.inList, l.lead, l.inList && l.opening, item
 	c.leadHere = item && l.colon != nil && l.lead == l.colon
 	c.leadGap = !c.leadHere
 	l.colon = nil
@@ -92,9 +96,12 @@ func continueList(us []cand, before *cand) {
 	if before == nil || len(us) == 0 || !us[0].opensList {
 		return
 	}
-	lead := before.asLead
-	if lead == nil && before.inList {
-		lead = before.list
+	lead := before.list
+	if !before.inList {
+		lead = nil
+	}
+	if before.asLead != nil && us[0].item {
+		lead = before.asLead
 	}
 	if lead == nil {
 		return
@@ -104,7 +111,7 @@ func continueList(us []cand, before *cand) {
 			break
 		}
 		us[i].list = lead
-		us[i].leadGap = i > 0 || before.asLead == nil
+		us[i].leadGap = i > 0 || lead != before.asLead
 	}
 }
 

@@ -46,6 +46,26 @@ func TestListItemsKnowTheirLeadIn(t *testing.T) {
 	if second[0].list == nil || second[0].list.text != "`--repair`:" || !second[0].leadGap {
 		t.Errorf("a list that opens a segment: %+v, want the lead-in of the segment before, items apart", second[0])
 	}
+	// A segment cut inside an item: its sentences and the items after
+	// them are still the list's.
+	i = strings.Index(repairDoc, "Until then")
+	first, second = units(repairDoc[:i], "", false), units(repairDoc[i:], repairDoc[:i], true)
+	continueList(second, &first[len(first)-1])
+	for _, u := range second[:1] {
+		if u.list == nil || u.list.text != "`--repair`:" {
+			t.Errorf("%q, in a list that opens a segment inside an item: no lead-in", u.text)
+		}
+	}
+	if last := second[len(second)-1]; last.list != nil {
+		t.Errorf("%q, after the list: lead-in %q", last.text, last.list.text)
+	}
+	// A segment that opens with prose after one ending with a colon is
+	// no list.
+	prose := units("The figures below are measured.", "", false)
+	continueList(prose, &cand{asLead: &listLead{text: "Figures:"}})
+	if prose[0].list != nil {
+		t.Errorf("prose after a colon took it as its lead-in")
+	}
 }
 
 // TestListItemQuotedWithLeadIn: an item in lower case is quoted after its

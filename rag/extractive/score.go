@@ -69,6 +69,11 @@ func candidates(qu *question, passages []Passage) []*cand {
 					c.frame = termSet(c.text)
 				} else {
 					c.toks = analyse(c.text)
+					if c.list != nil {
+						// An item completes its list's lead-in as a row
+						// its table's header.
+						c.frame = c.list.terms
+					}
 				}
 				c.terms = map[string]bool{}
 				for _, t := range c.toks {
