@@ -46,7 +46,7 @@ const maxFollowupWords = 8
 // question was itself a follow-up, what it carried over carries on.
 func Resolve(question string, earlier []string) Resolution {
 	r := Resolution{Question: question, Query: question}
-	if extra := baseForms(question); len(extra) > 0 {
+	if extra := append(baseForms(question), againWords(question)...); len(extra) > 0 {
 		r.Query += " " + strings.Join(extra, " ")
 	}
 	if len(earlier) == 0 || !followup(question) {
@@ -109,7 +109,7 @@ func contentWords(q string) []string {
 	return out
 }
 
-// baseForms are the base forms, as keyword search analyses them, of the
+// baseForms (and againWords) are the base forms, as keyword search analyses them, of the
 // irregular verbs of q that the keyword index would miss ("paid" finds
 // "pay"): the answerer compares terms through canonical, and retrieval
 // should find what it would quote.

@@ -136,6 +136,41 @@ func questionTerms(q string) []string {
 			}
 		}
 	}
+	for _, t := range againForms(q) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// reAgain is a verb done again: "try the request again", "embed them
+// again" (up to two words between).
+var reAgain = regexp.MustCompile(`(?i)\b([a-z]{3,})\b(?:\s+[a-z'’]+){0,2}\s+again\b`)
+
+// againForms are the terms of the verbs a text says are done again, as
+// the documents write them with "re-": "try … again" is "retry",
+// "index … again" "reindex".
+func againForms(q string) []string {
+	var out []string
+	for _, w := range againWords(q) {
+		out = append(out, analyse(w)...)
+	}
+	return out
+}
+
+// againWords are the words "re" + verb of the verbs q says are done
+// again ("retry" of "try the request again").
+func againWords(q string) []string {
+	var out []string
+	for _, m := range reAgain.FindAllStringSubmatch(q, -1) {
+		v := strings.ToLower(m[1])
+		if questionWords[v] || len(analyse(v)) == 0 {
+			continue
+		}
+		out = append(out, "re"+v)
+	}
 	return out
 }
 

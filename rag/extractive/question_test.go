@@ -189,3 +189,23 @@ func TestQuestionTermsFiller(t *testing.T) {
 		t.Errorf("terms %q lack a content word", got)
 	}
 }
+
+// A verb done again meets its "re-" form, in the answerer's terms and in
+// what retrieval searches for: "try the request again" finds "retried".
+func TestQuestionTermsAgain(t *testing.T) {
+	for q, want := range map[string]string{
+		"Which errors make ibid try the request again?": "retri",
+		"Must I index the library again?":               "reindex",
+		"Can I embed them again later?":                 "reemb",
+	} {
+		if got := questionTerms(q); !slices.Contains(got, want) {
+			t.Errorf("questionTerms(%q) = %q, want %q among them", q, got, want)
+		}
+	}
+	if got := questionTerms("What happens to the index?"); slices.ContainsFunc(got, func(t string) bool { return strings.HasPrefix(t, "re") && t != "index" }) {
+		t.Errorf("no again, no re- form: %q", got)
+	}
+	if r := Resolve("Which errors make ibid try the request again?", nil); !strings.Contains(r.Query, "retry") {
+		t.Errorf("query %q does not search for retry", r.Query)
+	}
+}

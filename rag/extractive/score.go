@@ -181,6 +181,9 @@ const (
 	// frameWeight is what a term of a table row's header or caption
 	// counts for the row, against a term of the row itself.
 	frameWeight = 0.7
+	// leadFrameWeight is what a term of a list's lead-in counts for an
+	// item of the list.
+	leadFrameWeight = 0.7
 )
 
 // BM25's parameters, for sentences.
@@ -253,7 +256,11 @@ func (sc *scorer) score(c *cand) {
 			matched = append(matched, t)
 			own = append(own, t)
 		} else if c.frame[t] {
-			have += frameWeight * w * (bm25K1 + 1) / (1 + bm25K1*norm)
+			fw := frameWeight
+			if c.row == "" {
+				fw = leadFrameWeight
+			}
+			have += fw * w * (bm25K1 + 1) / (1 + bm25K1*norm)
 			matched = append(matched, t)
 		} else if around[t] {
 			ctx += w
