@@ -92,3 +92,25 @@ func TestListItemQuotedWithLeadIn(t *testing.T) {
 		t.Errorf("first item: quote %q, span from %q; want the lead-in and the item in a row", q.Text, q.Segment.Text[q.Span.Start:])
 	}
 }
+
+// TestListLeadInFramesItems: the words of a list's lead-in count for
+// each item's opening sentence, as a table's header counts for a row,
+// not for the sentences after it in the item.
+func TestListLeadInFramesItems(t *testing.T) {
+	qu := newQuestion("What does repair do to the damaged files?", nil)
+	qu.weights = make([]float64, len(qu.terms))
+	for i := range qu.weights {
+		qu.weights[i] = 1
+	}
+	doc := store.Document{ID: "s", Title: "Storage"}
+	cs := candidates(qu, []Passage{passage(1, doc, store.Segment{ID: "s:0", Text: repairDoc})})
+	framed := map[string]bool{}
+	for _, c := range cs {
+		framed[c.text[:12]] = c.frame["repair"]
+	}
+	for start, want := range map[string]bool{"moves the da": true, "writes a dam": true, "Until then n": false, "A library in": false} {
+		if framed[start] != want {
+			t.Errorf("%q…: framed by the lead-in's %q: %v, want %v", start, "repair", framed[start], want)
+		}
+	}
+}

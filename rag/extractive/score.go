@@ -69,7 +69,7 @@ func candidates(qu *question, passages []Passage) []*cand {
 					c.frame = termSet(c.text)
 				} else {
 					c.toks = analyse(c.text)
-					if c.list != nil {
+					if c.list != nil && c.item {
 						// An item completes its list's lead-in as a row
 						// its table's header.
 						c.frame = c.list.terms
