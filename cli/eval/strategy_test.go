@@ -174,7 +174,7 @@ const (
 func TestEvalLongDocHeldOut(t *testing.T) {
 	figures.Require(t)
 	cmdEnv(t)
-	code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", "recursive", "../rag/retrieve/testdata/longdoc-heldout")
+	code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", "recursive", "../../rag/retrieve/testdata/longdoc-heldout")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
