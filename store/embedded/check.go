@@ -56,34 +56,55 @@ type span struct {
 }
 
 // vectorCheck is one background pass over the spans a load left
-// unchecked.
+// unchecked, and the start of the log it took from a snapshot.
 type vectorCheck struct {
 	vf    *os.File // the vector file of the load (the store's vf while it is current)
 	spans []span   // in row order
+	lf    *os.File // the log of the load
+	log   *logMark // the log's start the load took from a snapshot, nil if none
 	done  chan struct{}
-	bad   atomic.Bool // a span failed its checksum or could not be read
+	bad   atomic.Bool // a span or record failed its checksum or could not be read
+	logOK atomic.Bool // the log's records are checked and sound (set before done)
 }
 
-// startCheck starts the background pass over spans for the load that
-// made s.vf current; the caller holds wsem.
-func (s *Store) startCheck(spans []span) {
-	if len(spans) == 0 {
+// startCheck starts the background pass over spans and the log's start up
+// to log (nil: none) for the load that made s.vf current; the caller holds
+// wsem.
+func (s *Store) startCheck(spans []span, log *logMark) {
+	if len(spans) == 0 && log == nil {
 		s.check = nil
 		return
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.row - b.row })
-	c := &vectorCheck{vf: s.vf, spans: spans, done: make(chan struct{})}
+	c := &vectorCheck{vf: s.vf, spans: spans, lf: s.lf, log: log, done: make(chan struct{})}
+	c.logOK.Store(log == nil)
 	s.check = c
 	go s.runCheck(c)
 }
 
-// runCheck reads and checks c's spans until one fails, the store is
-// closed or loads another view; on damage it loads the library again with
-// every vector checked, unless a writer waiting in awaitCheck does.
+// runCheck reads and checks c's log and spans until one fails, the store
+// is closed or loads another view; on damage it loads the library again
+// with every record and vector checked, unless a writer waiting in
+// awaitCheck does.
 func (s *Store) runCheck(c *vectorCheck) {
+	if c.log != nil && !s.logIntact(c) {
+		s.mu.RLock()
+		gone := s.closed || s.vf != c.vf || s.lf != c.lf
+		s.mu.RUnlock()
+		if gone {
+			close(c.done)
+			return
+		}
+		c.bad.Store(true)
+	} else {
+		c.logOK.Store(true)
+	}
 	dim := s.info.Dimension
 	var buf []byte
 	for _, sp := range c.spans {
+		if c.bad.Load() {
+			break
+		}
 		n := sp.n * dim * 4
 		if cap(buf) < n {
 			buf = make([]byte, n)
@@ -114,6 +135,18 @@ func (s *Store) runCheck(c *vectorCheck) {
 	if !s.isClosed() {
 		s.reloadIfBad(c)
 	}
+}
+
+// logIntact reports whether c's log holds intact records from its start
+// to where the snapshot says, the very records the snapshot was written
+// from (their number and the digest of their checksums). A log closed
+// under it (the view was replaced) fails too: the caller tells.
+func (s *Store) logIntact(c *vectorCheck) bool {
+	if c.lf == nil {
+		return false
+	}
+	m, err := walkLog(c.lf, c.log.end, true)
+	return err == nil && m.records == c.log.records && m.digest == c.log.digest && m.last == c.log.last
 }
 
 // codesIntact reports whether the codes the open mapped for sp pass their

@@ -1,7 +1,6 @@
 package embedded
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -256,29 +255,7 @@ func (d *disk) writeCodesFile(gen int, entries []*entry, rows []int) (int64, err
 // folder synced. A reader that mapped the old file keeps reading it; the
 // file is never cut in place.
 func (d *disk) replaceCodes(gen int, write func(w io.Writer) error) error {
-	f, err := os.CreateTemp(d.dir, "."+codesName(gen)+"-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after the rename, nothing
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), d.path(codesName(gen)))
-	}
-	if err == nil {
-		err = syncDir(d.dir)
-	}
-	return err
+	return d.replaceFile(codesName(gen), write)
 }
 
 // appendCodes appends the blocks of entries, just committed, to the codes

@@ -136,6 +136,8 @@ func (s *Store) compactLocked() error {
 	s.mu.Unlock()
 	replaced.release()
 	removeGeneration(d.dir, old)
+	d.snapEnd = 0
+	_ = s.saveSnapshot() // a failure costs the next open a whole replay
 	return nil
 }
 
@@ -149,7 +151,7 @@ func removeGeneration(dir string, gen int) {
 
 // generationFiles names generation gen's files.
 func generationFiles(gen int) []string {
-	return []string{logName(gen), vectorName(gen), markName(gen), codesName(gen)}
+	return []string{logName(gen), vectorName(gen), markName(gen), codesName(gen), snapshotName(gen)}
 }
 
 // writeGeneration writes entries into the files of generation
@@ -167,6 +169,7 @@ func (s *Store) writeGeneration(m manifest, entries []*entry, rows []int, texts 
 	d := s.disk
 	gen := m.Generation
 	removeIfExists(d.path(markName(gen))) // a leftover would vouch for what is not written yet
+	removeIfExists(d.path(snapshotName(gen)))
 	lf, _, err := regular.OpenFile(d.path(logName(gen)), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, 0, err

@@ -158,12 +158,20 @@ func wholeR(s *Store) error {
 // library in dir, and returns it with a scanner over its progress lines.
 func startCompactChild(t *testing.T, dir string) (*exec.Cmd, *bufio.Scanner) {
 	t.Helper()
+	return startChild(t, envCompactChild+"="+dir)
+}
+
+// startChild starts this test binary with env added to its environment
+// (which names the child to be and its library), and returns it with a
+// scanner over its progress lines.
+func startChild(t *testing.T, env ...string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), envCompactChild+"="+dir)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

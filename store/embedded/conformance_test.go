@@ -9,7 +9,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	snapshotsChild()
 	storetest.Child()
+	snapshotChild()
 	compactChild()
 	repairChild()
 	codesChild()
@@ -19,15 +21,26 @@ func TestMain(m *testing.M) {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, storetest.Harness{
-		Location:  func(t testing.TB) string { return t.TempDir() },
-		Processes: true,
-		Damage:    damageFiles,
-		Repair: func(t testing.TB, loc, name string) error {
-			_, err := Repair(filepath.Join(loc, name))
-			return err
-		},
-	})
+	storetest.Run(t, harness)
+}
+
+// TestConformanceSnapshots runs the suite with every library, of any
+// size, keeping a snapshot and opening from it (in the suite's child
+// processes too), so that its crash and damage cases cover the snapshot.
+func TestConformanceSnapshots(t *testing.T) {
+	withSnapshots(t)
+	t.Setenv(envSnapshots, "1")
+	storetest.Run(t, harness)
+}
+
+var harness = storetest.Harness{
+	Location:  func(t testing.TB) string { return t.TempDir() },
+	Processes: true,
+	Damage:    damageFiles,
+	Repair: func(t testing.TB, loc, name string) error {
+		_, err := Repair(filepath.Join(loc, name))
+		return err
+	},
 }
 
 // damageFiles damages library name's files at loc as the suite asks.

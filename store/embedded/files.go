@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,6 +70,13 @@ type disk struct {
 	// what the last load left to that pass (check.go).
 	checkAll  bool
 	unchecked []span
+
+	// snapEnd is how far into the log the snapshot this process last read
+	// or wrote reaches (0: none); logUnchecked is the log's start the last
+	// load took from the snapshot, for the background pass to check
+	// (snapshot.go).
+	snapEnd      int64
+	logUnchecked *logMark
 }
 
 func (d *disk) path(name string) string { return filepath.Join(d.dir, name) }
@@ -113,6 +121,37 @@ func writeManifest(dir string, m manifest) error {
 		return fmt.Errorf("couldn't write library manifest: %w", err)
 	}
 	return syncDir(dir)
+}
+
+// replaceFile writes the library's file name afresh through write: a
+// temporary file beside it (buffered), synced, renamed over it, and the
+// folder synced. A reader that mapped or opened the old file keeps reading
+// it; a crash leaves the old file or the new one, whole, and at worst a
+// temporary file that the next writer removes (tidyUp).
+func (d *disk) replaceFile(name string, write func(w io.Writer) error) error {
+	f, err := os.CreateTemp(d.dir, "."+name+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after the rename, nothing
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), d.path(name))
+	}
+	if err == nil {
+		err = syncDir(d.dir)
+	}
+	return err
 }
 
 // syncDir makes a folder's entries (created, renamed files) durable; on
@@ -243,7 +282,10 @@ func (d *disk) tidyUp() error {
 	if err != nil {
 		return fmt.Errorf("couldn't read library folder: %w", err)
 	}
-	keep := map[string]bool{logName(d.man.Generation): true, vectorName(d.man.Generation): true, markName(d.man.Generation): true, codesName(d.man.Generation): true}
+	keep := map[string]bool{}
+	for _, name := range generationFiles(d.man.Generation) {
+		keep[name] = true
+	}
 	for _, de := range names {
 		name := de.Name()
 		ours := strings.HasSuffix(name, ".tmp") ||
@@ -251,7 +293,8 @@ func (d *disk) tidyUp() error {
 			(strings.HasPrefix(name, "segments-") && strings.HasSuffix(name, ".log")) ||
 			(strings.HasPrefix(name, "vectors-") && strings.HasSuffix(name, ".f32")) ||
 			(strings.HasPrefix(name, "commit-") && len(name) == len(markName(1))) ||
-			(strings.HasPrefix(name, "codes-") && strings.HasSuffix(name, ".q8"))
+			(strings.HasPrefix(name, "codes-") && strings.HasSuffix(name, ".q8")) ||
+			(strings.HasPrefix(name, "snapshot-") && len(name) == len(snapshotName(1)))
 		if ours && !keep[name] {
 			if err := removeIfExists(d.path(name)); err != nil {
 				return fmt.Errorf("couldn't remove uncommitted %s: %w", name, err)

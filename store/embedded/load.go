@@ -201,23 +201,7 @@ func (d *disk) apply(name string, off int64, o *op, rows int, live map[string]*e
 			d.addDamage(Problem{File: name, Offset: off,
 				What: fmt.Sprintf("document %s starts at vector row %d, expected %d", o.doc.ID, o.firstRow, rows)})
 		}
-		e := &entry{doc: o.doc, segs: o.segs, zero: o.zero, row: o.firstRow, sum: o.vecSum, unembedded: o.unembedded,
-			texts: o.texts, sums: o.sums}
-		if e.unembedded {
-			for i := range e.zero {
-				e.zero[i] = true
-			}
-		}
-		e.doc.Segments = len(e.segs)
-		for i := range e.segs {
-			s := &e.segs[i]
-			s.DocumentID = e.doc.ID
-			s.Index = i
-			s.ID = e.doc.ID + ":" + strconv.Itoa(i)
-		}
-		// Update let no bad parent through; should the log hold one all
-		// the same, the index rows that resolve are kept.
-		e.parent, _ = store.Parents(e.segs)
+		e := newEntry(o.doc, o.segs, o.zero, o.firstRow, o.vecSum, o.unembedded, o.texts, o.sums)
 		live[e.doc.ID] = e
 		rows = max(rows, o.firstRow+len(e.segs))
 	}
@@ -296,6 +280,50 @@ func (d *disk) attach(live map[string]*entry, block []float32, base, haveRows in
 	}
 }
 
+// newEntry is the entry of a document put (replayed from the log or read
+// from a snapshot): its segments get their ids, document and index, and
+// its parents are found.
+func newEntry(doc store.Document, segs []store.Segment, zero []bool, row int, sum uint32, unembedded bool, texts []textRef, sums []uint32) *entry {
+	e := &entry{doc: doc, segs: segs, zero: zero, row: row, sum: sum, unembedded: unembedded, texts: texts, sums: sums}
+	if e.unembedded {
+		for i := range e.zero {
+			e.zero[i] = true
+		}
+	}
+	e.doc.Segments = len(e.segs)
+	ids := segmentIDs(e.doc.ID, len(e.segs))
+	for i := range e.segs {
+		s := &e.segs[i]
+		s.DocumentID = e.doc.ID
+		s.Index = i
+		s.ID = ids[i]
+	}
+	// Update let no bad parent through; should the log hold one all the
+	// same, the index rows that resolve are kept.
+	e.parent, _ = store.Parents(e.segs)
+	return e
+}
+
+// segmentIDs returns the ids "doc:0" to "doc:n-1", cut from one string.
+func segmentIDs(doc string, n int) []string {
+	b := make([]byte, 0, n*(len(doc)+4))
+	ends := make([]int, n)
+	for i := range n {
+		b = append(b, doc...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(i), 10)
+		ends[i] = len(b)
+	}
+	all := string(b)
+	ids := make([]string, n)
+	from := 0
+	for i, end := range ends {
+		ids[i] = all[from:end]
+		from = end
+	}
+	return ids
+}
+
 func hasNaN(v []float32) bool {
 	for _, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
@@ -336,8 +364,24 @@ func (d *disk) loadAll(keep func(dense int) bool) ([]*entry, view, error) {
 		view{vf: vf, lf: lf}.release()
 		return nil, view{}, err
 	}
-	live := map[string]*entry{}
-	end, rows, err := d.replay(0, 0, live)
+	// A snapshot spares replaying the log up to where it reaches; the
+	// records there are checked by the background pass (snapshot.go).
+	var (
+		live     = map[string]*entry{}
+		from     int64
+		fromRows int
+	)
+	d.snapEnd, d.logUnchecked = 0, nil
+	if lf != nil {
+		if st, err := lf.Stat(); err == nil {
+			if sn := d.readSnapshot(lf, st.Size()); sn != nil {
+				live, from, fromRows = sn.live, sn.mark.end, sn.rows
+				d.hasInfo, d.info = sn.hasInfo, sn.info
+				d.snapEnd, d.logUnchecked = sn.mark.end, &sn.mark
+			}
+		}
+	}
+	end, rows, err := d.replay(from, fromRows, live)
 	if err != nil {
 		return fail(err)
 	}

@@ -88,6 +88,7 @@ func openWith(dir string, m manifest, fi fs.FileInfo, opt store.Options, checkAl
 		return nil, err
 	}
 	s.fixCodesNow()
+	s.saveSnapshotNow()
 	return s, nil
 }
 
@@ -183,7 +184,6 @@ func (s *Store) loadLocked() error {
 				at = append(at, [2]int{j, i})
 			}
 		}
-		e.sums = nil
 	}
 	fresh, err := newStore(s.dir, s.info)
 	if err != nil {
@@ -222,8 +222,8 @@ func (s *Store) loadLocked() error {
 	// No reader holds the old entries now: their files and codes may go.
 	old.release()
 	d.tidy = false
-	s.startCheck(d.unchecked)
-	d.unchecked = nil
+	s.startCheck(d.unchecked, d.logUnchecked)
+	d.unchecked, d.logUnchecked = nil, nil
 	s.publishDamage()
 	return nil
 }
@@ -343,7 +343,6 @@ func (s *Store) catchUp() error {
 	var a keyword.Analyser
 	for _, e := range entries {
 		e.encodeCodes(nil, e.vecs, s.info.Dimension, stride)
-		e.sums = nil
 		e.terms = make([]keyword.Terms, len(e.segs))
 		for i := range e.segs {
 			if !e.parent[i] {

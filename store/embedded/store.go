@@ -120,7 +120,7 @@ type entry struct {
 	// log (texts.go): when it is set, segs hold no Text or IndexText. nil
 	// for a store in memory only, whose segments keep their texts.
 	texts []textRef
-	sums  []uint32 // keyword.Sum of each keyword text, only until the keyword index is loaded
+	sums  []uint32 // keyword.Sum of each keyword text (a snapshot keeps them for the keyword index)
 }
 
 func (e *entry) vector(i, dim int) []float32 { return e.vecs[i*dim : (i+1)*dim : (i+1)*dim] }
@@ -271,8 +271,8 @@ func (s *Store) publishDamage() {
 	s.damaged.Store(&c)
 }
 
-// Close saves the keyword index if it changed and releases the library's
-// files. The store must not be used after.
+// Close saves the keyword index if it changed, and the snapshot when the
+// log has grown past it (snapshot.go), and releases the library's files. The store must not be used after.
 func (s *Store) Close() error {
 	s.wsem <- struct{}{}
 	defer s.unlock()
@@ -285,6 +285,7 @@ func (s *Store) Close() error {
 	if s.disk == nil {
 		return nil
 	}
+	s.saveSnapshotNow()
 	s.saveKeywordLocked(false)
 	s.view.release()
 	s.view = view{}

@@ -303,6 +303,7 @@ func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
 		zero:  make([]bool, len(p.Segments)),
 		vecs:  make([]float32, len(p.Segments)*dim),
 		terms: make([]keyword.Terms, len(p.Segments)),
+		sums:  make([]uint32, len(p.Segments)),
 	}
 	for i, sg := range p.Segments {
 		want := doc.ID + ":" + strconv.Itoa(i)
@@ -338,9 +339,11 @@ func prepare(p *store.Put, dim int, a *keyword.Analyser) (*entry, error) {
 		if parent[i] {
 			clear(e.vector(i, dim))
 			e.zero[i] = true
+			e.sums[i] = keyword.Sum([]byte(e.segs[i].KeywordText()))
 			continue
 		}
 		e.terms[i] = a.Terms(e.segs[i].KeywordText())
+		e.sums[i] = e.terms[i].Sum()
 	}
 	e.sum = vecSum(e.vecs)
 	e.encodeCodes(nil, e.vecs, dim, quant.Stride(dim))

@@ -123,6 +123,9 @@ func (a *Analyser) Terms(text string) Terms {
 	return Terms{tfs: a.a.termFreqs(text), sum: textSum(text)}
 }
 
+// Sum is the checksum of the text (Sum), as the index keeps it.
+func (t Terms) Sum() uint32 { return t.sum }
+
 // AddTerms indexes analysed text under segID, replacing any earlier text of
 // that id.
 func (x *BM25) AddTerms(segID string, t Terms) { x.addTerms(segID, t.sum, t.tfs) }

@@ -222,7 +222,7 @@ func benchPut(d, count, dim int, sp *synthvec.Space, texts []string) store.Put {
 func measureLibrary(lib string, dim, queries, recallQueries int) error {
 	ctx := context.Background()
 	var r result
-	for _, pat := range []string{"segments-*.log", "vectors-*.f32", "codes-*.q8", "bm25.idx"} {
+	for _, pat := range []string{"segments-*.log", "vectors-*.f32", "codes-*.q8", "snapshot-*", "bm25.idx"} {
 		names, _ := filepath.Glob(filepath.Join(lib, pat))
 		for _, name := range names {
 			if fi, err := os.Stat(name); err == nil {
