@@ -39,11 +39,23 @@ import (
 //   - Until the pass reaches a damaged document, a query may rescore one of
 //     its candidates with the damaged vectors, or pick candidates by its
 //     damaged codes (their scores are still exact, from the vectors).
+//   - The pass first checks what an open took from a snapshot (snapshot.go):
+//     the log's records up to where the snapshot reaches; and the checksum
+//     of a saved keyword index of keywordCheckLater bytes or more, which
+//     the open decoded without it (keyword.LoadUnchecked). Either failing is
+//     handled as damaged vectors are: the load with everything checked
+//     replays the whole log (reporting damage if the log holds any) and
+//     builds a damaged keyword index again (a cache: that is not damage).
+//     Until then a keyword query may rank by damaged postings.
 
 // checkAtOpenMax is the size of vector file (bytes) that a load checks
 // whole before it returns; larger ones are checked in the background. A
 // variable for tests.
 var checkAtOpenMax int64 = 256 << 20
+
+// keywordCheckLater is the size of saved keyword index (bytes) from which
+// a load leaves its checksum to the background pass; a variable for tests.
+var keywordCheckLater int64 = 64 << 20
 
 // span is one document's rows in the vector file and their checksum, and
 // the codes the open took from the codes file without checking them
@@ -62,21 +74,24 @@ type vectorCheck struct {
 	spans []span   // in row order
 	lf    *os.File // the log of the load
 	log   *logMark // the log's start the load took from a snapshot, nil if none
+	// kwIntact checks the checksum of the saved keyword index the load
+	// used without checking it (nil: none).
+	kwIntact func() bool
 	done  chan struct{}
 	bad   atomic.Bool // a span or record failed its checksum or could not be read
 	logOK atomic.Bool // the log's records are checked and sound (set before done)
 }
 
-// startCheck starts the background pass over spans and the log's start up
-// to log (nil: none) for the load that made s.vf current; the caller holds
-// wsem.
-func (s *Store) startCheck(spans []span, log *logMark) {
-	if len(spans) == 0 && log == nil {
+// startCheck starts the background pass over spans, the log's start up
+// to log (nil: none) and the saved keyword index's checksum (kwIntact,
+// nil: none) for the load that made s.vf current; the caller holds wsem.
+func (s *Store) startCheck(spans []span, log *logMark, kwIntact func() bool) {
+	if len(spans) == 0 && log == nil && kwIntact == nil {
 		s.check = nil
 		return
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.row - b.row })
-	c := &vectorCheck{vf: s.vf, spans: spans, lf: s.lf, log: log, done: make(chan struct{})}
+	c := &vectorCheck{vf: s.vf, spans: spans, lf: s.lf, log: log, kwIntact: kwIntact, done: make(chan struct{})}
 	c.logOK.Store(log == nil)
 	s.check = c
 	go s.runCheck(c)
@@ -98,6 +113,9 @@ func (s *Store) runCheck(c *vectorCheck) {
 		c.bad.Store(true)
 	} else {
 		c.logOK.Store(true)
+	}
+	if c.kwIntact != nil && !c.bad.Load() && !c.kwIntact() {
+		c.bad.Store(true) // the load with everything checked builds the index again
 	}
 	dim := s.info.Dimension
 	var buf []byte

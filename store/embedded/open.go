@@ -134,14 +134,25 @@ func (s *Store) loadLocked() error {
 	)
 	keep := func(dense int) bool { return dense <= exactMax }
 	// The saved keyword index is read beside the log and the vectors.
+	// A large one's checksum is left to the background pass (check.go).
 	type loaded struct {
-		kw  *keyword.BM25
-		err error
+		kw     *keyword.BM25
+		intact func() bool // nil: checked
+		err    error
 	}
 	kwc := make(chan loaded, 1)
+	kwLater := false
+	if fi, err := os.Stat(d.path(keywordName)); err == nil && !d.checkAll && fi.Size() >= keywordCheckLater {
+		kwLater = true
+	}
 	go func() {
-		kw, err := keyword.Load(d.path(keywordName))
-		kwc <- loaded{kw, err}
+		var l loaded
+		if kwLater {
+			l.kw, l.intact, l.err = keyword.LoadUnchecked(d.path(keywordName))
+		} else {
+			l.kw, l.err = keyword.Load(d.path(keywordName))
+		}
+		kwc <- l
 	}()
 	kwl := sync.OnceValue(func() loaded { return <-kwc })
 	defer kwl() // the reading ends before loadLocked returns
@@ -209,9 +220,9 @@ func (s *Store) loadLocked() error {
 		t, _ := fresh.keywordText(entries[at[i][0]], at[i][1])
 		return t
 	}
-	kw, err := kwl().kw, kwl().err
+	kw, kwIntact, err := kwl().kw, kwl().intact, kwl().err
 	if err != nil || !kw.ReconcileSums(ids, sums, text) {
-		kw = keyword.BuildFunc(ids, fresh.keywordTexts(entries, at))
+		kw, kwIntact = keyword.BuildFunc(ids, fresh.keywordTexts(entries, at)), nil
 		d.kwDirty = true
 	}
 	s.mu.Lock()
@@ -222,7 +233,7 @@ func (s *Store) loadLocked() error {
 	// No reader holds the old entries now: their files and codes may go.
 	old.release()
 	d.tidy = false
-	s.startCheck(d.unchecked, d.logUnchecked)
+	s.startCheck(d.unchecked, d.logUnchecked, kwIntact)
 	d.unchecked, d.logUnchecked = nil, nil
 	s.publishDamage()
 	return nil

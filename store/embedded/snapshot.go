@@ -9,7 +9,10 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ibid-dev/ibid/internal/regular"
 	"github.com/ibid-dev/ibid/store"
@@ -63,7 +66,8 @@ import (
 //	         uvarint end | uvarint rows | uvarint records | uint32 LE digest |
 //	         uvarint offset of the last record | its 16 header bytes |
 //	         byte has info | [uvarint format | str embedder | uvarint dimension | uvarint generation] |
-//	         uvarint entries | entries, in row order
+//	         uvarint entries | chunks of the entries, in row order
+//	chunk:   uvarint bytes | uvarint entries | entries (decoded on all cores)
 //	entry:   str document JSON | uvarint first row | uint32 LE vector CRC-32C |
 //	         byte (1: unembedded) | uvarint n | uvarint p | p × path | n × segment
 //	path:    uvarint m | m × str heading
@@ -81,6 +85,11 @@ const (
 	snapshotMagic   = "ibS1"
 	snapshotTrailer = 8 + 4 + len(snapshotMagic)
 	snapshotMax     = 4 << 30
+
+	// A chunk of a snapshot holds at most so many entries, or not many
+	// more bytes than so many.
+	snapChunkEntries = 256
+	snapChunkBytes   = 1 << 20
 )
 
 // snapshotMin is the length of log from which an open uses a snapshot and
@@ -205,14 +214,26 @@ func (d *disk) encodeSnapshot(w io.Writer, entries []*entry, lm logMark) error {
 	if err := put(b); err != nil {
 		return err
 	}
-	for _, e := range entries {
-		var err error
-		if b, err = appendSnapEntry(b[:0], e); err != nil {
-			return err
+	// In chunks, which an open decodes on all cores.
+	var chunk []byte
+	for i := 0; i < len(entries); {
+		chunk, b = chunk[:0], b[:0]
+		j := i
+		for ; j < len(entries) && j-i < snapChunkEntries && len(chunk) < snapChunkBytes; j++ {
+			var err error
+			if chunk, err = appendSnapEntry(chunk, entries[j]); err != nil {
+				return err
+			}
 		}
+		b = binary.AppendUvarint(b, uint64(len(chunk)))
+		b = binary.AppendUvarint(b, uint64(j-i))
 		if err := put(b); err != nil {
 			return err
 		}
+		if err := put(chunk); err != nil {
+			return err
+		}
+		i = j
 	}
 	b = binary.LittleEndian.AppendUint64(b[:0], uint64(n))
 	b = binary.LittleEndian.AppendUint32(b, crc.Sum32())
@@ -356,19 +377,60 @@ func decodeSnapshot(b []byte) (*snapFile, error) {
 	if d.Err() != nil || sn.mark.end < 0 || sn.mark.last < 0 {
 		return nil, errSnapshot
 	}
-	sn.live = make(map[string]*entry, n)
-	for range n {
-		e, err := decodeSnapEntry(&d)
-		if err != nil {
-			return nil, err
-		}
-		if sn.live[e.doc.ID] != nil {
+	type chunk struct {
+		b       []byte
+		n       int
+		entries []*entry
+		err     error
+	}
+	var chunks []chunk
+	for total := 0; total < n; {
+		size, k := d.Count(), d.Count()
+		if d.Err() != nil || size > len(d.B) || k == 0 || k > n-total {
 			return nil, errSnapshot
 		}
-		sn.live[e.doc.ID] = e
+		chunks = append(chunks, chunk{b: d.B[:size:size], n: k})
+		d.B = d.B[size:]
+		total += k
 	}
 	if d.Err() != nil || len(d.B) != 0 {
 		return nil, errSnapshot
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(chunks) {
+					return
+				}
+				c := &chunks[i]
+				cd := wire.Decoder{B: c.b}
+				c.entries = make([]*entry, c.n)
+				for j := range c.entries {
+					if c.entries[j], c.err = decodeSnapEntry(&cd); c.err != nil {
+						break
+					}
+				}
+				if c.err == nil && (cd.Err() != nil || len(cd.B) != 0) {
+					c.err = errSnapshot
+				}
+			}
+		})
+	}
+	wg.Wait()
+	sn.live = make(map[string]*entry, n)
+	for _, c := range chunks {
+		if c.err != nil {
+			return nil, c.err
+		}
+		for _, e := range c.entries {
+			if sn.live[e.doc.ID] != nil {
+				return nil, errSnapshot
+			}
+			sn.live[e.doc.ID] = e
+		}
 	}
 	return sn, nil
 }

@@ -579,3 +579,63 @@ func TestKillWhileWritingSnapshots(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestSnapshotChunks: a snapshot of many documents (several chunks,
+// decoded on all cores) reads as the log does.
+func TestSnapshotChunks(t *testing.T) {
+	withSnapshots(t)
+	dir := t.TempDir()
+	s := mustOpen(t, dir, testInfo)
+	var puts []store.Put
+	for i := range 2*snapChunkEntries + 7 {
+		puts = append(puts, putOf("c"+strconv.Itoa(i), 1+i%3, 1))
+	}
+	if err := s.Update(context.Background(), puts, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	whole := replayed(t, dir)
+	s = mustOpen(t, dir, testInfo)
+	defer s.Close()
+	if snapshotUsed(s) == 0 {
+		t.Fatal("the open did not use the snapshot")
+	}
+	if got := viewOf(t, s); !reflect.DeepEqual(got, whole) {
+		t.Fatalf("read:\n%v\nthe log says:\n%v", got, whole)
+	}
+}
+
+// TestKeywordCheckedAfterOpen: a saved keyword index large enough to be
+// checked after the open is used at once; with a byte of its postings
+// flipped the background pass finds it, the library is loaded again and
+// its index built afresh: keyword search answers as the intact library's,
+// and the library is not reported damaged (the index is a cache).
+func TestKeywordCheckedAfterOpen(t *testing.T) {
+	defer func(v int64) { keywordCheckLater = v }(keywordCheckLater)
+	keywordCheckLater = 0
+	withSnapshots(t)
+	base, _ := snapLibrary(t)
+	whole := replayed(t, base)
+	for _, flip := range []bool{false, true} {
+		dir := copyDir(t, base)
+		path := filepath.Join(dir, keywordName)
+		if flip {
+			flipByte(t, path, fileSize(t, path)-6) // the last term's postings
+		}
+		s := mustOpen(t, dir, testInfo)
+		if s.check == nil || s.check.kwIntact == nil {
+			t.Fatal("the keyword index's checksum was not left to the background pass")
+		}
+		settled(t, s)
+		if err := s.Damage(); err != nil {
+			t.Fatal(err)
+		}
+		if s.disk.kwDirty != flip {
+			t.Fatalf("flipped %v: the index was built again: %v", flip, s.disk.kwDirty)
+		}
+		if got := viewOf(t, s); !reflect.DeepEqual(got, whole) {
+			t.Fatalf("flipped %v: read:\n%v\nthe log says:\n%v", flip, got, whole)
+		}
+		s.Close()
+	}
+}

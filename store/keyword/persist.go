@@ -100,15 +100,45 @@ func Load(path string) (*BM25, error) {
 	return decodeBM25(b)
 }
 
+// LoadUnchecked is Load without the file's checksum, which the returned
+// intact computes: for a caller that checks it later (a large library's
+// background pass) and meanwhile answers from an index whose structure
+// decoded. Until then a flipped byte in the postings can change scores and
+// which segments come back, never crash a search (a posting past the last
+// slot ends its term's walk), and the slots' ids and text checksums are
+// reconciled against the caller's as by Load.
+func LoadUnchecked(path string) (x *BM25, intact func() bool, err error) {
+	b, err := regular.ReadFile(path, maxSaved)
+	if err != nil {
+		return nil, nil, err
+	}
+	if x, err = decodeBM25Unchecked(b); err != nil {
+		return nil, nil, err
+	}
+	return x, func() bool { return sumOK(b) }, nil
+}
+
+// sumOK reports whether the saved index b (at least as long as its magic
+// and checksum) passes its checksum.
+func sumOK(b []byte) bool {
+	body := b[:len(b)-4]
+	return crc32.Checksum(body, castagnoli) == binary.LittleEndian.Uint32(b[len(b)-4:])
+}
+
 // decodeBM25 decodes a saved index.
 func decodeBM25(b []byte) (*BM25, error) {
+	if len(b) < len(bm25Magic)+4 || !sumOK(b) {
+		return nil, errCorrupt
+	}
+	return decodeBM25Unchecked(b)
+}
+
+// decodeBM25Unchecked decodes a saved index without its checksum.
+func decodeBM25Unchecked(b []byte) (*BM25, error) {
 	if len(b) < len(bm25Magic)+4 || string(b[:len(bm25Magic)]) != bm25Magic {
 		return nil, errCorrupt
 	}
 	body := b[:len(b)-4]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
-		return nil, errCorrupt
-	}
 	d := wire.Decoder{B: body[len(bm25Magic):]}
 	x := NewBM25()
 	x.bySeg = nil // made when first needed (index)

@@ -261,3 +261,45 @@ func BenchmarkSearchLoaded(b *testing.B) {
 		})
 	}
 }
+
+// TestLoadUnchecked: an index loaded without its checksum answers as one
+// loaded with it, and says it is intact; with any byte flipped it either
+// does not decode or says it is not intact, and its searches never fail.
+func TestLoadUnchecked(t *testing.T) {
+	queries := []string{"random effects hospitals", "folding", "patients", "機械学習", "plain words", "unicorn"}
+	ids, texts := idsTexts(persistTexts)
+	x := Build(ids, texts)
+	path := filepath.Join(t.TempDir(), "bm25.idx")
+	if err := x.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	loaded, intact, err := LoadUnchecked(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResults(t, x, loaded, queries...)
+	if !intact() {
+		t.Fatal("an intact file fails its checksum")
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at := range good {
+		b := slices.Clone(good)
+		b[at] ^= 0x41
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		y, intact, err := LoadUnchecked(path)
+		if err != nil {
+			continue
+		}
+		if intact() {
+			t.Fatalf("byte %d flipped: the file says it is intact", at)
+		}
+		for _, q := range queries {
+			y.Search(q, 100, nil)
+		}
+	}
+}
