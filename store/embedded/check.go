@@ -77,9 +77,9 @@ type vectorCheck struct {
 	// kwIntact checks the checksum of the saved keyword index the load
 	// used without checking it (nil: none).
 	kwIntact func() bool
-	done  chan struct{}
-	bad   atomic.Bool // a span or record failed its checksum or could not be read
-	logOK atomic.Bool // the log's records are checked and sound (set before done)
+	done     chan struct{}
+	bad      atomic.Bool // a span or record failed its checksum or could not be read
+	logOK    atomic.Bool // the log's records are checked and sound (set before done)
 }
 
 // startCheck starts the background pass over spans, the log's start up
