@@ -224,6 +224,8 @@ func (s *Store) loadLocked() error {
 	if err != nil || !kw.ReconcileSums(ids, sums, text) {
 		kw, kwIntact = keyword.BuildFunc(ids, fresh.keywordTexts(entries, at)), nil
 		d.kwDirty = true
+	} else if kw.OldFormat() {
+		d.kwDirty = true // saved again in the current format
 	}
 	s.mu.Lock()
 	kw.K1, kw.B = s.kw.K1, s.kw.B

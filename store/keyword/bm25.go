@@ -44,6 +44,8 @@ type BM25 struct {
 	live     int              // live slots
 	totalLen int64            // sum of live slots' lengths
 	dead     int              // dead slots still in postings
+
+	oldFormat bool // loaded from a file of format 1
 }
 
 type posting struct {

@@ -12,8 +12,14 @@ import (
 	"github.com/ibid-dev/ibid/store/internal/wire"
 )
 
-// bm25Magic starts a saved BM25 index; the last byte is the format version.
-const bm25Magic = "ibid-bm25\x01"
+// bm25Magic starts a saved BM25 index; the last byte is the format version:
+// 2 since each term's postings are preceded by their length in bytes, so
+// that a load finds where they end without reading them; 1 (still read)
+// before.
+const (
+	bm25Magic   = "ibid-bm25\x02"
+	bm25MagicV1 = "ibid-bm25\x01"
+)
 
 // Save writes the index's live postings to path atomically and durably
 // (atomicfile: a synced temporary file renamed over the old one), so that Load can
@@ -27,8 +33,9 @@ func (x *BM25) Save(path string) error {
 }
 
 // appendBinary appends the live part of the index in the saved format:
-// magic; live slots (id, length, text checksum); terms with their postings
-// (slot deltas and frequencies, varints); CRC-32C of all that.
+// magic; live slots (id, length, text checksum); terms with the number and
+// byte length of their postings, then the postings (slot deltas and
+// frequencies, varints); CRC-32C of all that.
 func (x *BM25) appendBinary(b []byte) []byte {
 	b = append(b, bm25Magic...)
 	renum := make([]int32, len(x.slots))
@@ -63,21 +70,25 @@ func (x *BM25) appendBinary(b []byte) []byte {
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(live))
+	var ps []byte
 	for id := range x.postings {
 		if counts[id] == 0 {
 			continue
 		}
 		b = wire.AppendString(b, terms[id])
 		b = binary.AppendUvarint(b, uint64(counts[id]))
+		ps = ps[:0]
 		prev := int32(0)
 		c := x.postingsOf(int32(id))
 		for p, ok := c.next(); ok; p, ok = c.next() {
 			if s := renum[p.slot]; s >= 0 {
-				b = binary.AppendUvarint(b, uint64(s-prev))
-				b = binary.AppendUvarint(b, uint64(p.tf))
+				ps = binary.AppendUvarint(ps, uint64(s-prev))
+				ps = binary.AppendUvarint(ps, uint64(p.tf))
 				prev = s
 			}
 		}
+		b = binary.AppendUvarint(b, uint64(len(ps)))
+		b = append(b, ps...)
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
@@ -135,12 +146,17 @@ func decodeBM25(b []byte) (*BM25, error) {
 
 // decodeBM25Unchecked decodes a saved index without its checksum.
 func decodeBM25Unchecked(b []byte) (*BM25, error) {
-	if len(b) < len(bm25Magic)+4 || string(b[:len(bm25Magic)]) != bm25Magic {
+	if len(b) < len(bm25Magic)+4 {
+		return nil, errCorrupt
+	}
+	v1 := string(b[:len(bm25Magic)]) == bm25MagicV1
+	if !v1 && string(b[:len(bm25Magic)]) != bm25Magic {
 		return nil, errCorrupt
 	}
 	body := b[:len(b)-4]
 	d := wire.Decoder{B: body[len(bm25Magic):]}
 	x := NewBM25()
+	x.oldFormat = v1
 	x.bySeg = nil // made when first needed (index)
 	nslots := d.Count()
 	x.slots = make([]slot, 0, nslots)
@@ -158,8 +174,14 @@ func decodeBM25Unchecked(b []byte) (*BM25, error) {
 		term := view(d.Bytes())
 		n := d.Count()
 		// The postings stay as they are (packed.go): only their length is
-		// found here, and the file's checksum stands for their values.
-		k := skipVarints(d.B, 2*n)
+		// read (or, in format 1, found), and the file's checksum stands
+		// for their values.
+		var k int
+		if v1 {
+			k = skipVarints(d.B, 2*n)
+		} else if k = d.Count(); k < 2*n || k > len(d.B) {
+			k = -1
+		}
 		if k < 0 || n > len(x.slots) {
 			return nil, errCorrupt
 		}
@@ -172,6 +194,10 @@ func decodeBM25Unchecked(b []byte) (*BM25, error) {
 	}
 	return x, nil
 }
+
+// OldFormat reports whether the index was loaded from a file of an older
+// format, which a Save would replace with one that loads faster.
+func (x *BM25) OldFormat() bool { return x.oldFormat }
 
 // view is b as a string without copying it: the slot ids and terms of a
 // loaded index point into the file's bytes, which the packed postings keep

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/internal/synthtext"
+	"github.com/ibid-dev/ibid/store/internal/wire"
 )
 
 // sameResults fails unless a and b give the same results for queries.
@@ -302,4 +303,66 @@ func TestLoadUnchecked(t *testing.T) {
 			y.Search(q, 100, nil)
 		}
 	}
+}
+
+// TestLoadFormat1: an index saved before the postings' lengths were
+// written (format 1) loads and answers as the index it was saved from.
+func TestLoadFormat1(t *testing.T) {
+	queries := []string{"random effects hospitals", "folding", "patients", "機械学習", "plain words", "unicorn"}
+	ids, texts := idsTexts(persistTexts)
+	x := Build(ids, texts)
+	v1 := toFormat1(t, x.appendBinary(nil))
+	path := filepath.Join(t.TempDir(), "bm25.idx")
+	if err := os.WriteFile(path, v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResults(t, x, loaded, queries...)
+	if !loaded.OldFormat() {
+		t.Fatal("a format 1 index does not say so")
+	}
+	if x, _ := Load(writeIndex(t, x)); x.OldFormat() {
+		t.Fatal("a format 2 index says it is old")
+	}
+}
+
+// writeIndex saves x in a temporary folder and returns the file's path.
+func writeIndex(t *testing.T, x *BM25) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bm25.idx")
+	if err := x.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// toFormat1 rewrites a saved index of format 2 as format 1: without the
+// postings' lengths.
+func toFormat1(t *testing.T, b []byte) []byte {
+	t.Helper()
+	d := wire.Decoder{B: b[len(bm25Magic) : len(b)-4]}
+	out := []byte(bm25MagicV1)
+	n := d.Count()
+	out = binary.AppendUvarint(out, uint64(n))
+	for range n {
+		out = wire.AppendBytes(out, d.Bytes())
+		out = binary.AppendUvarint(out, d.Uvarint())
+		out = binary.LittleEndian.AppendUint32(out, d.Uint32())
+	}
+	terms := d.Count()
+	out = binary.AppendUvarint(out, uint64(terms))
+	for range terms {
+		out = wire.AppendBytes(out, d.Bytes())
+		out = binary.AppendUvarint(out, uint64(d.Count()))
+		k := d.Count()
+		out = append(out, d.B[:k]...)
+		d.B = d.B[k:]
+	}
+	if d.Err() != nil || len(d.B) != 0 {
+		t.Fatal("not a format 2 index")
+	}
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
 }
