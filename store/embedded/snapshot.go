@@ -67,7 +67,8 @@ import (
 //	         uvarint offset of the last record | its 16 header bytes |
 //	         byte has info | [uvarint format | str embedder | uvarint dimension | uvarint generation] |
 //	         uvarint entries | chunks of the entries, in row order
-//	chunk:   uvarint bytes | uvarint entries | entries (decoded on all cores)
+//	chunk:   uvarint bytes | uvarint entries | uvarint segments | entries
+//	         (decoded on all cores)
 //	entry:   str document JSON | uvarint first row | uint32 LE vector CRC-32C |
 //	         byte (1: unembedded) | uvarint n | uvarint p | p × path | n × segment
 //	path:    uvarint m | m × str heading
@@ -218,15 +219,17 @@ func (d *disk) encodeSnapshot(w io.Writer, entries []*entry, lm logMark) error {
 	var chunk []byte
 	for i := 0; i < len(entries); {
 		chunk, b = chunk[:0], b[:0]
-		j := i
+		j, segs := i, 0
 		for ; j < len(entries) && j-i < snapChunkEntries && len(chunk) < snapChunkBytes; j++ {
 			var err error
 			if chunk, err = appendSnapEntry(chunk, entries[j]); err != nil {
 				return err
 			}
+			segs += len(entries[j].segs)
 		}
 		b = binary.AppendUvarint(b, uint64(len(chunk)))
 		b = binary.AppendUvarint(b, uint64(j-i))
+		b = binary.AppendUvarint(b, uint64(segs))
 		if err := put(b); err != nil {
 			return err
 		}
@@ -379,17 +382,17 @@ func decodeSnapshot(b []byte) (*snapFile, error) {
 	}
 	type chunk struct {
 		b       []byte
-		n       int
+		n, segs int
 		entries []*entry
 		err     error
 	}
 	var chunks []chunk
 	for total := 0; total < n; {
-		size, k := d.Count(), d.Count()
-		if d.Err() != nil || size > len(d.B) || k == 0 || k > n-total {
+		size, k, segs := d.Count(), d.Count(), d.Count()
+		if d.Err() != nil || size > len(d.B) || k == 0 || k > n-total || segs > size {
 			return nil, errSnapshot
 		}
-		chunks = append(chunks, chunk{b: d.B[:size:size], n: k})
+		chunks = append(chunks, chunk{b: d.B[:size:size], n: k, segs: segs})
 		d.B = d.B[size:]
 		total += k
 	}
@@ -408,12 +411,13 @@ func decodeSnapshot(b []byte) (*snapFile, error) {
 				c := &chunks[i]
 				cd := wire.Decoder{B: c.b}
 				c.entries = make([]*entry, c.n)
+				a := newSnapArena(c.segs)
 				for j := range c.entries {
-					if c.entries[j], c.err = decodeSnapEntry(&cd); c.err != nil {
+					if c.entries[j], c.err = decodeSnapEntry(&cd, &a); c.err != nil {
 						break
 					}
 				}
-				if c.err == nil && (cd.Err() != nil || len(cd.B) != 0) {
+				if c.err == nil && (cd.Err() != nil || len(cd.B) != 0 || a.left() != 0) {
 					c.err = errSnapshot
 				}
 			}
@@ -435,8 +439,39 @@ func decodeSnapshot(b []byte) (*snapFile, error) {
 	return sn, nil
 }
 
-// decodeSnapEntry decodes one entry of a snapshot.
-func decodeSnapEntry(d *wire.Decoder) (*entry, error) {
+// snapArena holds the per-segment slices of a chunk's entries, allocated
+// once for the chunk (a few large allocations instead of several per
+// document). An entry's slices are cut from it with their capacity
+// capped, and nothing appends to them; a replaced or deleted document's
+// part stays allocated while another entry of the chunk lives.
+type snapArena struct {
+	segs  []store.Segment
+	zero  []bool
+	texts []textRef
+	sums  []uint32
+}
+
+func newSnapArena(n int) snapArena {
+	return snapArena{segs: make([]store.Segment, n), zero: make([]bool, n), texts: make([]textRef, n), sums: make([]uint32, n)}
+}
+
+// take cuts the slices of n segments; ok is false when fewer are left.
+func (a *snapArena) take(n int) (segs []store.Segment, zero []bool, texts []textRef, sums []uint32, ok bool) {
+	if n > len(a.segs) {
+		return nil, nil, nil, nil, false
+	}
+	segs, a.segs = a.segs[:n:n], a.segs[n:]
+	zero, a.zero = a.zero[:n:n], a.zero[n:]
+	texts, a.texts = a.texts[:n:n], a.texts[n:]
+	sums, a.sums = a.sums[:n:n], a.sums[n:]
+	return segs, zero, texts, sums, true
+}
+
+func (a *snapArena) left() int { return len(a.segs) }
+
+// decodeSnapEntry decodes one entry of a snapshot, its per-segment slices
+// cut from a.
+func decodeSnapEntry(d *wire.Decoder, a *snapArena) (*entry, error) {
 	var doc store.Document
 	if err := json.Unmarshal(d.Bytes(), &doc); err != nil || d.Err() != nil {
 		return nil, errSnapshot
@@ -461,10 +496,10 @@ func decodeSnapEntry(d *wire.Decoder) (*entry, error) {
 			}
 		}
 	}
-	segs := make([]store.Segment, ns)
-	zero := make([]bool, ns)
-	texts := make([]textRef, ns)
-	sums := make([]uint32, ns)
+	segs, zero, texts, sums, ok := a.take(ns)
+	if !ok {
+		return nil, errSnapshot
+	}
 	for i := range segs {
 		s := &segs[i]
 		flags := d.Byte()
