@@ -142,7 +142,7 @@ func replayed(t *testing.T, dir string) map[string]any {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s.disk.snapEnd != 0 {
+	if snapshotUsed(s) != 0 {
 		t.Fatal("a library without a snapshot was read from one")
 	}
 	return viewOf(t, s)
@@ -442,6 +442,7 @@ func TestSnapshotLogDamage(t *testing.T) {
 		whole := replayed(t, dir)
 		s := mustOpen(t, dir, testInfo)
 		settled(t, s)
+		s.wsem <- struct{}{}
 		entries := make([]*entry, 0, len(s.docs))
 		for _, e := range s.docs {
 			entries = append(entries, e)
@@ -451,10 +452,12 @@ func TestSnapshotLogDamage(t *testing.T) {
 		entries = slices.DeleteFunc(entries, func(e *entry) bool { return e.doc.ID == "d3" })
 		lm, err := walkLog(s.lf, s.disk.logEnd, false)
 		if err != nil {
+			s.unlock()
 			t.Fatal(err)
 		}
 		lm.digest++
 		err = s.disk.replaceFile(snapshotName(1), func(w io.Writer) error { return s.disk.encodeSnapshot(w, entries, lm) })
+		s.unlock()
 		s.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -623,15 +626,21 @@ func TestKeywordCheckedAfterOpen(t *testing.T) {
 			flipByte(t, path, fileSize(t, path)-6) // the last term's postings
 		}
 		s := mustOpen(t, dir, testInfo)
-		if s.check == nil || s.check.kwIntact == nil {
+		s.wsem <- struct{}{}
+		later := s.check != nil && s.check.kwIntact != nil
+		s.unlock()
+		if !later {
 			t.Fatal("the keyword index's checksum was not left to the background pass")
 		}
 		settled(t, s)
 		if err := s.Damage(); err != nil {
 			t.Fatal(err)
 		}
-		if s.disk.kwDirty != flip {
-			t.Fatalf("flipped %v: the index was built again: %v", flip, s.disk.kwDirty)
+		s.wsem <- struct{}{}
+		rebuilt := s.disk.kwDirty
+		s.unlock()
+		if rebuilt != flip {
+			t.Fatalf("flipped %v: the index was built again: %v", flip, rebuilt)
 		}
 		if got := viewOf(t, s); !reflect.DeepEqual(got, whole) {
 			t.Fatalf("flipped %v: read:\n%v\nthe log says:\n%v", flip, got, whole)
