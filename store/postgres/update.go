@@ -305,6 +305,9 @@ func (s *Store) write(ctx context.Context, tx pgx.Tx, b *batch, deletes []string
 			return err
 		}
 	}
+	if !plan.analyze {
+		return nil
+	}
 	// The columns filters and joins plan by: the vectors, texts and terms
 	// (most of the table's bytes) have no statistics worth reading.
 	_, err = tx.Exec(ctx, `ANALYZE `+s.chunks+` (document_id, id, parent_chunk_id, section_key, page_start, page_end)`)
@@ -342,14 +345,19 @@ func (s *Store) remove(ctx context.Context, tx pgx.Tx, gone []string) error {
 }
 
 // indexPlan says which indexes a batch builds after its COPY, and whether
-// it then gathers the planner's statistics (the batch is large against
-// the library).
+// it then gathers the planner's statistics.
 type indexPlan struct{ hnsw, terms, analyze bool }
 
 // planIndexes decides, before a batch of n segments is copied, which
 // indexes to build after it: the HNSW index when the library has none and
 // will be big enough for one; both when the batch is big enough to rebuild
-// them (they are dropped now; see bulkMin).
+// them (they are dropped now; see bulkMin). Statistics are gathered when
+// the library gets its first HNSW index and after a bulk batch that at
+// least doubles the library: the planner then knows a new library's
+// columns at once. Smaller growth is left to autovacuum, which analyses a
+// table once a tenth of it has changed: an ANALYZE in the batch costs the
+// writer about a tenth of a bulk load's time and is then done again by
+// autovacuum anyway (the batch's rows count as changes once it commits).
 func (s *Store) planIndexes(ctx context.Context, tx pgx.Tx, n int) (indexPlan, error) {
 	var have int
 	var exists bool
@@ -359,16 +367,20 @@ func (s *Store) planIndexes(ctx context.Context, tx pgx.Tx, n int) (indexPlan, e
 		return indexPlan{}, err
 	}
 	if n >= bulkMin && 3*n >= have {
+		hnsw := s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin)
+		plan := indexPlan{hnsw: hnsw, analyze: n >= have || (hnsw && !exists)}
 		if !s.noDefer {
 			// The keyword index stays, its upkeep deferred (bulk.go):
 			// cheaper than building it again.
 			_, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks))
-			return indexPlan{hnsw: s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin), analyze: true}, err
+			return plan, err
 		}
+		plan.terms = true
 		_, err := tx.Exec(ctx, `DROP INDEX IF EXISTS `+indexName(s.chunks)+`, `+termsIndexName(s.chunks))
-		return indexPlan{hnsw: s.vec.indexed && (exists || (have+n)*s.info.Dimension >= s.indexMin), terms: true, analyze: true}, err
+		return plan, err
 	}
-	return indexPlan{hnsw: s.vec.indexed && !exists && (have+n)*s.info.Dimension >= s.indexMin}, nil
+	hnsw := s.vec.indexed && !exists && (have+n)*s.info.Dimension >= s.indexMin
+	return indexPlan{hnsw: hnsw, analyze: hnsw}, nil
 }
 
 // countTerms adds sign × the document frequencies of the chunks of docs to
