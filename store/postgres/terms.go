@@ -132,18 +132,18 @@ func (s *rowStream) Err() error { return nil }
 // terms.
 func termFreqs(text string) ([]string, []int32, int) {
 	toks := keyword.Tokenize(text)
-	tf := make(map[string]int32, len(toks))
-	for _, t := range toks {
-		tf[t]++
+	n := len(toks)
+	slices.Sort(toks) // then equal terms are runs: no map to build
+	terms := make([]string, 0, n)
+	freqs := make([]int32, 0, n)
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && toks[j] == toks[i] {
+			j++
+		}
+		terms = append(terms, toks[i])
+		freqs = append(freqs, int32(j-i))
+		i = j
 	}
-	terms := make([]string, 0, len(tf))
-	for t := range tf {
-		terms = append(terms, t)
-	}
-	slices.Sort(terms)
-	freqs := make([]int32, len(terms))
-	for i, t := range terms {
-		freqs[i] = tf[t]
-	}
-	return terms, freqs, len(toks)
+	return terms, freqs, n
 }

@@ -3,6 +3,8 @@ package postgres
 import (
 	"slices"
 	"testing"
+
+	"github.com/ibid-dev/ibid/store/keyword"
 )
 
 // The rows COPY reads carry their terms, whatever the documents' sizes
@@ -67,5 +69,31 @@ func TestAnalysisStreamsAnalysedRows(t *testing.T) {
 	}
 	if f.total != total || total == 0 {
 		t.Errorf("term total %d, want %d", f.total, total)
+	}
+}
+
+// TestTermFreqs: the distinct terms of a text, sorted, with how often each
+// occurs, and the number of terms, as counting keyword.Tokenize's tokens
+// gives them.
+func TestTermFreqs(t *testing.T) {
+	for _, text := range []string{
+		"", "the of and", "Running runs ran; the runner runs again, running.",
+		"Cells cells CELLS: cell-cycle arrest in 10 of 12 cells (p < 0.05).",
+		"深度学习 deep learning 深度学习 模型", "a b a c b a d e d",
+	} {
+		toks := keyword.Tokenize(text)
+		want := map[string]int32{}
+		for _, tok := range toks {
+			want[tok]++
+		}
+		terms, freqs, n := termFreqs(text)
+		if n != len(toks) || len(terms) != len(want) || len(freqs) != len(terms) || !slices.IsSorted(terms) {
+			t.Fatalf("termFreqs(%q) = %v, %v, %d; tokens %v", text, terms, freqs, n, toks)
+		}
+		for i, term := range terms {
+			if want[term] != freqs[i] {
+				t.Fatalf("termFreqs(%q): %q occurs %d times, want %d", text, term, freqs[i], want[term])
+			}
+		}
 	}
 }
