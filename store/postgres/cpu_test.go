@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -58,6 +59,37 @@ func serverCPU(ctx context.Context, pool *pgxpool.Pool) (cpu time.Duration, ok b
 		}
 	}
 	return time.Duration(ticks) * time.Second / 100, true // USER_HZ is 100 on Linux
+}
+
+// backendsCPU is the CPU time each client backend connected to the
+// database of pool has used, by process id: the store's own connections
+// (the writer and the merger) when nothing else uses that database.
+func backendsCPU(ctx context.Context, pool *pgxpool.Pool) map[int]time.Duration {
+	rows, err := pool.Query(ctx, `SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() AND backend_type = 'client backend'`)
+	if err != nil {
+		return nil
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil
+	}
+	out := map[int]time.Duration{}
+	for _, pid := range pids {
+		if n, ok := procTicks(pid, false); ok {
+			out[pid] = time.Duration(n) * time.Second / 100
+		}
+	}
+	return out
+}
+
+// backendsSpent is the CPU time the backends of after used since before.
+func backendsSpent(before, after map[int]time.Duration) time.Duration {
+	var d time.Duration
+	for pid, t := range after {
+		d += t - before[pid]
+	}
+	return d
 }
 
 // procTicks is a process's user and system time in clock ticks, with its

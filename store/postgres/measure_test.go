@@ -144,7 +144,7 @@ func TestMeasure(t *testing.T) {
 			n, took[1].Round(time.Millisecond), float64(n)/took[1].Seconds(), merge.Round(time.Millisecond), float64(n)/(took[1]+merge).Seconds())
 		return
 	}
-	client0, server0 := clientCPU(), ifOK(serverCPU(ctx, s.pool))
+	client0, server0, backends0 := clientCPU(), ifOK(serverCPU(ctx, s.pool)), backendsCPU(ctx, s.pool)
 	start := time.Now()
 	for i := 0; i < len(puts); i += 100 { // batches of 10,000 segments
 		mustUpdate(t, s, puts[i:min(i+100, len(puts))], nil)
@@ -154,11 +154,12 @@ func TestMeasure(t *testing.T) {
 	t.Logf("bulk load: %d segments in %v: %.0f segments/s", n, load.Round(time.Millisecond), float64(n)/load.Seconds())
 	start = time.Now()
 	s.MergeKeywordIndex()
-	server2 := ifOK(serverCPU(ctx, s.pool))
+	server2, backends2 := ifOK(serverCPU(ctx, s.pool)), backendsCPU(ctx, s.pool)
 	t.Logf("keyword index merged %v after the last batch", time.Since(start).Round(time.Millisecond))
 	t.Logf("CPU of the load: client %s", cpuPer(client1-client0, n))
 	if server0 != nil {
-		t.Logf("CPU of the load: server %s; with the merge after it %s", cpuPer(*server1-*server0, n), cpuPer(*server2-*server0, n))
+		t.Logf("CPU of the load: server %s; with the merge after it %s, of which the library's connections (writer and merger) %s",
+			cpuPer(*server1-*server0, n), cpuPer(*server2-*server0, n), cpuPer(backendsSpent(backends0, backends2), n))
 	}
 	if os.Getenv("IBID_MEASURE_LOAD_ONLY") != "" {
 		return
