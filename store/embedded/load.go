@@ -129,6 +129,76 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 	return end, rowsEnd, nil
 }
 
+// walkLog follows the records of a log of format 2 or later in r from its
+// start to end by their headers. With payloads it also reads each record
+// and checks its checksum. It fails when a header or payload is not
+// intact, or the records do not end exactly at end.
+func walkLog(r io.ReaderAt, end int64, payloads bool) (logMark, error) {
+	var (
+		m   logMark
+		hdr [recordHeader]byte
+		buf []byte
+		win []byte // payloads: the log from winAt on
+		at  int64
+	)
+	read := func(off int64, n int) ([]byte, error) {
+		if !payloads {
+			b := hdr[:n]
+			_, err := r.ReadAt(b, off)
+			return b, err
+		}
+		if off < at || off+int64(n) > at+int64(len(win)) {
+			size := max(n, 4<<20)
+			size = int(min(int64(size), end-off))
+			if size < n {
+				return nil, io.ErrUnexpectedEOF
+			}
+			if cap(buf) < size {
+				buf = make([]byte, size)
+			}
+			k, err := r.ReadAt(buf[:size], off)
+			if k < n {
+				if err == nil {
+					err = io.ErrUnexpectedEOF
+				}
+				return nil, err
+			}
+			win, at = buf[:k], off
+		}
+		return win[off-at : off-at+int64(n)], nil
+	}
+	for off := int64(0); off < end; {
+		b, err := read(off, recordHeader)
+		if err != nil {
+			return m, fmt.Errorf("no record header at byte %d: %w", off, err)
+		}
+		h, ok := parseHeader(b, formatVersion)
+		if !ok {
+			return m, fmt.Errorf("the record header at byte %d is not intact", off)
+		}
+		next := off + recordHeader + int64(h.n)
+		if next > end {
+			return m, fmt.Errorf("the record at byte %d ends past byte %d", off, end)
+		}
+		m.last = off
+		copy(m.header[:], b)
+		m.digest = crc32.Update(m.digest, crcTable, b[8:12])
+		m.records++
+		if payloads {
+			p, err := read(off+recordHeader, int(h.n))
+			if err != nil {
+				return m, fmt.Errorf("the record at byte %d cannot be read: %w", off, err)
+			}
+			if crc32.Checksum(p, crcTable) != h.sum {
+				return m, fmt.Errorf("the record at byte %d fails its checksum", off)
+			}
+		}
+		off = next
+	}
+	m.end = end
+	return m, nil
+}
+
 // resync looks for the next intact record after a bad one at off; found is
 // false when none follows (the bad stretch is an uncommitted tail).
 func (d *disk) resync(f *os.File, off, size int64, format int) (next int64, found bool) {
