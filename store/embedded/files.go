@@ -43,7 +43,7 @@ type disk struct {
 
 	hasInfo bool     // the current generation's log holds an info record
 	info    manifest // the last info record read
-	cut     bool     // the log is shorter than its commit file says (agree.go)
+	cut     bool     // the log is shorter than its commit file says (damage.go)
 	seen    mark     // the commit file as the last load read it, when seenErr is nil
 	seenErr error    // why there was none
 	lostOps int      // changes of damaged records that could not be read
@@ -272,7 +272,7 @@ func (d *disk) closeFiles() {
 // temporary files, and the uncommitted tails of the log and vector file.
 // The caller holds the library's lock and is caught up, and found no
 // damage: so the commit file, when there is one, vouches that the tails
-// are uncommitted (agree.go), and without one the vector file holds no row
+// are uncommitted (damage.go), and without one the vector file holds no row
 // past the log's.
 func (d *disk) tidyUp() error {
 	if d.tidy {
