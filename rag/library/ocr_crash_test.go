@@ -17,31 +17,35 @@ import (
 	"github.com/ibid-dev/ibid/rag/retrieve"
 )
 
-// scannedPaper writes a PDF of one scanned page (a page of text rendered
-// to an image, no text layer) that says sentence.
-func scannedPaper(t *testing.T, path, sentence string) {
+// scannedPapers writes, for each path, a PDF of one scanned page (a page
+// of text rendered to an image, no text layer) that says its sentence,
+// all rendered by one loader (one PDF engine started, not one a page).
+func scannedPapers(t *testing.T, paths, sentences []string) {
 	t.Helper()
-	half := len(sentence) / 2
-	for half < len(sentence) && sentence[half] != ' ' {
-		half++
-	}
-	text := filepath.Join(t.TempDir(), "text.pdf")
-	page := pdftest.Column(72, 660, 216, sentence[:half], strings.TrimSpace(sentence[half:]))
-	if err := os.WriteFile(text, pdftest.Paper([][]pdftest.Item{page}), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ld := ingest.NewLoader(filepath.Join(os.Getenv("XDG_CACHE_HOME"), "wazero"))
 	defer ld.Close()
-	b, err := ld.RenderPage(context.Background(), text, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, pdftest.Scanned(612, 792, img), 0o644); err != nil {
-		t.Fatal(err)
+	for i, path := range paths {
+		sentence := sentences[i]
+		half := len(sentence) / 2
+		for half < len(sentence) && sentence[half] != ' ' {
+			half++
+		}
+		text := filepath.Join(t.TempDir(), "text.pdf")
+		page := pdftest.Column(72, 660, 216, sentence[:half], strings.TrimSpace(sentence[half:]))
+		if err := os.WriteFile(text, pdftest.Paper([][]pdftest.Item{page}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, err := ld.RenderPage(context.Background(), text, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, pdftest.Scanned(612, 792, img), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -66,9 +70,11 @@ func TestLibraryKilledDuringOCR(t *testing.T) {
 		"Honey bees dance to tell the hive where the flowers are.",
 		"Glaciers carve deep valleys as they slide down from the peaks.",
 	}
-	for i, s := range sentences {
-		scannedPaper(t, filepath.Join(docs, "scan"+string(rune('a'+i))+".pdf"), s)
+	var scans []string
+	for i := range sentences {
+		scans = append(scans, filepath.Join(docs, "scan"+string(rune('a'+i))+".pdf"))
 	}
+	scannedPapers(t, scans, sentences)
 	libDir := filepath.Join(tmp, "lib")
 	// The scans are read while the notes are embedded: kill after the
 	// first progress line, a little later, while tesseract works.
@@ -116,7 +122,7 @@ func TestAddReportsOCRProgress(t *testing.T) {
 	}
 	tmp := testEnv(t)
 	scan := filepath.Join(tmp, "scan.pdf")
-	scannedPaper(t, scan, "Honey bees dance to tell the hive where the flowers are.")
+	scannedPapers(t, []string{scan}, []string{"Honey bees dance to tell the hive where the flowers are."})
 	l := mustOpen(t, Options{Store: filepath.Join(tmp, "lib")})
 	var ocr []AddProgress
 	fileDone := -1
