@@ -63,10 +63,11 @@ func (l *Loader) Close() error {
 
 // SetOCR sets how the PDF engine reads pages without a text layer:
 // Tesseract's languages (lang, "" for English) and the folder that keeps
-// each page's words so that a page is read once (cacheDir, "" for none).
+// each page's words so that a page is read once (cacheDir, "" for none),
+// and the resolution pages are rendered at for it (dpi, 0 for 300).
 // Call it before the first Load.
-func (l *Loader) SetOCR(lang, cacheDir string) {
-	l.pdf.SetOCR(pdf.OCR{Lang: lang, CacheDir: cacheDir})
+func (l *Loader) SetOCR(lang, cacheDir string, dpi int) {
+	l.pdf.SetOCR(pdf.OCR{Lang: lang, CacheDir: cacheDir, DPI: dpi})
 }
 
 // WithOCRProgress returns a context under which a Load reports the pages

@@ -132,7 +132,7 @@ func TestLibraryKilledAdd(t *testing.T) {
 			t.Logf("round %d: the child finished before line %d", round, killAfter)
 		}
 
-		l, err := Open(context.Background(), Options{Store: folderOf})
+		l, err := Open(context.Background(), Options{Store: folderOf, OCRDPI: testOCRDPI})
 		if err != nil {
 			t.Fatalf("round %d: reopening after the kill: %v", round, err)
 		}

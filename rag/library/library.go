@@ -49,6 +49,9 @@ type Options struct {
 	// OCRLang is Tesseract's language list for PDF pages without a text
 	// layer ("eng", "deu+eng"); "" is English.
 	OCRLang string
+	// OCRDPI is the resolution such pages are rendered at for Tesseract;
+	// 0 is 300. Lower reads faster and small print worse.
+	OCRDPI int
 }
 
 func (o Options) name() string {
@@ -88,6 +91,7 @@ type Library struct {
 	lmu     sync.Mutex     // guards loader
 	loader  *ingest.Loader // created when first needed (safe for concurrent use)
 	ocrLang string         // Options.OCRLang
+	ocrDPI  int            // Options.OCRDPI
 
 	rmu     sync.Mutex    // guards rootsCh
 	rootsCh chan struct{} // closed when this Library changes the roots (roots.go), then replaced
@@ -179,7 +183,7 @@ func Open(ctx context.Context, opt Options) (*Library, error) {
 		}
 	}
 	closing, cancel := context.WithCancel(context.Background())
-	return &Library{name: name, loc: loc, st: st, built: built, emb: emb, closing: closing, close: cancel, ocrLang: opt.OCRLang,
+	return &Library{name: name, loc: loc, st: st, built: built, emb: emb, closing: closing, close: cancel, ocrLang: opt.OCRLang, ocrDPI: opt.OCRDPI,
 		rootsCh: make(chan struct{})}, nil
 }
 
@@ -288,7 +292,7 @@ func (l *Library) getLoader() *ingest.Loader {
 		// named pipe left there would hang it. A cache holds regular files.
 		regular.Sweep(dir, 3)
 		l.loader = ingest.NewLoader(dir)
-		l.loader.SetOCR(l.ocrLang, filepath.Join(xdg.CacheDir(), "ocr"))
+		l.loader.SetOCR(l.ocrLang, filepath.Join(xdg.CacheDir(), "ocr"), l.ocrDPI)
 	}
 	return l.loader
 }

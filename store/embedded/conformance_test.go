@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/figures"
 	"github.com/ibid-dev/ibid/store/storetest"
 )
 
@@ -27,7 +28,10 @@ func TestConformance(t *testing.T) {
 // TestConformanceSnapshots runs the suite with every library, of any
 // size, keeping a snapshot and opening from it (in the suite's child
 // processes too), so that its crash and damage cases cover the snapshot.
+// It doubles the suite's time, so it runs with IBID_FIGURES=1, as CI runs
+// it; the snapshot's own tests (snapshot_test.go) always run.
 func TestConformanceSnapshots(t *testing.T) {
+	figures.Require(t)
 	withSnapshots(t)
 	t.Setenv(envSnapshots, "1")
 	storetest.Run(t, harness)
