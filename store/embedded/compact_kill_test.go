@@ -54,23 +54,7 @@ func TestKillDuringCompaction(t *testing.T) {
 	for round := range 3 {
 		dir := t.TempDir()
 		cmd, sc := startCompactChild(t, dir)
-		last, stopAt := -1, 2+r.IntN(15)
-		for last < stopAt && sc.Scan() {
-			n, ok := strings.CutPrefix(sc.Text(), "done ")
-			if !ok {
-				cmd.Process.Kill()
-				t.Fatalf("child: %s", sc.Text())
-			}
-			last, _ = strconv.Atoi(n)
-		}
-		time.Sleep(time.Duration(r.IntN(5000)) * time.Microsecond)
-		cmd.Process.Kill()
-		for sc.Scan() {
-			if n, ok := strings.CutPrefix(sc.Text(), "done "); ok {
-				last, _ = strconv.Atoi(n)
-			}
-		}
-		cmd.Wait()
+		last := killAfterDone(t, cmd, sc, 2+r.IntN(15), time.Duration(r.IntN(5000))*time.Microsecond)
 
 		s := mustOpen(t, dir, testInfo)
 		if err := s.Damage(); err != nil {
@@ -180,4 +164,30 @@ func startChild(t *testing.T, env ...string) (*exec.Cmd, *bufio.Scanner) {
 		t.Fatal(err)
 	}
 	return cmd, bufio.NewScanner(out)
+}
+
+// killAfterDone reads a child's "done N" lines (a commit it made) until it
+// has reported commit stopAt, lets it go on for pause, kills it, and
+// returns the last commit it reported (-1 for none), counting the lines it
+// wrote before it died.
+func killAfterDone(t *testing.T, cmd *exec.Cmd, sc *bufio.Scanner, stopAt int, pause time.Duration) int {
+	t.Helper()
+	last := -1
+	for last < stopAt && sc.Scan() {
+		n, ok := strings.CutPrefix(sc.Text(), "done ")
+		if !ok {
+			cmd.Process.Kill()
+			t.Fatalf("child: %s", sc.Text())
+		}
+		last, _ = strconv.Atoi(n)
+	}
+	time.Sleep(pause)
+	cmd.Process.Kill()
+	for sc.Scan() {
+		if n, ok := strings.CutPrefix(sc.Text(), "done "); ok {
+			last, _ = strconv.Atoi(n)
+		}
+	}
+	cmd.Wait()
+	return last
 }

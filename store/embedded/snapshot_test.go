@@ -523,23 +523,7 @@ func TestKillWhileWritingSnapshots(t *testing.T) {
 	for round := range 4 {
 		dir := t.TempDir()
 		cmd, sc := startChild(t, envSnapshotChild+"="+dir)
-		last, stopAt := -1, 2+r.IntN(12)
-		for last < stopAt && sc.Scan() {
-			n, ok := strings.CutPrefix(sc.Text(), "done ")
-			if !ok {
-				cmd.Process.Kill()
-				t.Fatalf("child: %s", sc.Text())
-			}
-			last, _ = strconv.Atoi(n)
-		}
-		time.Sleep(time.Duration(r.IntN(8000)) * time.Microsecond)
-		cmd.Process.Kill()
-		for sc.Scan() {
-			if n, ok := strings.CutPrefix(sc.Text(), "done "); ok {
-				last, _ = strconv.Atoi(n)
-			}
-		}
-		cmd.Wait()
+		last := killAfterDone(t, cmd, sc, 2+r.IntN(12), time.Duration(r.IntN(8000))*time.Microsecond)
 
 		whole := replayed(t, dir)
 		s := mustOpen(t, dir, testInfo)
