@@ -157,6 +157,10 @@ func render(runs []run) []Quote {
 				if j > 0 && gap(prose[j-1], u) {
 					text.WriteByte(' ')
 				}
+				if j > 0 && entersList(prose[j-1], u) {
+					text.WriteString(withLead(u.list, u, u.text))
+					continue
+				}
 				text.WriteString(u.text)
 			}
 			first, last := prose[0], prose[len(prose)-1]

@@ -125,6 +125,15 @@ func leadFor(c *cand) *listLead {
 	return c.list
 }
 
+// entersList reports whether a quote that reads on from prev to c enters
+// a list there, at an item (or a sentence of one) in lower case that says
+// little without its lead-in: "… until it is repaired. `--repair`: writes
+// …", never "… until it is repaired. writes …".
+func entersList(prev, c *cand) bool {
+	lead := leadFor(c)
+	return lead != nil && (prev.list != lead || !prev.inList)
+}
+
 // withLead is the text of a quote that opens with c, after its list's
 // lead-in: "`--repair`: moves the damaged files …", or, with items
 // between them, "`--repair`: … moves …".

@@ -114,3 +114,25 @@ func TestListLeadInFramesItems(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoteEntersListWithLeadIn: a quote that reads on from the prose
+// before a list into its first items quotes the list's lead-in where the
+// list begins, not items that open in lower case after a full stop.
+func TestQuoteEntersListWithLeadIn(t *testing.T) {
+	doc := store.Document{ID: "s", Title: "Storage"}
+	p := passage(1, doc, store.Segment{ID: "s:0", Text: repairDoc, Section: []string{"Doctor"}})
+	cs := []*cand{}
+	for _, u := range units(repairDoc, "", false) {
+		u := u
+		u.seg, u.k = &p.Segment, 1
+		cs = append(cs, &u)
+	}
+	got := render([]run{{first: cs[0], units: cs[:3]}})
+	if len(got) != 1 {
+		t.Fatalf("%d quotes, want 1", len(got))
+	}
+	want := "Every command that opens a damaged library says so and says what to run. `--repair`: writes a damaged or lost manifest again from the copy the log keeps; when records"
+	if !strings.HasPrefix(got[0].Text, want) {
+		t.Errorf("quote %q, want it to open %q", got[0].Text, want)
+	}
+}
