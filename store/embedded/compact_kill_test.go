@@ -60,22 +60,7 @@ func TestKillDuringCompaction(t *testing.T) {
 		if err := s.Damage(); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		docs, err := s.Documents(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Ops 0..last finished; op last+1 may have committed its write.
-		if len(docs) != last+2 && len(docs) != last+3 {
-			t.Fatalf("round %d: %d documents after op %d", round, len(docs), last)
-		}
-		rv := last
-		if len(docs) == last+3 {
-			rv = last + 1
-		}
-		checkDoc(t, s, "r", 20, rv)
-		for i := 0; i <= rv; i++ {
-			checkDoc(t, s, "n"+strconv.Itoa(i), 3, 1)
-		}
+		checkOpsAfterKill(t, s, round, last)
 		put(t, s, "after", 1, 1) // and it takes writes again
 		s.Close()
 	}
@@ -190,4 +175,27 @@ func killAfterDone(t *testing.T, cmd *exec.Cmd, sc *bufio.Scanner, stopAt int, p
 	}
 	cmd.Wait()
 	return last
+}
+
+// checkOpsAfterKill checks a library whose child (the compaction or the
+// snapshot kill test's, which run the same ops) was killed after
+// reporting op last: ops 0..last are whole, op last+1 is whole if it
+// committed its write, and nothing else is there.
+func checkOpsAfterKill(t *testing.T, s *Store, round, last int) {
+	t.Helper()
+	docs, err := s.Documents(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != last+2 && len(docs) != last+3 {
+		t.Fatalf("round %d: %d documents after op %d", round, len(docs), last)
+	}
+	rv := last
+	if len(docs) == last+3 {
+		rv = last + 1
+	}
+	checkDoc(t, s, "r", 20, rv)
+	for i := 0; i <= rv; i++ {
+		checkDoc(t, s, "n"+strconv.Itoa(i), 3, 1)
+	}
 }
