@@ -165,10 +165,12 @@ func (r *watchRun) run(ctx context.Context) {
 	}
 	r.poll = r.opt.Poll
 	r.reroot(ctx)
-	r.sync(ctx, nil)
 
 	debounce := time.NewTimer(time.Hour)
 	debounce.Stop()
+	if r.sync(ctx, nil) {
+		debounce.Reset(r.opt.Debounce) // files still being written
+	}
 	poll := time.NewTimer(r.poll)
 	defer debounce.Stop()
 	defer poll.Stop()

@@ -162,6 +162,38 @@ func TestWatchPollSettles(t *testing.T) {
 	}
 }
 
+// TestWatchFirstSyncUnsettled: a file still being written when the
+// watcher's first sync meets it is added once it settles, with no
+// notification or poll to wake the watcher (listing only, polling once a
+// minute): the first sync asks for the next as every other sync does.
+func TestWatchFirstSyncUnsettled(t *testing.T) {
+	tmp := testEnv(t)
+	dir := filepath.Join(tmp, "papers")
+	writeFiles(t, dir, map[string]string{"a.md": note("Alpha", "About herons.")})
+	l := mustOpen(t, Options{})
+	follow(t, l, dir)
+	f, err := os.Create(filepath.Join(dir, "slow.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("# Slow\n\nIt begins with herons.\n")
+	log := newWatchLog()
+	w := l.Watch(context.Background(), WatchOptions{PollOnly: true, Poll: time.Minute, Debounce: 300 * time.Millisecond, Report: log.report})
+	defer w.Stop()
+	// Written to once more while the first sync waits for it to settle.
+	log.waitFor(t, 10*time.Second, "the first sync waiting for slow.md", func(ev WatchEvent) bool {
+		return ev.Kind == WatchProgress && ev.Progress.Stage == StageSettle
+	})
+	f.WriteString("It ends with flamingos.\n")
+	f.Close()
+	log.waitFor(t, 10*time.Second, "the first sync", synced(func(r *SyncReport) bool { return len(r.Unsettled) == 1 }))
+	log.waitFor(t, 10*time.Second, "slow.md added", synced(func(r *SyncReport) bool { return len(r.Add.Added) == 1 }))
+	if !holds(t, l, "flamingos") {
+		t.Fatal("the file was not read whole")
+	}
+}
+
 // TestWatchNewRoot: a folder the library starts to follow while the
 // watcher runs (an add in the same process) is synced and watched.
 func TestWatchNewRoot(t *testing.T) {
