@@ -55,7 +55,7 @@ func level(rel string) (n int, room string, shared bool) {
 var testHelpers = []string{
 	"rag/llmtest", "rag/ragtest", "rag/bib/zoterotest", "rag/ingest/pdf/pdftest",
 	"ui/termimage/termimagetest", "store/storetest",
-	"internal/shareddata", "internal/figures", "internal/unprivileged", "internal/argstub",
+	"internal/shareddata", "internal/figures", "internal/unprivileged", "internal/argstub", "internal/fifotest",
 }
 
 func TestRoomsArrowsPointDown(t *testing.T) {

@@ -5,11 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ibid-dev/ibid/internal/fifotest"
 )
 
 // within fails t unless fn returns within d: a hang is the failure these
@@ -51,13 +51,8 @@ func TestReadFile(t *testing.T) {
 // A named pipe with no writer is refused at once: os.ReadFile would wait
 // for a writer for ever.
 func TestFIFORefused(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no named pipes")
-	}
 	p := filepath.Join(t.TempDir(), "pipe")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skipf("no named pipes here: %v", err)
-	}
+	fifotest.MakeOrSkip(t, p)
 	within(t, 5*time.Second, func() {
 		_, err := ReadFile(p, 1<<20)
 		if !errors.Is(err, ErrNotRegular) {

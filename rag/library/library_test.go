@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/fifotest"
 	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/internal/xdg"
 	"github.com/ibid-dev/ibid/rag/retrieve"
@@ -483,9 +483,7 @@ func TestLibraryCloseCancelsAdd(t *testing.T) {
 func TestLibraryHostileFiles(t *testing.T) {
 	tmp := filepath.Join(testEnv(t), "docs")
 	writeFiles(t, tmp, sampleNotes)
-	if err := syscall.Mkfifo(filepath.Join(tmp, "pipe.md"), 0o644); err != nil {
-		t.Skipf("no named pipes here: %v", err)
-	}
+	fifotest.MakeOrSkip(t, filepath.Join(tmp, "pipe.md"))
 	big := filepath.Join(tmp, "big.txt")
 	if err := os.WriteFile(big, []byte(strings.Repeat("Sourdough rises slowly. ", 400)), 0o644); err != nil {
 		t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/fifotest"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -205,9 +205,7 @@ func TestDamageAttacks(t *testing.T) {
 		{"delete", func(t testing.TB, p string) { os.Remove(p) }},
 		{"replace with a FIFO", func(t testing.TB, p string) {
 			os.Remove(p)
-			if err := syscall.Mkfifo(p, 0o644); err != nil {
-				t.Skipf("no named pipes here: %v", err)
-			}
+			fifotest.MakeOrSkip(t, p)
 		}},
 	}
 	// Attacks that leave the library as it was: caches and evidence that

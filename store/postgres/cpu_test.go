@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,15 +14,6 @@ import (
 
 // CPU time for the measurement (measure_test.go): the figure that depends
 // least on what else a shared machine runs.
-
-// clientCPU is the CPU time (user and system) this process has used.
-func clientCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // serverCPU is the CPU time the whole PostgreSQL server has used: its
 // postmaster, every live process under it and every one it has reaped
