@@ -118,6 +118,48 @@ func TestExportPandoc(t *testing.T) {
 	}
 }
 
+// TestExportPandocNoCitekeys: /export FILE pandoc in a chat whose
+// sources have no citekey writes them as footnotes, with no bibliography
+// named or written beside it (an empty "[]" one was), and says why.
+func TestExportPandocNoCitekeys(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "tides.md")
+	if err := os.WriteFile(notes, []byte("# Spring tides\n\nSpring tides come at new and full moon.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := library.Open(context.Background(), library.Options{Name: "plain", InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	if _, err := lib.Add(context.Background(), []string{notes}, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Spring tides come at new moon [source_1]."}})
+	t.Cleanup(srv.Close)
+	b := backend.NewRAG(lib, rag.ModelAnswerer(connectModel(t, srv)), rag.PipelineOptions{Neighbours: -1}, nil, nil)
+	tm := newTM(t, b, 160, 48)
+	tm.Type("when do spring tides come?")
+	tm.Send(press("enter"))
+	waitScreen(t, tm, "Sources (1)")
+	out := filepath.Join(t.TempDir(), "answer.md")
+	tm.Type("/export " + out + " pandoc")
+	tm.Send(press("enter"))
+	waitScreen(t, tm, "no cited work has a citekey")
+	tm.Send(press("ctrl+c"))
+	final(t, tm)
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Spring tides come at new moon[^1].\n\n"; !strings.HasPrefix(string(md), want) || !strings.Contains(string(md), "[^1]: Spring tides") {
+		t.Errorf("export:\n%s\nwant it to begin\n%s", md, want)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(out), "answer.json")); err == nil {
+		t.Error("an empty bibliography was written beside the export")
+	}
+}
+
 func TestExportArgs(t *testing.T) {
 	for _, c := range []struct {
 		args  []string

@@ -31,6 +31,7 @@ type (
 	exportedMsg struct {
 		path         string
 		bibliography string // the CSL JSON written beside it ("" for none)
+		note         string // why there is none, for the Pandoc style
 		err          error
 	}
 	switchedMsg struct {
@@ -123,6 +124,9 @@ func (m *Model) onCommandDone(msg tea.Msg) tea.Cmd {
 			if msg.bibliography != "" {
 				text += " with its bibliography " + msg.bibliography + " (pandoc --citeproc " + filepath.Base(msg.path) + ")"
 			}
+			if msg.note != "" {
+				text += " (" + msg.note + ")"
+			}
 			m.status.set(statusMsg{text: text})
 		}
 	case switchedMsg:
@@ -176,7 +180,8 @@ func exportArgs(args []string) (path string, style rag.CiteStyle, err error) {
 // ibid-ID.md in the working directory), atomically. With the Pandoc
 // style it writes Pandoc citations and, beside the file, the cited works
 // as CSL JSON (FILE's name with .json; added to, when it exists), which
-// the Markdown names as its bibliography.
+// the Markdown names as its bibliography; when no cited work has a
+// citekey there is no bibliography, and its sources are footnotes.
 func exportCmd(b backend.Backend, path string, style rag.CiteStyle) tea.Cmd {
 	return func() tea.Msg {
 		if path == "" {
@@ -199,6 +204,10 @@ func exportCmd(b backend.Backend, path string, style rag.CiteStyle) tea.Cmd {
 			bibPath = path + ".json"
 		}
 		md, works := pe.PandocMarkdown(filepath.Base(bibPath))
+		if len(works) == 0 { // an empty bibliography would only be clutter
+			md, _ = pe.PandocMarkdown("")
+			return exportedMsg{path: path, note: "no cited work has a citekey: its sources are footnotes, no bibliography", err: exportFile(path, []byte(md))}
+		}
 		if _, err := bib.AddToCSLFile(bibPath, works); err != nil {
 			if errors.Is(err, bib.ErrNotCSL) {
 				err = fmt.Errorf("%w; export to another name", err)
