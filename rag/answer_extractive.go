@@ -101,7 +101,7 @@ func (extractiveAnswerer) Answer(ctx context.Context, req *Request, w io.Writer)
 			quoted(k, q.Span)
 			switch {
 			case i == 0:
-			case q.Para != res.Quotes[i-1].Para || q.Table || res.Quotes[i-1].Table:
+			case q.Para != res.Quotes[i-1].Para || q.Table || res.Quotes[i-1].Table || res.Quotes[i-1].Code != "":
 				b.WriteString("\n\n")
 			default:
 				b.WriteString(" ")
@@ -111,6 +111,9 @@ func (extractiveAnswerer) Answer(ctx context.Context, req *Request, w io.Writer)
 				continue
 			}
 			b.WriteString(neutralizeText(q.Text) + " " + ref)
+			if q.Code != "" {
+				b.WriteString("\n\n" + neutralizeText(q.Code))
+			}
 		}
 	}
 	return writeChunked(ctx, w, b.String())

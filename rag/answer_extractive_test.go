@@ -228,3 +228,29 @@ func TestExtractiveDeclinePages(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractiveQuotesCommand: asked how to do something that a command
+// in a fenced block does, the answer quotes the sentence that introduces
+// it, cites it, and writes the block as the document does, whole; the
+// question's "back up" finds the section titled "Backups".
+func TestExtractiveQuotesCommand(t *testing.T) {
+	lib := ragtest.New().Add(store.Document{ID: "pg", Title: "PostgreSQL"},
+		ragtest.Seg("A lost connection is tried again once; a write is never retried behind your back.", 0, "Connections"),
+		ragtest.Seg("## Backups\n\nEverything ibid knows is in these tables, so the usual tools work:\n\n"+
+			"```\npg_dump --format=custom -t 'rag_*' --file=ibid.dump 'postgres://…'   # only ibid's tables\n```\n\n"+
+			"Restore into a database where pgvector is installed.", 0, "Backups"))
+	p := NewPipeline(statsLibrary{lib}, ExtractiveAnswerer(), PipelineOptions{})
+	evs, err := collect(t, p, NewConversation("t"), "How do I back up only ibid's tables?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOrder(t, evs)
+	want := "Everything ibid knows is in these tables, so the usual tools work: [1]\n\n" +
+		"```\npg_dump --format=custom -t 'rag_*' --file=ibid.dump 'postgres://…'   # only ibid's tables\n```"
+	if got := plain(evs); !strings.HasPrefix(got, want) {
+		t.Errorf("answer = %q, want it to open %q", got, want)
+	}
+	if qs := lib.Queries(); !strings.HasSuffix(qs[len(qs)-1], " backup") {
+		t.Errorf("searched for %q, not for backup too", qs[len(qs)-1])
+	}
+}

@@ -43,6 +43,9 @@ type cand struct {
 	fragment bool // does not start or end as a sentence does
 	code     bool // LaTeX, a command line, a configuration line
 	leadIn   bool // ends with ':' or is a run-in heading ("Citation recall.")
+	// block is the fenced code block it introduces: it ends with a colon
+	// and the block follows it in its segment (empty: none).
+	block ingest.Span
 	// inList: it is a list's item, or a sentence of one; list is that
 	// list's lead-in (nil: none known); opensList: the list opens its
 	// segment, so that its lead-in may be in the segment before.
@@ -172,6 +175,7 @@ func unitsUnder(text, prev string, known bool, head, sep string) []cand {
 		}
 		ls.unit(&c, len(out) == 0)
 		if strings.HasSuffix(s, ":") {
+			c.block = blockAfter(text, sp.End, fences)
 			s = s[:len(s)-1] + "."
 			c.text = s
 		}
@@ -181,6 +185,24 @@ func unitsUnder(text, prev string, known bool, head, sep string) []cand {
 		out[i].pos = i
 	}
 	return out
+}
+
+// maxBlockLines is the most lines a code block may have to be quoted
+// with the sentence that introduces it.
+const maxBlockLines = 12
+
+// blockAfter is the fenced block of fences that opens after white space
+// at end of text, if it has at most maxBlockLines lines (empty: none).
+func blockAfter(text string, end int, fences []ingest.Span) ingest.Span {
+	for _, f := range fences {
+		if f.Start >= end && strings.TrimSpace(text[end:f.Start]) == "" {
+			if strings.Count(strings.TrimRight(text[f.Start:f.End], "\n"), "\n") <= maxBlockLines+1 {
+				return f
+			}
+			break
+		}
+	}
+	return ingest.Span{}
 }
 
 // tableHeadAtEnd is the header and separator of the Markdown table that

@@ -27,6 +27,7 @@ type run struct {
 	first *cand     // the candidate that earned the quote
 	units []*cand   // in reading order
 	lead  *listLead // quoted first: the lead-in of the list units[0] is an item of (leadFor)
+	block bool      // quoted with the code block its one unit introduces (cand.block)
 }
 
 // choose picks the quotes: the best candidate with what it needs around
@@ -54,8 +55,15 @@ func choose(qu *question, cands []*cand) []run {
 		if len(out) > 0 && (c.score < secondShare*out[0].first.score || nearDuplicate(c, out) || !holdsOwn(qu, c)) {
 			continue
 		}
-		r := grow(c, bySeg[c.seg.ID], used)
-		if len(r.units) == 1 && c.leadIn {
+		var r run
+		if c.showsHow(qu) {
+			// The sentence that introduces a command is quoted with the
+			// command's block, and nothing after it.
+			r = run{first: c, units: []*cand{c}, block: true}
+		} else {
+			r = grow(c, bySeg[c.seg.ID], used)
+		}
+		if len(r.units) == 1 && c.leadIn && !r.block {
 			continue // a run-in heading whose text is in the next segment says nothing alone
 		}
 		for _, u := range r.units {
@@ -172,7 +180,15 @@ func render(runs []run) []Quote {
 					span.Start = r.lead.span.Start
 				}
 			}
-			out = append(out, Quote{K: first.k, Segment: *first.seg, Text: t, Span: span, Para: i})
+			q := Quote{K: first.k, Segment: *first.seg, Text: t, Span: span, Para: i}
+			if r.block {
+				// The sentence as the document ends it, with a colon, and
+				// its block.
+				q.Text = strings.TrimSuffix(t, ".") + ":"
+				q.Code = strings.TrimSpace(first.seg.Text[first.block.Start:first.block.End])
+				q.Span.End = first.block.End
+			}
+			out = append(out, q)
 			prose = nil
 		}
 		for _, u := range r.units {

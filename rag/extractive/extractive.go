@@ -83,6 +83,10 @@ type Quote struct {
 	// Span is where it lies in Segment.Text (for a table: the row).
 	Span  ingest.Span
 	Table bool // a Markdown table (header, separator, row): written as a block
+	// Code is the fenced code block (fences included, as the document
+	// writes it) that Text introduces, written as a block after Text and
+	// its citation; Span covers both. "" when none.
+	Code string
 	// Para numbers the answer's paragraphs: a new Para starts one.
 	Para int
 }
@@ -107,6 +111,7 @@ func Answer(ctx context.Context, q Query) (Result, error) {
 		carried = append(carried, analyse(w)...)
 	}
 	qu := newQuestion(q.Question, carried)
+	qu.dropUnheld(ctx, q.Stats)
 	raw, weighted := Weights(ctx, q.Stats, qu.terms)
 	qu.weights = make([]float64, len(raw))
 	for i, w := range raw {

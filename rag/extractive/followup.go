@@ -46,7 +46,7 @@ const maxFollowupWords = 8
 // question was itself a follow-up, what it carried over carries on.
 func Resolve(question string, earlier []string) Resolution {
 	r := Resolution{Question: question, Query: question}
-	if extra := append(baseForms(question), againWords(question)...); len(extra) > 0 {
+	if extra := slices.Concat(baseForms(question), againWords(question), joinedWords(question)); len(extra) > 0 {
 		r.Query += " " + strings.Join(extra, " ")
 	}
 	if len(earlier) == 0 || !followup(question) {

@@ -71,6 +71,10 @@ type question struct {
 	// when it names none (namedDocument).
 	named      string
 	namedTitle map[string]bool
+	// joined are the terms that are the one-word forms of the
+	// question's phrasal verbs ("backup" of "back up", joinedWords),
+	// kept only where the library holds them (dropUnheld).
+	joined map[string]bool
 	// pairs are the question's adjacent content terms ("citat recal"),
 	// which a sentence holding them in a row matches as a phrase.
 	pairs map[[2]string]bool
@@ -329,11 +333,21 @@ func measured(q string) []string {
 func newQuestion(q string, carried []string) *question {
 	qu := &question{text: q, kind: kindOf(q), pairs: map[[2]string]bool{}}
 	qu.terms = questionTerms(q)
-	own := len(qu.terms)
 	seen := map[string]bool{}
 	for _, t := range qu.terms {
 		seen[t] = true
 	}
+	for _, t := range joinedForms(q) {
+		if !seen[t] {
+			seen[t] = true
+			qu.terms = append(qu.terms, t)
+			if qu.joined == nil {
+				qu.joined = map[string]bool{}
+			}
+			qu.joined[t] = true
+		}
+	}
+	own := len(qu.terms)
 	for _, t := range carried {
 		if !seen[t] {
 			seen[t] = true

@@ -74,6 +74,12 @@ func candidates(qu *question, passages []Passage) []*cand {
 						// its table's header.
 						c.frame = c.list.terms
 					}
+					if c.showsHow(qu) {
+						// The command a how-to question's answer
+						// introduces is quoted with it: its words
+						// count as the lead-in's.
+						c.frame = union(c.frame, termSet(seg.Text[c.block.Start:c.block.End]))
+					}
 				}
 				c.terms = map[string]bool{}
 				for _, t := range c.toks {
@@ -108,6 +114,27 @@ func candidates(qu *question, passages []Passage) []*cand {
 		}
 		return 0
 	})
+	return out
+}
+
+// showsHow reports whether c introduces a code block that answers a
+// how-to question: the command is quoted with it (choose).
+func (c *cand) showsHow(qu *question) bool {
+	return qu.kind == KindHowTo && c.block.End > c.block.Start
+}
+
+// union is the terms of a and b (a itself when b is empty).
+func union(a, b map[string]bool) map[string]bool {
+	if len(b) == 0 {
+		return a
+	}
+	out := make(map[string]bool, len(a)+len(b))
+	for t := range a {
+		out[t] = true
+	}
+	for t := range b {
+		out[t] = true
+	}
 	return out
 }
 
@@ -432,7 +459,7 @@ func shape(qu *question, c *cand) (float64, string) {
 			return 1.3, "gives a reason ×1.3"
 		}
 	case KindHowTo:
-		if reHowToCue.MatchString(low) {
+		if reHowToCue.MatchString(low) || c.showsHow(qu) {
 			return 1.25, "says how ×1.25"
 		}
 	case KindCompare:
