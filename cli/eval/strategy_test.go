@@ -37,7 +37,7 @@ const longDocSlack = 0.015
 var answerFigures = struct {
 	questions, first, followups                float64
 	declined, firstDeclined, followupsDeclined int
-}{0.740, 0.705, 0.800, 1, 1, 0}
+}{0.750, 0.718, 0.800, 1, 1, 0}
 
 const (
 	firstTarget      = 0.70

@@ -211,8 +211,26 @@ func clause(q string) string {
 // naming it, and is read as a general question.
 const maxSubjectTerms = 4
 
-// kindOf is the kind of answer q asks for.
+// kindOf is the kind of answer q asks for: its first clause's, or, when
+// that asks for nothing in particular and its last clause, after ",
+// and", asks how many, how often, how much …, a number ("Which server
+// errors make ibid try the request again, and how often?").
 func kindOf(q string) Kind {
+	k := clauseKind(q)
+	if k != KindGeneral {
+		return k
+	}
+	s := clause(q)
+	if i := strings.LastIndex(s, ", and "); i > 0 {
+		if clauseKind(s[i+2:]) == KindNumber {
+			return KindNumber
+		}
+	}
+	return KindGeneral
+}
+
+// clauseKind is the kind of answer q's first clause asks for.
+func clauseKind(q string) Kind {
 	s := clause(q)
 	switch {
 	case reHowTo.MatchString(s):

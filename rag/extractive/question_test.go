@@ -31,6 +31,12 @@ func TestKindOf(t *testing.T) {
 		{"参考文献的引用格式有哪几种选项？", KindList},
 		{"英文模式下为什么不能输入中文？", KindReason},
 		{"Bees and flowers", KindGeneral},
+		// A question that asks two things wants the number its last
+		// clause asks for when the first asks for nothing in particular.
+		{"Which server errors make ibid try the request again, and how often?", KindNumber},
+		{"How good is the approximate search's recall, and what setting matters?", KindNumber},
+		{"Where is a conversation stored, and how do I pick up the last one again?", KindGeneral},
+		{"Which folders are searched, and how many?", KindList},
 		// A leading phrase sets the scene; the question proper decides.
 		{"In the interactive method, how many documents may the model open at a time?", KindNumber},
 		{"By how much does summarising the passages shrink them?", KindNumber},
