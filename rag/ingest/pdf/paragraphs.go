@@ -65,8 +65,9 @@ func (p *paragraph) last() *textLine  { return p.lines[len(p.lines)-1] }
 var captionRE = regexp.MustCompile(`^(Figure|Fig\.|Table|Algorithm|Listing|图|表)\s*[0-9A-Z]+(\s*[.:：]|\s+\p{Lu}|\s*\p{Han}|\s*$)`)
 
 // footnoteMarkRE matches a footnote's first line: a number or a symbol,
-// then its text.
-var footnoteMarkRE = regexp.MustCompile(`^([0-9]{1,3}|[*†‡§¶])\s?\S`)
+// then its text; a number followed by a full stop, a comma, a colon or a
+// semicolon is a number of the text ("1.75", "11 ,253" in a listing).
+var footnoteMarkRE = regexp.MustCompile(`^(?:[0-9]{1,3}\s?[^\s.,:;0-9]|[*†‡§¶]\s?\S)`)
 
 // markSmallText drops text that is not prose: characters drawn inside a
 // figure (an image or a form XObject that is not the whole page) and tiny
@@ -152,8 +153,11 @@ func letterShare(s string) float64 {
 // page: a block of lines clearly smaller than the body text, below the
 // last body line, whose first line starts with a footnote mark. Each
 // footnote (a mark and its lines) becomes its own paragraph; the lines
-// left are returned.
+// left are returned. The body text is the page's own where it is larger
+// than the document's: a manual whose code listings outnumber its prose
+// in characters (ElegantPaper's) has its prose's size there.
 func splitFootnotes(p *layoutPage, body float32) (rest []*textLine, notes []*paragraph) {
+	body = max(body, pageBody(p))
 	byFlow := map[int][]*textLine{}
 	cols := 0
 	for _, l := range p.lines {
@@ -206,6 +210,24 @@ func splitFootnotes(p *layoutPage, body float32) (rest []*textLine, notes []*par
 	return rest, notes
 }
 
+// pageBody is the size of most of a page's live text, by the width it
+// takes (a CJK character is as wide as two Latin ones); 0 for none.
+func pageBody(p *layoutPage) float32 {
+	width := map[float32]float32{}
+	var best, size float32
+	for _, l := range p.lines {
+		if l.drop {
+			continue
+		}
+		s := roundSize(l.size)
+		width[s] += l.x1 - l.x0
+		if w := width[s]; w > best || w == best && s < size {
+			best, size = w, s
+		}
+	}
+	return size
+}
+
 // isFootnoteStart reports whether a line begins with a footnote mark: a
 // raised or smaller number or symbol, or a number and text.
 func isFootnoteStart(l *textLine) bool {
@@ -220,7 +242,9 @@ func isFootnoteStart(l *textLine) bool {
 }
 
 // footnoteText writes a footnote mark apart from its text: "1Our code"
-// becomes "1 Our code".
+// becomes "1 Our code", "2英文模式下" "2 英文模式下". A mark drawn in the
+// same run as its text is told from a number of the text by what
+// follows it: a CJK character, or a capital starting a word ("3D" stays).
 func footnoteText(l *textLine) string {
 	if len(l.frags) > 1 {
 		f := l.frags[0]
@@ -230,8 +254,15 @@ func footnoteText(l *textLine) string {
 			return cleanLine(t) + " " + strings.TrimLeft(l.text[len(ft):], " ")
 		}
 	}
+	if m := gluedMarkRE.FindStringSubmatchIndex(l.text); m != nil {
+		return l.text[:m[3]] + " " + l.text[m[3]:]
+	}
 	return l.text
 }
+
+// gluedMarkRE matches a footnote's number glued to its text: before a
+// CJK character, or before a capitalised word.
+var gluedMarkRE = regexp.MustCompile(`^([0-9]{1,3})(?:[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]|\p{Lu}\p{Ll})`)
 
 // paragraphsOf groups a page's live lines into paragraphs. A paragraph
 // breaks at a change of flow (kept together later if the text runs on), a

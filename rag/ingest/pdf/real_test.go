@@ -125,6 +125,35 @@ func TestElegantPaperNoPageNumberLines(t *testing.T) {
 	}
 }
 
+// The ElegantPaper manuals' footnotes are footnotes, their marks apart
+// from their text, although the manuals' code listings (9 pt, like the
+// notes) outnumber their prose (11 pt) in characters; a listing's lines
+// that begin with a number ("1.75***", "11 ,253***") stay in the body.
+func TestElegantPaperFootnotes(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		page  int
+		notes []string
+	}{
+		{"elegantpaper-cn.pdf", 4, []string{"1 通过调用 gbt7714 宏包", "2 英文模式下，由于未加载中文宏包，无法输入中文。"}},
+		{"elegantpaper-en.pdf", 1, []string{"1 with ctex package for Chinese fonts settings."}},
+	} {
+		doc, _ := readShared(t, c.file)
+		var got []string
+		for _, b := range doc.Blocks {
+			if b.Kind == Footnote && b.Lines[0].Box.Page == c.page {
+				got = append(got, b.Text)
+			}
+			if b.Kind == Footnote && regexp.MustCompile(`^[0-9]+ ?[.,]`).MatchString(b.Text) {
+				t.Errorf("%s: a listing's line taken for a footnote: %q", c.file, b.Text)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(c.notes, "\n") {
+			t.Errorf("%s p. %d: footnotes %q, want %q", c.file, c.page, got, c.notes)
+		}
+	}
+}
+
 // raisedMarks lists the footnote marks a PDF draws after a word, read
 // from its characters: digits smaller than the character before them
 // (a letter or closing punctuation, with no space between) and raised
