@@ -4,7 +4,7 @@ package keyword
 // stripping", 1980, in the form of his reference C implementation, as used
 // by Lucene's PorterStemFilter) of a lowercase ASCII word. Words of two
 // letters or fewer, and words with anything other than a-z, are returned
-// unchanged.
+// unchanged. The result may share memory with w.
 func stem(w string) string {
 	if len(w) <= 2 {
 		return w
@@ -14,20 +14,39 @@ func stem(w string) string {
 			return w
 		}
 	}
-	s := porter{b: []byte(w), k: len(w) - 1}
-	s.step1ab()
-	if s.k > 0 {
-		s.step1c()
-		s.step2()
-		s.step3()
-		s.step4()
-		s.step5()
+	var buf [maxFastWord]byte
+	b := buf[:]
+	if len(w) >= len(buf) {
+		b = make([]byte, len(w)+1)
 	}
-	return string(s.b[:s.k+1])
+	copy(b, w)
+	b = stemBytes(b, len(w))
+	if string(b) == w[:len(b)] {
+		return w[:len(b)]
+	}
+	return string(b)
 }
 
-// porter is the stemmer's state: b[0..k] is the word being stemmed, and j
-// marks the end of the stem before a suffix found by ends.
+// stemBytes stems the lowercase a-z word b[:n] (more than two letters, n <
+// len(b)) in place and returns the stem. The stem never grows past n
+// letters (a step that adds a letter follows one that removed at least
+// two); b has room for one more all the same.
+func stemBytes(b []byte, n int) []byte {
+	p := porter{b: b, k: n - 1}
+	p.step1ab()
+	if p.k > 0 {
+		p.step1c()
+		p.step2()
+		p.step3()
+		p.step4()
+		p.step5()
+	}
+	return p.b[:p.k+1]
+}
+
+// porter is the stemmer's state: b[0..k] is the word being stemmed (b has
+// room past k for what setto writes), and j marks the end of the stem
+// before a suffix found by ends.
 type porter struct {
 	b    []byte
 	k, j int
@@ -123,8 +142,7 @@ func (p *porter) ends(s string) bool {
 
 // setto replaces b[j+1..k] with s.
 func (p *porter) setto(s string) {
-	p.b = append(p.b[:p.j+1], s...)
-	p.k = p.j + len(s)
+	p.k = p.j + copy(p.b[p.j+1:], s)
 }
 
 func (p *porter) r(s string) {
@@ -183,7 +201,7 @@ func (p *porter) step1c() {
 // suffix is one rule: a suffix and its replacement.
 type suffix struct{ from, to string }
 
-var step2Rules = map[byte][]suffix{
+var step2Rules = [256][]suffix{
 	'a': {{"ational", "ate"}, {"tional", "tion"}},
 	'c': {{"enci", "ence"}, {"anci", "ance"}},
 	'e': {{"izer", "ize"}},
@@ -194,14 +212,14 @@ var step2Rules = map[byte][]suffix{
 	'g': {{"logi", "log"}},
 }
 
-var step3Rules = map[byte][]suffix{
+var step3Rules = [256][]suffix{
 	'e': {{"icate", "ic"}, {"ative", ""}, {"alize", "al"}},
 	'i': {{"iciti", "ic"}},
 	'l': {{"ical", "ic"}, {"ful", ""}},
 	's': {{"ness", ""}},
 }
 
-var step4Rules = map[byte][]string{
+var step4Rules = [256][]string{
 	'a': {"al"},
 	'c': {"ance", "ence"},
 	'e': {"er"},

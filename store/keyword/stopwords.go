@@ -11,3 +11,18 @@ var stopwords = map[string]bool{
 	"their": true, "then": true, "there": true, "these": true, "they": true,
 	"this": true, "to": true, "was": true, "will": true, "with": true,
 }
+
+// isStopword is stopwords[string(b)] without hashing (the fast path of
+// Tokenize); TestStopwordSwitch keeps the two in step.
+func isStopword(b []byte) bool {
+	if len(b) > 5 {
+		return false
+	}
+	switch string(b) {
+	case "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in",
+		"into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the",
+		"their", "then", "there", "these", "they", "this", "to", "was", "will", "with":
+		return true
+	}
+	return false
+}

@@ -16,7 +16,7 @@ import (
 // kept as it is). Tokens are returned in text order; words with neither a
 // letter nor a digit (punctuation, spaces, emoji) are dropped.
 func Tokenize(text string) []string {
-	var out []string
+	out := make([]string, 0, len(text)/8+1) // about one term in 7 bytes of English
 	analyse(text, func(tok string, cjk bool) {
 		if !cjk {
 			tok = normWord(tok)
@@ -138,8 +138,12 @@ func bigrams(run string, emit func(string, bool)) {
 }
 
 // normWord lowercases a segmented word, strips an English possessive,
-// drops stopwords and stems ASCII words; "" means drop the word.
+// drops stopwords and stems ASCII words; "" means drop the word. The
+// result may share memory with w.
 func normWord(w string) string {
+	if len(w) <= maxFastWord && isASCII(w) {
+		return normASCII(w)
+	}
 	w = lower(w)
 	if strings.HasSuffix(w, "'s") {
 		w = w[:len(w)-2]
@@ -150,6 +154,59 @@ func normWord(w string) string {
 		return ""
 	}
 	return stem(w)
+}
+
+// maxFastWord is the longest word normASCII takes: its buffer lives on the
+// stack.
+const maxFastWord = 64
+
+// normASCII is normWord for an ASCII word of at most maxFastWord bytes,
+// lowercased and stemmed in a buffer on the stack: it allocates only when
+// the term is not a piece of w (a word in capitals, or a stem that
+// rewrites a suffix, such as happy → happi).
+func normASCII(w string) string {
+	var buf [maxFastWord + 1]byte
+	b := buf[:len(w)]
+	same := true // b == w so far
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+			same = false
+		}
+		b[i] = c
+	}
+	if n := len(b); n >= 2 && b[n-2] == '\'' && b[n-1] == 's' {
+		b = b[:n-2]
+	}
+	if len(b) == 0 || isStopword(b) {
+		return ""
+	}
+	if len(b) > 2 && allLower(b) {
+		b = stemBytes(buf[:], len(b))
+	}
+	if same && string(b) == w[:len(b)] {
+		return w[:len(b)]
+	}
+	return string(b)
+}
+
+func isASCII(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func allLower(b []byte) bool {
+	for _, c := range b {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // lower is strings.ToLower without an allocation for words already in
