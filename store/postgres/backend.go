@@ -75,10 +75,12 @@ func connectMigrate(ctx context.Context, cfg *pgxpool.Config, create, readOnly b
 	return migrate(ctx, conn, create, readOnly)
 }
 
-// newPool opens a connection pool whose connections know pgvector's types.
+// newPool opens a connection pool whose connections know pgvector's types
+// and encode a chunk row's terms quickly (arrays.go).
 func newPool(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
 	cfg = cfg.Copy()
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		registerArrays(conn.TypeMap())
 		return pgxvec.RegisterTypes(ctx, conn)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

@@ -62,7 +62,7 @@ func analyse(rows [][]any, offsets []int, parents [][]bool) *analysis {
 					if !parents[k][j] {
 						terms, freqs, n = termFreqs(row[colTerms].(string))
 					}
-					row[colTerms], row[colFreqs], row[colCount] = terms, freqs, n
+					row[colTerms], row[colFreqs], row[colCount] = textArray(terms), int4Array(freqs), n
 				}
 				close(a.ready[k])
 			}
@@ -84,7 +84,7 @@ func (a *analysis) wait() *frequencies {
 	f := &frequencies{}
 	for _, row := range a.rows {
 		f.total += int64(row[colCount].(int))
-		for _, t := range row[colTerms].([]string) {
+		for _, t := range row[colTerms].(textArray) {
 			df[t]++
 		}
 	}

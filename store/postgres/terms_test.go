@@ -34,7 +34,7 @@ func TestAnalysisStreamsAnalysedRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := v[colTerms].([]string); !ok {
+		if _, ok := v[colTerms].(textArray); !ok {
 			t.Fatalf("row %d streamed before its terms: %v", n, v[colTerms])
 		}
 		n++
@@ -42,13 +42,13 @@ func TestAnalysisStreamsAnalysedRows(t *testing.T) {
 	if n != 5 || s.Err() != nil {
 		t.Fatalf("streamed %d rows (err %v), want 5", n, s.Err())
 	}
-	if terms := rows[2][colTerms].([]string); len(terms) != 0 || rows[2][colCount].(int) != 0 {
+	if terms := rows[2][colTerms].(textArray); len(terms) != 0 || rows[2][colCount].(int) != 0 {
 		t.Errorf("a parent has terms %v", terms)
 	}
 	f := a.wait()
 	want := map[string]int32{}
 	for _, i := range []int{0, 1, 3, 4} {
-		for _, term := range rows[i][colTerms].([]string) {
+		for _, term := range rows[i][colTerms].(textArray) {
 			want[term]++
 		}
 	}

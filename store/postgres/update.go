@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -188,8 +189,11 @@ func (s *Store) chunkRow(doc *store.Document, j int, sg *store.Segment, parent b
 	if err := store.CheckBoxes(sg); err != nil {
 		return nil, err
 	}
-	var vec any // NULL for the zero vector: never indexed, never returned
-	v := append([]float32(nil), sg.Vector...)
+	var vec any    // NULL for the zero vector: never indexed, never returned
+	v := sg.Vector // the caller's: copied only if Normalize would scale it
+	if !unitLength(v) {
+		v = append([]float32(nil), v...)
+	}
 	zero, err := store.Normalize(v)
 	if err != nil {
 		return nil, fmt.Errorf("segment %s: %w", sg.ID, err)
@@ -401,4 +405,15 @@ func (s *Store) countTerms(ctx context.Context, tx pgx.Tx, docs []string, sign i
 		_, err = tx.Exec(ctx, `DELETE FROM rag_terms WHERE collection_id = $1 AND df <= 0`, s.coll)
 	}
 	return err
+}
+
+// unitLength reports whether store.Normalize leaves v as it is: its length
+// (summed as Normalize sums it) is within 1e-7 of 1. Most embedders'
+// vectors are, and a bulk load then makes no copy of them.
+func unitLength(v []float32) bool {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	return math.Abs(math.Sqrt(sum)-1) < 1e-7
 }
