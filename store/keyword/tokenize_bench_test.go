@@ -33,10 +33,8 @@ func scifactTexts(tb testing.TB, n int) []string {
 // BenchmarkTokenize analyses 1,000 SciFact abstracts an op. Besides the
 // wall time it reports the process's CPU time an op (cpu-ms/op, garbage
 // collection included), which depends less on what else a shared machine
-// runs; BenchmarkTokenizeBefore is the same for the previous analyser.
+// runs.
 func BenchmarkTokenize(b *testing.B) { benchTokenize(b, Tokenize) }
-
-func BenchmarkTokenizeBefore(b *testing.B) { benchTokenize(b, refTokenize) }
 
 func benchTokenize(b *testing.B, tokenize func(string) []string) {
 	texts := scifactTexts(b, 1000)
