@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"time"
@@ -13,16 +12,16 @@ import (
 	pdferrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
-	"github.com/klippa-app/go-pdfium/webassembly"
-	"github.com/tetratelabs/wazero"
 )
 
-// Engine reads PDFs: a lazily started pool of pdfium WebAssembly instances.
+// Engine reads PDFs with pdfium WebAssembly instances borrowed from the
+// process's shared pool (see pools), started on the first PDF.
 //
 // Invariant: pool is nil until the first PDF is loaded; after start it is
 // either a working pool or err says why it could not start (and is
-// returned to every later caller). Close releases the pool and the wazero
-// compilation cache; a closed engine refuses further work.
+// returned to every later caller). Close waits for the engine's own work
+// and leaves the shared pool to other engines; a closed engine refuses
+// further work.
 type Engine struct {
 	cacheDir string
 	work     sync.WaitGroup // reading goroutines, abandoned ones too
@@ -36,9 +35,8 @@ type Engine struct {
 	ocr   OCR // see SetOCR
 
 	once   sync.Once
-	mu     sync.Mutex // guards pool, cache, closed
+	mu     sync.Mutex // guards pool, err, closed
 	pool   pdfium.Pool
-	cache  wazero.CompilationCache
 	err    error
 	closed bool
 }
@@ -79,8 +77,9 @@ func (e *Engine) memoryPages() uint32 {
 
 // NewEngine returns an Engine that keeps wazero's compilation cache in
 // cacheDir (e.g. $XDG_CACHE_HOME/ibid/wazero); "" means no cache on disk
-// (compiling pdfium then costs a few seconds per process). It is safe for
-// concurrent use; nothing starts until the first Read.
+// (compiling pdfium then costs a few seconds per process, once: engines
+// share the process's pdfium, see pools). It is safe for concurrent use;
+// nothing starts until the first Read.
 func NewEngine(cacheDir string) *Engine {
 	return &Engine{cacheDir: cacheDir}
 }
@@ -88,56 +87,18 @@ func NewEngine(cacheDir string) *Engine {
 // closeWait is how long Close waits for abandoned work.
 const closeWait = 2 * time.Second
 
-// pdfWorkers bounds the number of pdfium instances (each holds its own
-// WebAssembly memory, which grows with the document).
-const pdfWorkers = 2
-
-// start compiles the pdfium module (using the on-disk cache when there is
-// one) and creates the pool. It runs once per engine.
+// start borrows the process's pool for the engine's memory limit,
+// starting it if no engine has (see sharedPoolFor). It runs once per
+// engine.
 func (e *Engine) start() {
-	// The memory limit stops a decompression bomb before it takes the
-	// machine. (WithCloseOnContextDone would let a deadline stop pdfium
-	// inside a call, but it starts a goroutine on every call, which more
-	// than doubles the cost of reading a page; extract abandons a PDF at
-	// its deadline instead.)
-	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(e.memoryPages())
-	var cache wazero.CompilationCache
-	if e.cacheDir != "" {
-		c, err := wazero.NewCompilationCacheWithDir(e.cacheDir)
-		if err == nil {
-			cache = c
-		}
-		// A cache directory that cannot be used only costs time: fall
-		// back to compiling in memory.
-	}
-	if cache == nil {
-		cache = wazero.NewCompilationCache()
-	}
-	rc = rc.WithCompilationCache(cache)
-	pool, err := webassembly.Init(webassembly.Config{
-		MinIdle:       1,
-		MaxIdle:       pdfWorkers,
-		MaxTotal:      pdfWorkers,
-		ReuseWorkers:  true,
-		RuntimeConfig: rc,
-		FSConfig:      wazero.NewFSConfig(), // documents are passed as bytes; mount nothing
-		Stdout:        io.Discard,
-		Stderr:        io.Discard,
-	})
+	pool, err := sharedPoolFor(e.memoryPages(), e.cacheDir)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err != nil {
-		cache.Close(context.Background())
-		e.err = fmt.Errorf("%w: couldn't start pdfium: %w", ErrUnavailable, err)
+		e.err = err
 		return
 	}
-	if e.closed { // Close raced with start
-		pool.Close()
-		cache.Close(context.Background())
-		e.err = fmt.Errorf("%w: loader is closed", ErrUnavailable)
-		return
-	}
-	e.pool, e.cache = pool, cache
+	e.pool = pool
 }
 
 func (e *Engine) instance(ctx context.Context) (pdfium.Pdfium, error) {
@@ -169,9 +130,10 @@ func (e *Engine) instance(ctx context.Context) (pdfium.Pdfium, error) {
 	return inst, nil
 }
 
-// Close releases the pool. A PDF abandoned at its deadline may still be
-// inside pdfium: Close waits up to closeWait for it, then leaves the pool
-// to the garbage collector rather than close it under a running call.
+// Close stops the engine: later reads fail with ErrUnavailable. A PDF
+// abandoned at its deadline may still be inside pdfium: Close waits up to
+// closeWait for the engine's work to give its instances back to the
+// shared pool, which stays for other engines (see pools).
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	if e.closed {
@@ -185,22 +147,8 @@ func (e *Engine) Close() error {
 	select {
 	case <-idle:
 	case <-time.After(closeWait):
-		return nil
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var err error
-	if e.pool != nil {
-		err = e.pool.Close()
-		e.pool = nil
-	}
-	if e.cache != nil {
-		if cerr := e.cache.Close(context.Background()); err == nil {
-			err = cerr
-		}
-		e.cache = nil
-	}
-	return err
+	return nil
 }
 
 // extracted is what the PDF engine extracts from one file.
