@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -13,6 +14,21 @@ import (
 
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 )
+
+// Tesseract runs with OpenMP held to one thread (pages are read a
+// Tesseract a core already), unless the user set a limit of their own.
+func TestTesseractOneThread(t *testing.T) {
+	t.Setenv("OMP_THREAD_LIMIT", "")
+	os.Unsetenv("OMP_THREAD_LIMIT")
+	if env := tesseractEnv(); !slices.Contains(env, "OMP_THREAD_LIMIT=1") {
+		t.Errorf("OMP_THREAD_LIMIT unset: Tesseract's environment lacks OMP_THREAD_LIMIT=1")
+	}
+	t.Setenv("OMP_THREAD_LIMIT", "2")
+	env := tesseractEnv()
+	if !slices.Contains(env, "OMP_THREAD_LIMIT=2") || slices.Contains(env, "OMP_THREAD_LIMIT=1") {
+		t.Errorf("OMP_THREAD_LIMIT=2 set: Tesseract's environment has %q", slices.DeleteFunc(env, func(v string) bool { return !strings.HasPrefix(v, "OMP_") }))
+	}
+}
 
 // scanOf renders each page of a PDF at dpi and wraps the images as a PDF
 // with no text layer: a scan of it.
