@@ -2,7 +2,6 @@ package rag
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,21 +12,11 @@ import (
 )
 
 // docsLibrary is a library in memory of this repository's docs/ (real
-// Markdown, long enough that a question's hits sit side by side).
+// Markdown, long enough that a question's hits sit side by side), built
+// for the test; sharedDocsLibrary is the one built once per test binary.
 func docsLibrary(t *testing.T) *library.Library {
 	t.Helper()
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
-	ctx := context.Background()
-	l, err := library.Open(ctx, library.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	if _, err := l.Add(ctx, []string{filepath.Join("..", "docs")}, nil); err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return freshLibrary(t, filepath.Join("..", "docs"))
 }
 
 // windowsQuestion has hits in neighbouring segments of docs/answers.md.
@@ -38,7 +27,7 @@ const windowsQuestion = "How is each passage offered to the model under its alia
 // each appears once, under one alias per passage, even where hits were
 // neighbours (their windows merged).
 func TestPromptOffersEachSegmentOnce(t *testing.T) {
-	lib := docsLibrary(t)
+	lib := sharedDocsLibrary(t)
 	ps, err := lib.Search(context.Background(), windowsQuestion, retrieve.Options{K: 8})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +77,7 @@ func TestPromptOffersEachSegmentOnce(t *testing.T) {
 // the segment its citation points at, also where a passage absorbed
 // neighbouring hits.
 func TestExtractiveCitesItsHit(t *testing.T) {
-	lib := docsLibrary(t)
+	lib := sharedDocsLibrary(t)
 	evs, err := collect(t, NewPipeline(lib, ExtractiveAnswerer(), PipelineOptions{K: 8}), NewConversation("t"), windowsQuestion)
 	if err != nil {
 		t.Fatal(err)

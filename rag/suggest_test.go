@@ -14,22 +14,11 @@ import (
 	"github.com/ibid-dev/ibid/store"
 )
 
-// pdfLibrary is a library in memory of the bundled PDFs.
+// pdfLibrary is a library in memory of the bundled PDFs, built for the
+// test; sharedPDFLibrary is the one built once per test binary.
 func pdfLibrary(t *testing.T) *library.Library {
 	t.Helper()
-	dir := shareddata.Path(t, "pdf")
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
-	ctx := context.Background()
-	l, err := library.Open(ctx, library.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	if _, err := l.Add(ctx, []string{dir}, nil); err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return freshLibrary(t, shareddata.Path(t, "pdf"))
 }
 
 // TestSuggestLeadsToOwnSection: every suggestion on ibid's docs and on
@@ -37,7 +26,7 @@ func pdfLibrary(t *testing.T) *library.Library {
 // conversation), gets an extractive answer whose first quote is a
 // sentence of the section the question was drawn from.
 func TestSuggestLeadsToOwnSection(t *testing.T) {
-	for name, open := range map[string]func(*testing.T) *library.Library{"docs": docsLibrary, "pdf": pdfLibrary} {
+	for name, open := range map[string]func(*testing.T) *library.Library{"docs": sharedDocsLibrary, "pdf": sharedPDFLibrary} {
 		t.Run(name, func(t *testing.T) {
 			lib := open(t)
 			ctx := context.Background()
@@ -152,11 +141,16 @@ func BenchmarkSuggest(b *testing.B) {
 // order, are the same every time, on the same library and on a library
 // built again from the same files (the chat is started afresh on them).
 func TestSuggestDeterministic(t *testing.T) {
-	for name, open := range map[string]func(*testing.T) *library.Library{"docs": docsLibrary, "pdf": pdfLibrary} {
+	type opener struct {
+		shared, fresh func(*testing.T) *library.Library
+	}
+	for name, open := range map[string]opener{"docs": {sharedDocsLibrary, docsLibrary}, "pdf": {sharedPDFLibrary, pdfLibrary}} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			var runs [][]string
-			for _, lib := range []*library.Library{open(t), open(t)} {
+			// Two libraries built apart (the one the other tests use and
+			// one of this test's own) suggest the same, twice each.
+			for _, lib := range []*library.Library{open.shared(t), open.fresh(t)} {
 				for range 2 {
 					ss, err := Suggest(ctx, lib, 5)
 					if err != nil {
