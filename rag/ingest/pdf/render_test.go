@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image"
+	"image/draw"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -15,9 +16,21 @@ import (
 )
 
 // dark reports whether a pixel is ink (a glyph's), not paper.
-func dark(img image.Image, x, y int) bool {
-	r, g, b, _ := img.At(x, y).RGBA()
-	return (r+g+b)/3 < 0x6000
+func dark(img *image.RGBA, x, y int) bool {
+	p := img.Pix[img.PixOffset(x, y):]
+	return (uint32(p[0])+uint32(p[1])+uint32(p[2]))*0x101/3 < 0x6000
+}
+
+// asRGBA is img as an *image.RGBA, so a test reads its pixels as bytes
+// (a page's millions of At calls, each a color in an interface, took
+// seconds under the race detector).
+func asRGBA(img image.Image) *image.RGBA {
+	if m, ok := img.(*image.RGBA); ok {
+		return m
+	}
+	m := image.NewRGBA(img.Bounds())
+	draw.Draw(m, m.Bounds(), img, img.Bounds().Min, draw.Src)
+	return m
 }
 
 // The page renders as it looks, and a mark lies over the words of the
@@ -46,7 +59,7 @@ func TestRenderPageMarksTheSentence(t *testing.T) {
 		t.Fatalf("marks %v", marks)
 	}
 	e := testEngine(t)
-	decode := func(marks []store.Box) image.Image {
+	decode := func(marks []store.Box) *image.RGBA {
 		t.Helper()
 		b, err := e.RenderPage(context.Background(), path, 1, marks)
 		if err != nil {
@@ -56,7 +69,7 @@ func TestRenderPageMarksTheSentence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return img
+		return asRGBA(img)
 	}
 	plain, marked := decode(nil), decode(marks)
 	scale := float64(renderDPI) / 72
@@ -78,7 +91,7 @@ func TestRenderPageMarksTheSentence(t *testing.T) {
 					outsideInBand++ // the sentence's row, outside the mark
 				}
 			}
-			if !in && plain.At(x, y) != marked.At(x, y) {
+			if i := plain.PixOffset(x, y); !in && !bytes.Equal(plain.Pix[i:i+4], marked.Pix[i:i+4]) {
 				changedOutside++
 			}
 		}
