@@ -30,19 +30,23 @@ func realInputs(t *testing.T) []string {
 }
 
 // loadOrSkip is load, skipping the test for a file Load skips (a PDF
-// without extractable text).
+// without extractable text). Each file is loaded once per test binary
+// (the real documents are loaded by two tests; a PDF takes seconds
+// under -race) and the test gets a copy whose segments and metadata it
+// may change (see cloneLoaded: strategies replace those, never edit the
+// text, sections or boxes in place).
 func loadOrSkip(t *testing.T, path string) *Loaded {
 	t.Helper()
-	ld, err := testLoader(t).Load(context.Background(), path)
+	s := sharedLoadOf(t, path)
 	var skipErr *SkipError
-	if errors.As(err, &skipErr) {
+	if errors.As(s.err, &skipErr) {
 		t.Skip(skipErr)
 	}
-	if err != nil {
-		t.Fatalf("Load(%s): %v", path, err)
+	if s.err != nil {
+		t.Fatalf("Load(%s): %v", path, s.err)
 	}
-	checkLoaded(t, path, ld, DefaultTokenBudget)
-	return ld
+	checkLoaded(t, path, s.ld, DefaultTokenBudget)
+	return cloneLoaded(s.ld)
 }
 
 // checkLayout asserts the layout documented on Loaded: passages first, in

@@ -20,8 +20,8 @@ func sharedPDF(t *testing.T, name string) string {
 	return shareddata.Path(t, "pdf", name)
 }
 
-// sharedLoads are real PDFs loaded once per test binary (a load of the
-// ALCE paper takes seconds under -race), by name.
+// sharedLoads are real documents loaded once per test binary (a load of
+// the ALCE paper takes seconds under -race), by path.
 var sharedLoads struct {
 	mu sync.Mutex
 	m  map[string]*sharedLoad
@@ -39,22 +39,30 @@ type sharedLoad struct {
 func loadShared(t *testing.T, name string) *Loaded {
 	t.Helper()
 	path := sharedPDF(t, name)
-	sharedLoads.mu.Lock()
-	if sharedLoads.m == nil {
-		sharedLoads.m = map[string]*sharedLoad{}
-	}
-	s := sharedLoads.m[name]
-	if s == nil {
-		s = &sharedLoad{}
-		sharedLoads.m[name] = s
-	}
-	sharedLoads.mu.Unlock()
-	s.once.Do(func() { s.ld, s.err = testLoader(t).Load(context.Background(), path) })
+	s := sharedLoadOf(t, path)
 	if s.err != nil {
 		t.Fatalf("Load(%s): %v", path, s.err)
 	}
 	checkLoaded(t, path, s.ld, DefaultTokenBudget)
 	return s.ld
+}
+
+// sharedLoadOf is the load of the file at path shared by the test
+// binary (loadShared, loadOrSkip), loaded by the first to ask.
+func sharedLoadOf(t *testing.T, path string) *sharedLoad {
+	t.Helper()
+	sharedLoads.mu.Lock()
+	if sharedLoads.m == nil {
+		sharedLoads.m = map[string]*sharedLoad{}
+	}
+	s := sharedLoads.m[path]
+	if s == nil {
+		s = &sharedLoad{}
+		sharedLoads.m[path] = s
+	}
+	sharedLoads.mu.Unlock()
+	s.once.Do(func() { s.ld, s.err = testLoader(t).Load(context.Background(), path) })
+	return s
 }
 
 // segmentWith returns the first segment whose text contains s.
