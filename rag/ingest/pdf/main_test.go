@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"context"
 	"os"
 	"sync"
 	"testing"
@@ -56,18 +57,43 @@ func sharedPDF(t *testing.T, name string) string {
 	return shareddata.Path(t, "pdf", name)
 }
 
-// readShared reads a real PDF with the shared engine.
+// readShared reads a real PDF with the shared engine, once per test
+// binary: the tests that call it only read the Document.
 func readShared(t *testing.T, name string) (*Document, []byte) {
 	t.Helper()
-	data, err := os.ReadFile(sharedPDF(t, name))
-	if err != nil {
-		t.Fatal(err)
+	path := sharedPDF(t, name)
+	sharedReads.mu.Lock()
+	if sharedReads.m == nil {
+		sharedReads.m = map[string]*sharedRead{}
 	}
-	d, err := testEngine(t).Read(t.Context(), data)
-	if err != nil {
-		t.Fatal(err)
+	r := sharedReads.m[name]
+	if r == nil {
+		r = &sharedRead{}
+		sharedReads.m[name] = r
 	}
-	return d, data
+	sharedReads.mu.Unlock()
+	r.once.Do(func() {
+		if r.data, r.err = os.ReadFile(path); r.err == nil {
+			r.doc, r.err = testEngine(t).Read(context.Background(), r.data)
+		}
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.doc, r.data
+}
+
+// sharedReads are readShared's PDFs, by name.
+var sharedReads struct {
+	mu sync.Mutex
+	m  map[string]*sharedRead
+}
+
+type sharedRead struct {
+	once sync.Once
+	doc  *Document
+	data []byte
+	err  error
 }
 
 // text is a Document's blocks joined by a blank line, as a loader writes
