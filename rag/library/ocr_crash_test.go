@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,34 +20,59 @@ import (
 
 // scannedPapers writes, for each path, a PDF of one scanned page (a page
 // of text rendered to an image, no text layer) that says its sentence,
-// all rendered by one loader (one PDF engine started, not one a page).
+// all rendered by one loader (one PDF engine started, not one a page);
+// a sentence's scan is made once per test binary.
 func scannedPapers(t *testing.T, paths, sentences []string) {
 	t.Helper()
-	ld := ingest.NewLoader(pdftest.EngineCache())
-	defer ld.Close()
+	var ld *ingest.Loader
 	for i, path := range paths {
 		sentence := sentences[i]
-		half := len(sentence) / 2
-		for half < len(sentence) && sentence[half] != ' ' {
-			half++
+		scans.mu.Lock()
+		scan, ok := scans.m[sentence]
+		scans.mu.Unlock()
+		if !ok {
+			if ld == nil {
+				ld = ingest.NewLoader(pdftest.EngineCache())
+				defer ld.Close()
+			}
+			scan = scannedPaper(t, ld, sentence)
+			scans.mu.Lock()
+			scans.m[sentence] = scan
+			scans.mu.Unlock()
 		}
-		text := filepath.Join(t.TempDir(), "text.pdf")
-		page := pdftest.Column(72, 660, 216, sentence[:half], strings.TrimSpace(sentence[half:]))
-		if err := os.WriteFile(text, pdftest.Paper([][]pdftest.Item{page}), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		b, err := ld.RenderPage(context.Background(), text, 1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, pdftest.Scanned(612, 792, img), 0o644); err != nil {
+		if err := os.WriteFile(path, scan, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// scans are scannedPapers' PDFs, by sentence.
+var scans = struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}{m: map[string][]byte{}}
+
+// scannedPaper is a PDF of one scanned page that says sentence.
+func scannedPaper(t *testing.T, ld *ingest.Loader, sentence string) []byte {
+	t.Helper()
+	half := len(sentence) / 2
+	for half < len(sentence) && sentence[half] != ' ' {
+		half++
+	}
+	text := filepath.Join(t.TempDir(), "text.pdf")
+	page := pdftest.Column(72, 660, 216, sentence[:half], strings.TrimSpace(sentence[half:]))
+	if err := os.WriteFile(text, pdftest.Paper([][]pdftest.Item{page}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ld.RenderPage(context.Background(), text, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pdftest.Scanned(612, 792, img)
 }
 
 // A SIGKILL while scanned PDFs are read with OCR leaves whole documents
