@@ -53,6 +53,11 @@ import (
 // variable for tests.
 var checkAtOpenMax int64 = 256 << 20
 
+// checkGate, when set, holds every background pass that starts back
+// until the channel is closed, before it reads anything; a variable for
+// tests, which look at the view a pass is about to check.
+var checkGate atomic.Pointer[chan struct{}]
+
 // keywordCheckLater is the size of saved keyword index (bytes) from which
 // a load leaves its checksum to the background pass; a variable for tests.
 var keywordCheckLater int64 = 64 << 20
@@ -102,6 +107,9 @@ func (s *Store) startCheck(spans []span, log *logMark, kwIntact func() bool) {
 // with every record and vector checked, unless a writer waiting in
 // awaitCheck does.
 func (s *Store) runCheck(c *vectorCheck) {
+	if gate := checkGate.Load(); gate != nil {
+		<-*gate
+	}
 	if c.log != nil && !s.logIntact(c) {
 		s.mu.RLock()
 		gone := s.closed || s.vf != c.vf || s.lf != c.lf
