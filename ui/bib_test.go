@@ -79,24 +79,33 @@ func TestBibliographyInTheChat(t *testing.T) {
 	}
 }
 
+// exportPandoc asks b when spring tides come, waits for the sources
+// (answered), exports the chat with /export FILE pandoc, waits for the
+// status line's said, and returns the file written and its path.
+func exportPandoc(t *testing.T, b backend.Backend, answered, said string) (md []byte, path string) {
+	t.Helper()
+	tm := newTM(t, b, 160, 48)
+	tm.Type("when do spring tides come?")
+	tm.Send(press("enter"))
+	waitScreen(t, tm, answered)
+	path = filepath.Join(t.TempDir(), "answer.md")
+	tm.Type("/export " + path + " pandoc")
+	tm.Send(press("enter"))
+	waitScreen(t, tm, said)
+	tm.Send(press("ctrl+c"))
+	final(t, tm)
+	md, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md, path
+}
+
 // TestExportPandoc: /export FILE pandoc writes Pandoc citations, the
 // document without a citekey as a footnote, and the cited works beside
 // it as CSL JSON named in its metadata; pandoc --citeproc renders it.
 func TestExportPandoc(t *testing.T) {
-	tm := newTM(t, bibBackend(t), 160, 48)
-	tm.Type("when do spring tides come?")
-	tm.Send(press("enter"))
-	waitScreen(t, tm, "Sources (3)")
-	out := filepath.Join(t.TempDir(), "answer.md")
-	tm.Type("/export " + out + " pandoc")
-	tm.Send(press("enter"))
-	waitScreen(t, tm, "with its bibliography")
-	tm.Send(press("ctrl+c"))
-	final(t, tm)
-	md, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	md, out := exportPandoc(t, bibBackend(t), "Sources (3)", "with its bibliography")
 	want := "---\nbibliography: \"answer.json\"\n---\n\nSpring tides come at new moon [@garcia2020]; neap tides at the quarters [@baker2019; @garcia2020]. Tables[^3].\n\n"
 	if !strings.HasPrefix(string(md), want) || !strings.Contains(string(md), "[^3]: Notes") {
 		t.Errorf("export:\n%s\nwant it to begin\n%s", md, want)
@@ -138,20 +147,7 @@ func TestExportPandocNoCitekeys(t *testing.T) {
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Spring tides come at new moon [source_1]."}})
 	t.Cleanup(srv.Close)
 	b := backend.NewRAG(lib, rag.ModelAnswerer(connectModel(t, srv)), rag.PipelineOptions{Neighbours: -1}, nil, nil)
-	tm := newTM(t, b, 160, 48)
-	tm.Type("when do spring tides come?")
-	tm.Send(press("enter"))
-	waitScreen(t, tm, "Sources (1)")
-	out := filepath.Join(t.TempDir(), "answer.md")
-	tm.Type("/export " + out + " pandoc")
-	tm.Send(press("enter"))
-	waitScreen(t, tm, "no cited work has a citekey")
-	tm.Send(press("ctrl+c"))
-	final(t, tm)
-	md, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	md, out := exportPandoc(t, b, "Sources (1)", "no cited work has a citekey")
 	if want := "Spring tides come at new moon[^1].\n\n"; !strings.HasPrefix(string(md), want) || !strings.Contains(string(md), "[^1]: Spring tides") {
 		t.Errorf("export:\n%s\nwant it to begin\n%s", md, want)
 	}
