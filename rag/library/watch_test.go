@@ -179,14 +179,20 @@ func TestWatchFirstSyncUnsettled(t *testing.T) {
 	defer f.Close()
 	f.WriteString("# Slow\n\nIt begins with herons.\n")
 	log := newWatchLog()
-	w := l.Watch(context.Background(), WatchOptions{PollOnly: true, Poll: time.Minute, Debounce: 300 * time.Millisecond, Report: log.report})
+	// Written to once more while the first sync waits for it to settle:
+	// the report of that wait comes before the wait begins.
+	var once sync.Once
+	report := func(ev WatchEvent) {
+		if ev.Kind == WatchProgress && ev.Progress.Stage == StageSettle {
+			once.Do(func() {
+				f.WriteString("It ends with flamingos.\n")
+				f.Close()
+			})
+		}
+		log.report(ev)
+	}
+	w := l.Watch(context.Background(), WatchOptions{PollOnly: true, Poll: time.Minute, Debounce: 300 * time.Millisecond, Report: report})
 	defer w.Stop()
-	// Written to once more while the first sync waits for it to settle.
-	log.waitFor(t, 10*time.Second, "the first sync waiting for slow.md", func(ev WatchEvent) bool {
-		return ev.Kind == WatchProgress && ev.Progress.Stage == StageSettle
-	})
-	f.WriteString("It ends with flamingos.\n")
-	f.Close()
 	log.waitFor(t, 10*time.Second, "the first sync", synced(func(r *SyncReport) bool { return len(r.Unsettled) == 1 }))
 	log.waitFor(t, 10*time.Second, "slow.md added", synced(func(r *SyncReport) bool { return len(r.Add.Added) == 1 }))
 	if !holds(t, l, "flamingos") {
