@@ -174,16 +174,38 @@ func appendPutAt(b []byte, doc *store.Document, segs []store.Segment, zero []boo
 		for _, h := range s.Section {
 			b = wire.AppendString(b, h)
 		}
-		b = binary.AppendVarint(b, int64(s.PageStart))
-		b = binary.AppendVarint(b, int64(s.PageEnd))
-		b = binary.AppendVarint(b, int64(s.Start))
-		b = binary.AppendVarint(b, int64(s.End))
+		b = appendPlace(b, s)
 		if len(s.Boxes) > 0 {
 			b[at] |= segBoxes
-			b = appendBoxes(b, s.Boxes)
 		}
 	}
 	return endOp(b, start), nil
+}
+
+// appendPlace encodes where a segment lies in its document: its pages and
+// byte offsets, then its boxes when it has any (which the segment's flags
+// say with segBoxes). The log's records and the snapshot share it.
+func appendPlace(b []byte, s *store.Segment) []byte {
+	b = binary.AppendVarint(b, int64(s.PageStart))
+	b = binary.AppendVarint(b, int64(s.PageEnd))
+	b = binary.AppendVarint(b, int64(s.Start))
+	b = binary.AppendVarint(b, int64(s.End))
+	if len(s.Boxes) > 0 {
+		b = appendBoxes(b, s.Boxes)
+	}
+	return b
+}
+
+// decodePlace reads what appendPlace wrote into s; flags are the
+// segment's.
+func decodePlace(d *wire.Decoder, s *store.Segment, flags byte) {
+	s.PageStart = d.Int()
+	s.PageEnd = d.Int()
+	s.Start = d.Int()
+	s.End = d.Int()
+	if flags&segBoxes != 0 {
+		s.Boxes = decodeBoxes(d)
+	}
 }
 
 // appendBoxes encodes boxes: their count, then each box's page and its
@@ -454,16 +476,10 @@ func decodeOp(d *wire.Decoder, format int, whole bool, at int64) (op, error) {
 					s.Section[k] = d.String()
 				}
 			}
-			s.PageStart = d.Int()
-			s.PageEnd = d.Int()
-			s.Start = d.Int()
-			s.End = d.Int()
 			// Only format-3 writers set segBoxes, but it is read whatever
 			// the manifest says: a reader that read the manifest before
 			// another process upgraded it may meet such records.
-			if flags&segBoxes != 0 {
-				s.Boxes = decodeBoxes(d)
-			}
+			decodePlace(d, s, flags)
 		}
 	case opDelete:
 		o = op{kind: opDelete, id: d.String()}

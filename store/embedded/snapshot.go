@@ -247,13 +247,7 @@ func appendSnapEntry(b []byte, e *entry) ([]byte, error) {
 		b = binary.LittleEndian.AppendUint32(b, e.sums[i])
 		b = wire.AppendString(b, s.Parent)
 		b = binary.AppendUvarint(b, uint64(at[i]))
-		b = binary.AppendVarint(b, int64(s.PageStart))
-		b = binary.AppendVarint(b, int64(s.PageEnd))
-		b = binary.AppendVarint(b, int64(s.Start))
-		b = binary.AppendVarint(b, int64(s.End))
-		if len(s.Boxes) > 0 {
-			b = appendBoxes(b, s.Boxes)
-		}
+		b = appendPlace(b, s)
 	}
 	return b, nil
 }
@@ -450,13 +444,7 @@ func decodeSnapEntry(d *wire.Decoder, a *snapArena) (*entry, error) {
 			return nil, errSnapshot
 		}
 		s.Section = paths[k] // shared: segments' sections are never changed in place
-		s.PageStart = d.Int()
-		s.PageEnd = d.Int()
-		s.Start = d.Int()
-		s.End = d.Int()
-		if flags&segBoxes != 0 {
-			s.Boxes = decodeBoxes(d)
-		}
+		decodePlace(d, s, flags)
 		if d.Err() != nil {
 			return nil, errSnapshot
 		}
