@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/cputime"
 	"github.com/ibid-dev/ibid/internal/shareddata"
 )
 
@@ -44,11 +45,11 @@ func benchTokenize(b *testing.B, tokenize func(string) []string) {
 	}
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		for _, t := range texts {
 			tokenize(t)
 		}
 	}
-	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Process()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }

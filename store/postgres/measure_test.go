@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/cputime"
 	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/store"
 	"github.com/jackc/pgx/v5"
@@ -144,13 +145,13 @@ func TestMeasure(t *testing.T) {
 			n, took[1].Round(time.Millisecond), float64(n)/took[1].Seconds(), merge.Round(time.Millisecond), float64(n)/(took[1]+merge).Seconds())
 		return
 	}
-	client0, server0, backends0 := clientCPU(), ifOK(serverCPU(ctx, s.pool)), backendsCPU(ctx, s.pool)
+	client0, server0, backends0 := cputime.Process(), ifOK(serverCPU(ctx, s.pool)), backendsCPU(ctx, s.pool)
 	start := time.Now()
 	for i := 0; i < len(puts); i += 100 { // batches of 10,000 segments
 		mustUpdate(t, s, puts[i:min(i+100, len(puts))], nil)
 	}
 	load := time.Since(start)
-	client1, server1 := clientCPU(), ifOK(serverCPU(ctx, s.pool))
+	client1, server1 := cputime.Process(), ifOK(serverCPU(ctx, s.pool))
 	t.Logf("bulk load: %d segments in %v: %.0f segments/s", n, load.Round(time.Millisecond), float64(n)/load.Seconds())
 	start = time.Now()
 	s.MergeKeywordIndex()

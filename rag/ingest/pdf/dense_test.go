@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/ibid-dev/ibid/internal/cputime"
 )
 
 // densePage is one page of cols columns and rows rows of 2-point text,
@@ -34,9 +36,9 @@ func densePage(cols, rows int) *rawPage {
 func layoutCPU(t *testing.T, cols, rows int) time.Duration {
 	t.Helper()
 	page := densePage(cols, rows)
-	start := cpuTime()
+	start := cputime.Process()
 	d, err := readPaper(context.Background(), &extracted{Pages: []*rawPage{page}})
-	took := cpuTime() - start
+	took := cputime.Process() - start
 	if err != nil {
 		t.Fatal(err)
 	}

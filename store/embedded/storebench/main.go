@@ -31,9 +31,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/ibid-dev/ibid/internal/cputime"
 	"github.com/ibid-dev/ibid/internal/synthtext"
 	"github.com/ibid-dev/ibid/store"
 	"github.com/ibid-dev/ibid/store/embedded"
@@ -230,7 +230,7 @@ func measureLibrary(lib string, dim, queries, recallQueries int) error {
 			}
 		}
 	}
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	start := time.Now()
 	s, err := embedded.OpenDir(ctx, lib, store.Options{})
 	if err != nil {
@@ -241,7 +241,7 @@ func measureLibrary(lib string, dim, queries, recallQueries int) error {
 		return err
 	}
 	r.OpenMS = ms(time.Since(start))
-	r.OpenCPUMS = ms(cpuTime() - cpu0)
+	r.OpenCPUMS = ms(cputime.Process() - cpu0)
 	openDone()
 	if r.Segments, err = s.Len(ctx); err != nil {
 		return err
@@ -368,15 +368,6 @@ func pct(d []time.Duration, p float64) float64 {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // peakRSS is the process's peak resident set size in bytes (VmHWM; 0 where
 // /proc is missing).

@@ -1,14 +1,15 @@
 //go:build unix
 
-package keyword
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time (user and system) the test process has used.
-func processCPU() time.Duration {
+// Process is the CPU time (user and system) this process has used; 0
+// when it cannot be read.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
