@@ -56,6 +56,7 @@ var testHelpers = []string{
 	"rag/llmtest", "rag/ragtest", "rag/bib/zoterotest", "rag/ingest/pdf/pdftest",
 	"ui/termimage/termimagetest", "store/storetest",
 	"internal/shareddata", "internal/figures", "internal/unprivileged", "internal/argstub", "internal/fifotest",
+	"internal/testmain",
 }
 
 func TestRoomsArrowsPointDown(t *testing.T) {
@@ -186,4 +187,42 @@ func modulePackages(t *testing.T) map[string][]string {
 		t.Fatal(err)
 	}
 	return pkgs
+}
+
+// Every package with tests ends its test binary through internal/testmain
+// (a TestMain calling testmain.Main, or testmain.Run and testmain.Exit),
+// so that none waits the race detector's second at exit.
+func TestEveryTestBinaryEndsThroughTestmain(t *testing.T) {
+	n := 0
+	for rel := range modulePackages(t) {
+		dir := rel
+		if dir == "" {
+			dir = "."
+		}
+		tests, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tests) == 0 {
+			continue
+		}
+		n++
+		ends := false
+		for _, f := range tests {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := string(b); strings.Contains(s, "func TestMain(") &&
+				(strings.Contains(s, "testmain.Main(m)") || strings.Contains(s, "testmain.Exit(")) {
+				ends = true
+			}
+		}
+		if !ends && rel != "internal/testmain" {
+			t.Errorf("%s: no TestMain through testmain (add main_test.go: func TestMain(m *testing.M) { testmain.Main(m) })", dir)
+		}
+	}
+	if n < 30 {
+		t.Fatalf("found %d packages with tests; the walk is wrong", n)
+	}
 }

@@ -18,6 +18,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ibid-dev/ibid/internal/testmain"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asIbid) == "1" {
 		os.Exit(Main(context.Background(), append([]string{"ibid"}, os.Args[1:]...)))
 	}
-	os.Exit(m.Run())
+	testmain.Main(m)
 }
 
 // ibidBinary returns the path of a program that is ibid in the test's

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/ibid-dev/ibid/internal/shareddata"
+	"github.com/ibid-dev/ibid/internal/testmain"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 	"github.com/ibid-dev/ibid/store"
@@ -49,14 +50,14 @@ func testLoader(t testing.TB) *Loader {
 func TestMain(m *testing.M) {
 	flag.Parse()
 	pdftest.LeanHeap()
-	code := m.Run()
+	code := testmain.Run(m)
 	if loader != nil {
 		if err := loader.Close(); err != nil {
 			println("closing loader:", err.Error())
 			code = 1
 		}
 	}
-	os.Exit(code)
+	testmain.Exit(code)
 }
 
 // generated are the testdata PDFs made by pdffixture_test.go.

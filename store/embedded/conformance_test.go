@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/internal/figures"
+	"github.com/ibid-dev/ibid/internal/testmain"
 	"github.com/ibid-dev/ibid/store/storetest"
 )
 
@@ -16,9 +17,9 @@ func TestMain(m *testing.M) {
 	compactChild()
 	repairChild()
 	codesChild()
-	code := m.Run()
+	code := testmain.Run(m)
 	cleanupBench()
-	os.Exit(code)
+	testmain.Exit(code)
 }
 
 func TestConformance(t *testing.T) {

@@ -1,15 +1,15 @@
 package postgres
 
 import (
-	"os"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/testmain"
 	"github.com/ibid-dev/ibid/store/storetest"
 )
 
 func TestMain(m *testing.M) {
 	storetest.Child()
-	os.Exit(m.Run())
+	testmain.Main(m)
 }
 
 // TestConformance runs the store contract's suite, each test in a database

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/internal/shareddata"
+	"github.com/ibid-dev/ibid/internal/testmain"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 )
 
@@ -111,7 +112,7 @@ func (d *Document) text() string {
 
 func TestMain(m *testing.M) {
 	pdftest.LeanHeap()
-	code := m.Run()
+	code := testmain.Run(m)
 	if ocrCache != "" {
 		os.RemoveAll(ocrCache)
 	}
@@ -121,5 +122,5 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.Exit(code)
+	testmain.Exit(code)
 }
