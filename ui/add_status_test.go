@@ -11,6 +11,7 @@ import (
 // TestAddStatusShowsOCR: while /add waits on Tesseract, the status line
 // says which scanned page it is on; at other stages it says nothing of OCR.
 func TestAddStatusShowsOCR(t *testing.T) {
+	t.Parallel()
 	m := New(newFakeBackend(sampleAnswer), darkOpt())
 	m.width = 160
 	m.adding = true

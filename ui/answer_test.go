@@ -28,6 +28,7 @@ func drawAll(d *answerDoc, width int) string {
 // TestChunkingDoesNotMatter: an answer fed whole and split at every
 // position into two chunks draws the same, streaming and finished.
 func TestChunkingDoesNotMatter(t *testing.T) {
+	t.Parallel()
 	src := "## Head\n\nA para with ⟦1⟧ and more text that wraps around the width.\n\n```\ncode\n\nstill code\n```\n\n- a\n- b\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\nend"
 	whole := &answerDoc{}
 	whole.addText(src)
@@ -58,6 +59,7 @@ func TestChunkingDoesNotMatter(t *testing.T) {
 func utfStart(s string, i int) bool { return i == len(s) || s[i]&0xC0 != 0x80 }
 
 func TestInferredNodePlacedAtParagraphEnd(t *testing.T) {
+	t.Parallel()
 	var d answerDoc
 	d.applyEvent(rag.Event{Type: rag.EventText, Text: "First para.\n\nSecond para."})
 	d.applyEvent(rag.Event{Type: rag.EventRef, Number: 1, Inferred: true, Offset: len("First para.\n\n")})
@@ -80,6 +82,7 @@ func TestInferredNodePlacedAtParagraphEnd(t *testing.T) {
 // block closes), and from one frame to the next no line but the last
 // changes: words stay where they were drawn.
 func TestStreamingMarkdownSteady(t *testing.T) {
+	t.Parallel()
 	text := "A long paragraph that streams in small chunks, with **bold words** and `inline code` in it, " +
 		"and a reference ⟦1⟧ that should stay put while the words wrap around the narrow width of the pane, " +
 		"then more **strong text** and plain words until the paragraph is long enough to render several times over."
@@ -132,6 +135,7 @@ func TestStreamingMarkdownSteady(t *testing.T) {
 // TestStreamingListBullets: a list item still streaming shows the bullet
 // the finished list will show, at the same place.
 func TestStreamingListBullets(t *testing.T) {
+	t.Parallel()
 	st := newStyles(true)
 	d := &answerDoc{}
 	d.addText("- first item\n- sec")

@@ -57,6 +57,7 @@ func bibBackend(t *testing.T) *backend.RAG {
 // bibliography by author and year, then its title; the viewer's header
 // does too; a document without an entry keeps its title.
 func TestBibliographyInTheChat(t *testing.T) {
+	t.Parallel()
 	tm := newTM(t, bibBackend(t), 160, 48)
 	tm.Type("when do spring tides come?")
 	tm.Send(press("enter"))
@@ -105,6 +106,7 @@ func exportPandoc(t *testing.T, b backend.Backend, answered, said string) (md []
 // document without a citekey as a footnote, and the cited works beside
 // it as CSL JSON named in its metadata; pandoc --citeproc renders it.
 func TestExportPandoc(t *testing.T) {
+	t.Parallel()
 	md, out := exportPandoc(t, bibBackend(t), "Sources (3)", "with its bibliography")
 	want := "---\nbibliography: \"answer.json\"\n---\n\nSpring tides come at new moon [@garcia2020]; neap tides at the quarters [@baker2019; @garcia2020]. Tables[^3].\n\n"
 	if !strings.HasPrefix(string(md), want) || !strings.Contains(string(md), "[^3]: Notes") {
@@ -131,6 +133,7 @@ func TestExportPandoc(t *testing.T) {
 // sources have no citekey writes them as footnotes, with no bibliography
 // named or written beside it (an empty "[]" one was), and says why.
 func TestExportPandocNoCitekeys(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notes := filepath.Join(dir, "tides.md")
 	if err := os.WriteFile(notes, []byte("# Spring tides\n\nSpring tides come at new and full moon.\n"), 0o644); err != nil {
@@ -157,6 +160,7 @@ func TestExportPandocNoCitekeys(t *testing.T) {
 }
 
 func TestExportArgs(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args  []string
 		path  string

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSlashCommands(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	d := newDrive(t, b, 100, 30)
 	say := func(s string) string {
@@ -51,6 +52,7 @@ func TestSlashCommands(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	d := newDrive(t, newFakeBackend("ok"), 100, 30)
 	for _, q := range []string{"one", "two"} {
 		d.typeText(q)

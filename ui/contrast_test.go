@@ -47,6 +47,7 @@ func isNoColor(c color.Color) bool {
 // style's own background; text drawn on the selected source entry is
 // checked against that background too.
 func TestThemeContrast(t *testing.T) {
+	t.Parallel()
 	for _, th := range []theme{darkTheme, lightTheme} {
 		t.Run(th.Name, func(t *testing.T) {
 			st := stylesFor(th)
@@ -87,6 +88,7 @@ func TestThemeContrast(t *testing.T) {
 // not the terminal's default grey on white (the light input bar used to
 // be white on white).
 func TestInputReadable(t *testing.T) {
+	t.Parallel()
 	st := stylesFor(lightTheme)
 	for name, s := range map[string]textarea.StyleState{"focused": st.Input.Focused, "blurred": st.Input.Blurred} {
 		for part, ps := range map[string]lipgloss.Style{"prompt": s.Prompt, "placeholder": s.Placeholder, "text": s.Text} {
@@ -98,6 +100,7 @@ func TestInputReadable(t *testing.T) {
 }
 
 func TestContrastFormula(t *testing.T) {
+	t.Parallel()
 	if r := contrast(hex("#000000"), hex("#FFFFFF")); r < 20.9 || r > 21.1 {
 		t.Errorf("black on white %.2f, want 21", r)
 	}
@@ -107,6 +110,7 @@ func TestContrastFormula(t *testing.T) {
 }
 
 func TestColorFGBG(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		v        string
 		dark, ok bool
@@ -128,6 +132,7 @@ func TestColorFGBG(t *testing.T) {
 // headings, links, code, quotes) reads at 4.5:1 on the theme's
 // backgrounds, or on the background glamour puts behind it.
 func TestMarkdownContrast(t *testing.T) {
+	t.Parallel()
 	for _, th := range []theme{darkTheme, lightTheme} {
 		t.Run(th.Name, func(t *testing.T) {
 			checked := 0

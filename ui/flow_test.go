@@ -111,6 +111,7 @@ func press(s string) tea.KeyPressMsg {
 func screen(m tea.Model) string { return ansi.Strip(m.(*Model).render()) }
 
 func TestFlowAskSelectView(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	tm := newTM(t, b, 120, 30)
 	tm.Type("does the effect hold?")
@@ -256,6 +257,7 @@ func (d *drive) screen() string { return ansi.Strip(d.m.render()) }
 // from the answer on screen, the tooltip, a click that opens the viewer
 // with esc back in view.
 func TestFlowFinishedChat(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	tm := newTM(t, b, 80, 24)
 	waitScreen(t, tm, "Try asking", "effect sizes across sites")

@@ -49,6 +49,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestGoldenViews(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
 		d := newDrive(t, newFakeBackend(sampleAnswer), w, h)

@@ -12,6 +12,7 @@ import (
 // TestKeysDocumented: every key and slash command of the ? screen appears
 // in docs/tui.md, so the documentation cannot fall behind the keymap.
 func TestKeysDocumented(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "tui.md"))
 	if err != nil {
 		t.Skipf("docs/tui.md not found: %v", err)
@@ -56,6 +57,7 @@ func documentedKeys(b key.Binding) []string {
 // TestHelpFromKeymap: the help bar of every focus and the ? screen show
 // the keymap's own help text, so changing a binding's help changes both.
 func TestHelpFromKeymap(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	d := newDrive(t, b, 160, 48)
 	d.m.c.Keys.NextNode.SetHelp("]", "onward to the next footnote")

@@ -74,6 +74,7 @@ func (b *syncBackend) SyncEvents() <-chan backend.SyncEvent { return b.ch }
 // right of the status line (an answer's activity first), what it did and
 // held removals after it, and a failure as an error.
 func TestSyncStatusParts(t *testing.T) {
+	t.Parallel()
 	b := &syncBackend{fakeBackend: newFakeBackend(sampleAnswer), ch: make(chan backend.SyncEvent, 4)}
 	m := New(b, darkOpt())
 	m.width = 120

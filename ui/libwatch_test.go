@@ -77,6 +77,7 @@ func (b *countingBackend) LibraryCount() (string, int, error) { return b.name, b
 // TestLibCountMsg: a poll changes the count only for the library shown
 // and only when it was read; every poll schedules the next.
 func TestLibCountMsg(t *testing.T) {
+	t.Parallel()
 	b := &countingBackend{fakeBackend: newFakeBackend(sampleAnswer), name: "default", docs: 3}
 	m := New(b, darkOpt())
 	if m.pollEvery != libPollEvery {

@@ -34,6 +34,7 @@ func click(x, y int) tea.MouseClickMsg {
 // click on a Sources entry does the same; the wheel scrolls the pane under
 // the pointer.
 func TestMouse(t *testing.T) {
+	t.Parallel()
 	d := newDrive(t, newFakeBackend(sampleAnswer), 160, 48)
 	d.typeText("does the effect hold?")
 	d.send(press("enter"))
@@ -72,6 +73,7 @@ func TestMouse(t *testing.T) {
 // TestTooltip: a selected chip shows its source's title, page and snippet
 // next to it, below the chip.
 func TestTooltip(t *testing.T) {
+	t.Parallel()
 	d := newDrive(t, newFakeBackend(sampleAnswer), 160, 48)
 	d.typeText("q")
 	d.send(press("enter"))
@@ -94,6 +96,7 @@ func TestTooltip(t *testing.T) {
 
 // TestQuotedAdd: /add takes quoted and backslash-escaped paths.
 func TestQuotedAdd(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	d := newDrive(t, b, 100, 30)
 	d.typeText(`/add "my papers/a b.pdf" notes\ 2024.md 'it''s'`)
@@ -109,6 +112,7 @@ func TestQuotedAdd(t *testing.T) {
 }
 
 func TestSplitArgs(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`/add a b`:              "/add|a|b",
 		`/add  "a b"  c`:        "/add|a b|c",
@@ -130,6 +134,7 @@ func TestSplitArgs(t *testing.T) {
 // an answer streams stays in the input with a note; the note clears when
 // the answer ends and the command then runs with enter.
 func TestCommandHeldWhileStreaming(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	b.gate = make(chan int)
 	tm := newTM(t, b, 120, 30)
@@ -164,6 +169,7 @@ func TestCommandHeldWhileStreaming(t *testing.T) {
 // TestViewerScrolls: the viewer opens at the cited segment; the wheel
 // and ↑ reach the context above it, and down comes back.
 func TestViewerScrolls(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	for i := range b.segs["doc2"] {
 		b.segs["doc2"][i].Text = fmt.Sprintf("Passage %d of paper 2. ", i) + strings.Repeat("More words of this long passage. ", 30)

@@ -23,6 +23,7 @@ func threeAnswers(t *testing.T, w, h int) *drive {
 // TestBracketsStartOnScreen: ] and [ start from the answer on screen, go
 // on from a selection that is on screen, and never jump to the top.
 func TestBracketsStartOnScreen(t *testing.T) {
+	t.Parallel()
 	d := threeAnswers(t, 80, 24)
 	tr := d.m.tr
 	d.send(press("tab"))
@@ -67,6 +68,7 @@ func TestBracketsStartOnScreen(t *testing.T) {
 // TestDigitOnScreen: a digit picks footnote n of the answer on screen and
 // says so when there is none.
 func TestDigitOnScreen(t *testing.T) {
+	t.Parallel()
 	d := threeAnswers(t, 80, 24)
 	d.send(press("tab"))
 	d.send(press("2"))
@@ -87,6 +89,7 @@ func TestDigitOnScreen(t *testing.T) {
 // TestHelpAnywhere: ? opens the help outside the input and on an empty
 // input, and is text otherwise; f1 opens it while typing, keeping the text.
 func TestHelpAnywhere(t *testing.T) {
+	t.Parallel()
 	d := newDrive(t, newFakeBackend(sampleAnswer), 100, 30)
 	d.send(press("?"))
 	if !d.m.showHelp {
@@ -115,6 +118,7 @@ func TestHelpAnywhere(t *testing.T) {
 // TestHelpScrolls: at 80×24 the ? screen does not fit; the scrolling keys
 // reach its end, and any other key closes it.
 func TestHelpScrolls(t *testing.T) {
+	t.Parallel()
 	d := newDrive(t, newFakeBackend(sampleAnswer), 80, 24)
 	d.send(press("?"))
 	scr := d.screen()

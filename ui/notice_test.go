@@ -31,6 +31,7 @@ func (b *pipelineBackend) Ask(ctx context.Context, q string, emit func(rag.Event
 // a message of the answer's request, and the notice clears once text
 // arrives.
 func TestRetryWaitOnStatusLine(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(
 		llmtest.Reply{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "1"}},
 		llmtest.Reply{Chunks: llmtest.Split("Bees pollinate almonds [source_1].", 4)})
@@ -84,6 +85,7 @@ func TestRetryWaitOnStatusLine(t *testing.T) {
 // chat says where and why, and never calls the empty answer partial, live
 // or resumed.
 func TestNoModelAnsweredIsNotPartial(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +122,7 @@ func TestNoModelAnsweredIsNotPartial(t *testing.T) {
 // TestCancelBeforeAnswerIsNotPartial: a cancel before any text (during a
 // retry wait, say) says the answer never began.
 func TestCancelBeforeAnswerIsNotPartial(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "30"}})
 	defer srv.Close()
 	m := llm.NewModel(llm.New(llm.Config{BaseURL: srv.BaseURL()}), "fake-model")

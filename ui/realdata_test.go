@@ -57,6 +57,7 @@ func realAnswers(t *testing.T) map[string][]string {
 // word cut), and lines already drawn stay put (at most a few frames, where
 // Markdown closed, redraw an earlier line).
 func TestRealAnswersStream(t *testing.T) {
+	t.Parallel()
 	answers := realAnswers(t)
 	if len(answers) < 10 {
 		t.Fatalf("%d answers", len(answers))

@@ -15,6 +15,7 @@ import (
 // screen, a long error wraps onto lines of its own with every word whole,
 // and the help bar shows whole bindings only.
 func TestNarrowNothingCut(t *testing.T) {
+	t.Parallel()
 	long := "couldn't add /home/me/papers/thesis: the file is not a PDF, Markdown, HTML or text file; convert it or remove it from the folder and try again"
 	for _, w := range []int{60, 80, 100, 119, 160} {
 		d := newDrive(t, newFakeBackend(sampleAnswer), w, 24)
@@ -54,6 +55,7 @@ func isBindingHelp(m *Model, item string) bool {
 // goes before the rate, the rate before the model, and the library name
 // and the activity stay.
 func TestStatusDropsHintsFirst(t *testing.T) {
+	t.Parallel()
 	m := New(newFakeBackend(sampleAnswer), darkOpt())
 	m.stream = &answerStream{}
 	m.lib = libInfo{name: "thesis", size: 12, model: "llama3.1:8b-instruct"}
@@ -88,6 +90,7 @@ func TestStatusDropsHintsFirst(t *testing.T) {
 // TestSourcesKeepFileName: at 80 columns the sources pane shows the file
 // name of a long path.
 func TestSourcesKeepFileName(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	doc := b.docs["doc2"]
 	doc.Path = "/home/researcher/projects/thesis/literature/2021/replications/smith-et-al-2021.pdf"
@@ -104,6 +107,7 @@ func TestSourcesKeepFileName(t *testing.T) {
 // TestWelcome: the first screen names the library, its size and the
 // model, and offers the questions the backend suggests.
 func TestWelcome(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		d := newDrive(t, newFakeBackend(sampleAnswer), size[0], size[1])
 		scr := d.screen()
@@ -130,6 +134,7 @@ func (noSuggestions) Suggestions(int) []string { return nil }
 // TestWelcomeWithoutSuggestions: when no question passed its check, the
 // first screen offers none.
 func TestWelcomeWithoutSuggestions(t *testing.T) {
+	t.Parallel()
 	d := newDrive(t, noSuggestions{newFakeBackend(sampleAnswer)}, 80, 24)
 	scr := d.screen()
 	if strings.Contains(scr, "Try asking") || !strings.Contains(scr, "Type a question and press enter.") {
@@ -140,6 +145,7 @@ func TestWelcomeWithoutSuggestions(t *testing.T) {
 // TestThemeOption: Options.Theme fixes the palette; the terminal's answer
 // does not override it.
 func TestThemeOption(t *testing.T) {
+	t.Parallel()
 	m := New(newFakeBackend(""), Options{Theme: "light"})
 	m.Update(tea.BackgroundColorMsg{Color: hex("#000000")})
 	if m.c.Styles.Dark {
@@ -176,6 +182,7 @@ func (c *changingSuggestions) Suggestions(int) []string {
 // the latest is shown whichever arrives last, so that the first screen
 // does not change from run to run with which finished first.
 func TestWelcomeKeepsLatestSuggestions(t *testing.T) {
+	t.Parallel()
 	m := New(&changingSuggestions{fakeBackend: newFakeBackend(sampleAnswer)}, Options{})
 	first, second := m.suggestionsCmd(), m.suggestionsCmd()
 	older := first() // made before the library changed

@@ -6,6 +6,7 @@ import "testing"
 // line), reads as plain words without the heading the entry names
 // already; a PDF's text is kept, its white space collapsed.
 func TestSnippetText(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in    string
 		names []string

@@ -25,6 +25,7 @@ func events(t *testing.T, answer string) []rag.Event {
 // every frame that the nodes drawn so far are numbered by first appearance
 // and that the sources pane lists exactly the numbers shown so far.
 func TestNodesAppearInStep(t *testing.T) {
+	t.Parallel()
 	for _, w := range []int{80, 160} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			d := newDrive(t, newFakeBackend(sampleAnswer), w, 40)
@@ -74,6 +75,7 @@ func TestNodesAppearInStep(t *testing.T) {
 
 // TestStragglersDropped: events of an older request change nothing.
 func TestStragglersDropped(t *testing.T) {
+	t.Parallel()
 	d := newDrive(t, newFakeBackend(sampleAnswer), 100, 30)
 	m := d.m
 	m.req = 2
@@ -86,6 +88,7 @@ func TestStragglersDropped(t *testing.T) {
 }
 
 func TestDigitsAndBrackets(t *testing.T) {
+	t.Parallel()
 	d := newDrive(t, newFakeBackend(sampleAnswer), 120, 30)
 	d.typeText("q")
 	d.send(press("enter"))
@@ -121,6 +124,7 @@ func TestDigitsAndBrackets(t *testing.T) {
 }
 
 func TestCancelKeepsPartial(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	b.gate = make(chan int)
 	tm := newTM(t, b, 120, 30)
@@ -145,6 +149,7 @@ func TestCancelKeepsPartial(t *testing.T) {
 }
 
 func TestResize(t *testing.T) {
+	t.Parallel()
 	tm := newTM(t, newFakeBackend(sampleAnswer), 160, 48)
 	tm.Type("q")
 	tm.Send(press("enter"))

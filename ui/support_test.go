@@ -12,6 +12,7 @@ import (
 // says so, and the sources pane counts it; a supported one is drawn as
 // before.
 func TestUnsupportedFootnote(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		b := newFakeBackend(sampleAnswer)
 		b.verdicts = map[string]rag.Verdict{"doc2:3": rag.Unsupported, "doc1:2": rag.Supported}
@@ -42,6 +43,7 @@ func TestUnsupportedFootnote(t *testing.T) {
 // drawn (a model refined it) redraws the chip, in a finished block too,
 // and the answer's text stays whole.
 func TestVerdictRefinedRedraws(t *testing.T) {
+	t.Parallel()
 	var d answerDoc
 	for _, e := range []rag.Event{
 		{Type: rag.EventText, Text: "First claim "},

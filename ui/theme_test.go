@@ -12,6 +12,7 @@ import (
 // TestBackgroundPicksStyles: the terminal's answer to the background query
 // switches styles, Markdown included, and the answer is redrawn with them.
 func TestBackgroundPicksStyles(t *testing.T) {
+	t.Parallel()
 	m := New(newFakeBackend(sampleAnswer), Options{Getenv: func(string) string { return "" }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	m.Update(tea.BackgroundColorMsg{Color: color.White})

@@ -14,6 +14,7 @@ import (
 // transcript drawing the same turns from scratch shows, and a new
 // question does not draw the turns before it again.
 func TestTranscriptRedrawsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
 	c := &common{Styles: newStyles(true), Keys: defaultKeyMap()}
 	tr := newTranscript(c)
 	tr.SetSize(90, 20)

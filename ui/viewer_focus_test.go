@@ -86,6 +86,7 @@ func bodyRows(scr string) []string {
 // opens on the child a third down the body rather than on the parent's
 // first line. Index rows are not shown as segments; p and n still move.
 func TestViewerFocus(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	child := hierFixture(b)
 	d := newDrive(t, b, 80, 24)
@@ -189,6 +190,7 @@ func sgrBg(c interface{ RGBA() (r, g, b, a uint32) }) string {
 // text (the document changed since the answer) marks nothing, and the
 // viewer opens on the segment's first line.
 func TestViewerStaleFocus(t *testing.T) {
+	t.Parallel()
 	b := newFakeBackend(sampleAnswer)
 	hierFixture(b)
 	b.focus["doc2:3"] = [2]int{10, len(b.segs["doc2"][3].Text) + 1}

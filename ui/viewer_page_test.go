@@ -77,6 +77,7 @@ func pageChat(t *testing.T, r *pageRenderer, term *termimagetest.Terminal, cache
 // terminal, through the real program loop (tea.Exec); a key brings the
 // viewer back as it was.
 func TestViewerPageInline(t *testing.T) {
+	t.Parallel()
 	r := newPageRenderer(t)
 	term := &termimagetest.Terminal{Answer: termimagetest.Kitty, Cols: 80, Rows: 24}
 	tm := pageChat(t, r, term, t.TempDir())
@@ -153,6 +154,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // is about its document and goes when the viewer closes; a message from
 // before it opened stays.
 func TestViewerStatusClearsOnBack(t *testing.T) {
+	t.Parallel()
 	d := newDrive(t, newFakeBackend(sampleAnswer), 80, 24)
 	d.openFirstSource()
 	d.send(press("i")) // the fake's documents are Markdown

@@ -35,6 +35,7 @@ func pdfFixture(b *fakeBackend) {
 // neighbours: the text is reflowed to the width, page markers stand
 // where pages begin, and the header's page follows the scroll.
 func TestViewerPages(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
 		b := newFakeBackend(sampleAnswer)

@@ -38,6 +38,7 @@ func pdfFixtureStarts(b *fakeBackend) []int {
 // passage as a whole, and the header names the page of the line at the top
 // as the view scrolls past the marker.
 func TestViewerPageStarts(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
 		fb := newFakeBackend(sampleAnswer)

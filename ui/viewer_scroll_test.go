@@ -147,6 +147,7 @@ func openScrollFixture(t *testing.T, w, h int) (d *drive, starts []int, text str
 // bottom while text remains; scrolled to the end, the last passage's last
 // line is the last row, and the view stays full.
 func TestViewerFillsTallScreen(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
 		d, _, _ := openScrollFixture(t, w, h)
@@ -185,6 +186,7 @@ func TestViewerFillsTallScreen(t *testing.T) {
 // and the header names the page of the row on top (a marker's page when a
 // marker is on top), computed here from the document's page starts.
 func TestViewerScrollsWholeDocument(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := size[0], size[1]
 		d, starts, text := openScrollFixture(t, w, h)
@@ -272,6 +274,7 @@ func TestViewerScrollsWholeDocument(t *testing.T) {
 // Options.Open at the header's page, p. 3, through the real program loop
 // (tea.ExecProcess).
 func TestViewerOpenPageInView(t *testing.T) {
+	t.Parallel()
 	_, script, record := argstub.Script(t, "viewer")
 	fb := newFakeBackend(sampleAnswer)
 	starts, _ := scrollFixture(fb)
@@ -313,6 +316,7 @@ func askAndOpenFirst(t *testing.T, tm *teatest.TestModel) {
 // after scrolling into the passage after the cited one runs the editor at
 // +N, N the file's line that holds the first word on top of the view.
 func TestViewerOpenLineInView(t *testing.T) {
+	t.Parallel()
 	_, script, record := argstub.Script(t, "editor")
 	segs, text := scrollDoc("doc2")
 	front := "---\ntitle: Ten passages\nauthors: [A, B]\n---\n"
@@ -363,6 +367,7 @@ func TestViewerOpenLineInView(t *testing.T) {
 // header names the passage jumped to, the page of the top line; a line of
 // scrolling and the header names the passage on top again.
 func TestViewerJumpNearTheEnd(t *testing.T) {
+	t.Parallel()
 	d, starts, text := openScrollFixture(t, 160, 48)
 	for i := 5; i <= 10; i++ {
 		d.send(press("n"))
