@@ -7,6 +7,7 @@ import (
 )
 
 func TestCutAnswer(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		text  string
 		bound int
@@ -34,6 +35,7 @@ func TestCutAnswer(t *testing.T) {
 }
 
 func TestAnswerBound(t *testing.T) {
+	t.Parallel()
 	if AnswerBound(150) != 150*16 || AnswerBound(0) != DefaultAnswerBound || AnswerBound(1<<30) != DefaultAnswerBound {
 		t.Errorf("AnswerBound: %d %d %d", AnswerBound(150), AnswerBound(0), AnswerBound(1<<30))
 	}

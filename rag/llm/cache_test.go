@@ -10,6 +10,7 @@ import (
 // entry over the bound and an empty answer are misses; a Cache without a
 // folder keeps nothing.
 func TestCache(t *testing.T) {
+	t.Parallel()
 	c := Cache{Dir: t.TempDir()}
 	const k, other = "ab12", "cd34"
 	if _, ok := c.Get(k, 1<<10); ok {

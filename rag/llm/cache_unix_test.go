@@ -13,6 +13,7 @@ import (
 // A named pipe where a cached answer belongs is a miss at once, never a
 // wait for a writer.
 func TestCacheFIFO(t *testing.T) {
+	t.Parallel()
 	c := Cache{Dir: t.TempDir()}
 	const k = "0123abcd"
 	if err := os.MkdirAll(filepath.Dir(c.Path(k)), 0o700); err != nil {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestCompleteTextAndUsage(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"a short ", "context"},
 		Usage: &llmtest.Usage{Prompt: 1200, Completion: 9, Cached: 1000}})
 	defer srv.Close()
@@ -43,6 +44,7 @@ func TestCompleteTextAndUsage(t *testing.T) {
 }
 
 func TestCompleteWithoutUsage(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"text"}})
 	defer srv.Close()
 	c, err := modelOn(srv, Config{Policy: fast}).Complete(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, 0)
@@ -55,6 +57,7 @@ func TestCompleteWithoutUsage(t *testing.T) {
 }
 
 func TestCompleteReasoningModelBound(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"ok"}})
 	defer srv.Close()
 	m := NewModel(New(Config{BaseURL: srv.BaseURL(), Policy: fast}), "o3-mini")
@@ -67,6 +70,7 @@ func TestCompleteReasoningModelBound(t *testing.T) {
 }
 
 func TestCompleteRetriesThroughPolicy(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Status: 500}, llmtest.Reply{Status: 429}, llmtest.Reply{Chunks: []string{"fine"}})
 	defer srv.Close()
 	var w waits
@@ -88,6 +92,7 @@ func TestCompleteRetriesThroughPolicy(t *testing.T) {
 
 // An answer whose stream breaks off before its end is sent again.
 func TestCompleteBrokenBodyRetried(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -109,6 +114,7 @@ func TestCompleteBrokenBodyRetried(t *testing.T) {
 }
 
 func TestCompleteNoChoices(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, `data: {"id":"x","object":"chat.completion.chunk","choices":[]}`+"\n\n")
@@ -122,6 +128,7 @@ func TestCompleteNoChoices(t *testing.T) {
 }
 
 func TestCompleteCancel(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"late"}})
 	defer srv.Close()
 	srv.SetLatency(10 * time.Second)
@@ -139,6 +146,7 @@ func TestCompleteCancel(t *testing.T) {
 // closes the stream (the server sees the client go), long before the
 // 200,000 lines the model would write.
 func TestCompleteBoundsRunawayAnswer(t *testing.T) {
+	t.Parallel()
 	lines := make([]string, 200_000)
 	for i := range lines {
 		lines[i] = fmt.Sprintf("Line %d of an answer that never ends. ", i)
@@ -172,6 +180,7 @@ func TestCompleteBoundsRunawayAnswer(t *testing.T) {
 // One piece of 5.4 MB in a single line is not read whole: reading stops at
 // the raw bound, and what came before is the answer.
 func TestCompleteBoundsOneHugePiece(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"A first sentence. ", strings.Repeat("x", 5_400_000)}})
 	defer srv.Close()
 	c, err := modelOn(srv, Config{Policy: fast}).Complete(context.Background(), []Message{{Role: RoleUser, Content: "q"}}, 150)
@@ -183,6 +192,7 @@ func TestCompleteBoundsOneHugePiece(t *testing.T) {
 // A server that refuses stream_options is asked again without, and not
 // asked with it again.
 func TestCompleteStreamOptionsRefused(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"fine"}, RefuseStreamOptions: true})
 	defer srv.Close()
 	m := modelOn(srv, Config{Policy: fast})

@@ -15,6 +15,7 @@ import (
 )
 
 func TestConnect(t *testing.T) {
+	t.Parallel()
 	m, err := Connect(context.Background(), ModelConfig{NoOllama: true})
 	if m != nil || err != nil {
 		t.Errorf("nothing configured: %v, %v; want nil, nil", m, err)
@@ -67,6 +68,7 @@ func localModels(t *testing.T, openAIOnly bool, names ...string) *httptest.Serve
 }
 
 func TestProbeLocal(t *testing.T) {
+	t.Parallel()
 	hc := &http.Client{}
 	ctx := context.Background()
 
@@ -163,6 +165,7 @@ func TestConnectFindsLocalServer(t *testing.T) {
 }
 
 func TestModelLabel(t *testing.T) {
+	t.Parallel()
 	c := New(Config{})
 	if l := NewModel(c, "gpt-4o").Label(); l != "gpt-4o" {
 		t.Errorf("a named server's model: %q", l)
@@ -175,6 +178,7 @@ func TestModelLabel(t *testing.T) {
 }
 
 func TestFormatFallsBackWhenSchemaRefused(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{RefuseSchema: true, Chunks: []string{`{"a":`, `1}`}})
 	defer srv.Close()
 	m := modelOn(srv, Config{Policy: fast})
@@ -207,6 +211,7 @@ func TestFormatFallsBackWhenSchemaRefused(t *testing.T) {
 }
 
 func TestStreamSurvivesManyKeepAlives(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Bees ", "[source_1]."}, Pings: 400})
 	defer srv.Close()
 	got, err := ask(context.Background(), modelOn(srv, Config{}))

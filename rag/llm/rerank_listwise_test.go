@@ -58,6 +58,7 @@ func orderOf(scores []float64) []int {
 // first ranks passages 6..25 (it reverses them), then the top 15 of the
 // result, where it puts its [6] (doc 24, risen from the back) first.
 func TestListwiseSlidingWindow(t *testing.T) {
+	t.Parallel()
 	var docs []string
 	for i := range 25 {
 		docs = append(docs, fmt.Sprintf("doc%02d says something", i))
@@ -105,6 +106,7 @@ func TestListwiseSlidingWindow(t *testing.T) {
 }
 
 func TestListwiseUnparsedAndShort(t *testing.T) {
+	t.Parallel()
 	docs := []string{"alpha [2] cites", "beta " + strings.Repeat("word ", 400), "gamma"}
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Sorry, I cannot rank these."}})
 	defer srv.Close()
@@ -131,6 +133,7 @@ func TestListwiseUnparsedAndShort(t *testing.T) {
 }
 
 func TestListwiseModelError(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Status: 400})
 	defer srv.Close()
 	_, err := llm.NewListwiseReranker(listwiseModel(srv)).Rerank(context.Background(), "q", []string{"a", "b"})

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParsePermutation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		answer string
 		n      int

@@ -167,6 +167,7 @@ func checkScores(t *testing.T, got []float64, query string, unscored ...int) {
 }
 
 func TestRerankFormats(t *testing.T) {
+	t.Parallel()
 	const query = "mitochondria cell"
 	tests := []struct {
 		name, format string
@@ -210,6 +211,7 @@ func TestRerankFormats(t *testing.T) {
 }
 
 func TestRerankRequestBody(t *testing.T) {
+	t.Parallel()
 	f := newRerankFake(t, "cohere", "/v1/rerank")
 	var got cohereBody
 	f.answer = func(w http.ResponseWriter, body map[string]any) bool {
@@ -228,6 +230,7 @@ func TestRerankRequestBody(t *testing.T) {
 // TestRerankPartialAnswers: results out of order, a server that returns
 // fewer than asked (top_n smaller than docs), null scores.
 func TestRerankPartialAnswers(t *testing.T) {
+	t.Parallel()
 	const query = "mitochondria cell"
 	f := newRerankFake(t, "cohere", "/v1/rerank")
 	answers := map[string]string{
@@ -252,6 +255,7 @@ func TestRerankPartialAnswers(t *testing.T) {
 }
 
 func TestRerankErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		status int
@@ -299,6 +303,7 @@ func TestRerankErrors(t *testing.T) {
 // TestRerankRetries: a busy server is asked again under the client's
 // Policy, and an empty list asks nothing.
 func TestRerankRetries(t *testing.T) {
+	t.Parallel()
 	f := newRerankFake(t, "cohere", "/v1/rerank")
 	busy := 1
 	f.answer = func(w http.ResponseWriter, _ map[string]any) bool {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestBackoffJitterBounded(t *testing.T) {
+	t.Parallel()
 	p := Policy{Base: 100 * time.Millisecond, Max: 3 * time.Second}
 	for attempt := range 12 {
 		d := min(p.Max, p.Base<<attempt)
@@ -40,6 +41,7 @@ func TestBackoffJitterBounded(t *testing.T) {
 }
 
 func TestRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 18, 0, 0, 0, time.UTC)
 	cases := []struct {
 		name   string
@@ -72,6 +74,7 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestWaitString(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		w    Wait
 		want string

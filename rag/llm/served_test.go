@@ -13,6 +13,7 @@ import (
 // the server's model list once and refuses a name it does not list, naming
 // what it has; a server without a list, or that cannot answer, is accepted.
 func TestConnectChecksNamedModel(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	connect := func(base, model string) (*Model, error) {
 		return Connect(ctx, ModelConfig{Config: Config{BaseURL: base, Policy: fast}, Model: model})

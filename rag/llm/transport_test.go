@@ -52,6 +52,7 @@ func ask(ctx context.Context, m *Model) (string, error) {
 }
 
 func TestRetryAfterSecondsHonoured(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "1"}}, llmtest.Reply{Chunks: []string{"ok"}})
 	defer srv.Close()
 	var w waits
@@ -73,6 +74,7 @@ func TestRetryAfterSecondsHonoured(t *testing.T) {
 }
 
 func TestRetryAfterDateHonoured(t *testing.T) {
+	t.Parallel()
 	at := time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
 	srv := llmtest.New(llmtest.Reply{Status: 503, Header: map[string]string{"Retry-After": at}}, llmtest.Reply{Chunks: []string{"ok"}})
 	defer srv.Close()
@@ -89,6 +91,7 @@ func TestRetryAfterDateHonoured(t *testing.T) {
 }
 
 func TestRetryAfterBeyondBoundFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After": "120"}})
 	defer srv.Close()
 	start := time.Now()
@@ -102,6 +105,7 @@ func TestRetryAfterBeyondBoundFailsAtOnce(t *testing.T) {
 }
 
 func TestRateLimitMessageWhenRetriesRunOut(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Status: 429})
 	defer srv.Close()
 	var w waits
@@ -129,6 +133,7 @@ func TestRateLimitMessageWhenRetriesRunOut(t *testing.T) {
 }
 
 func TestStatusesNotRetried(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		reply llmtest.Reply
@@ -169,6 +174,7 @@ func freeAddr(t *testing.T) string {
 }
 
 func TestRefusedConnectionRetriedThenClearError(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	var w waits
 	m := NewModel(New(Config{BaseURL: "http://" + addr + "/v1", Policy: Policy{Refused: 2, Base: time.Millisecond, Max: 5 * time.Millisecond}}), "m")
@@ -190,6 +196,7 @@ func TestRefusedConnectionRetriedThenClearError(t *testing.T) {
 }
 
 func TestRefusedConnectionRetriedUntilServerStarts(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	fake := llmtest.New(llmtest.Reply{Chunks: []string{"up"}})
 	fake.Close() // only its handler is used, on addr
@@ -220,6 +227,7 @@ func TestRefusedConnectionRetriedUntilServerStarts(t *testing.T) {
 }
 
 func TestFirstByteTimeout(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Silent: true})
 	defer srv.Close()
 	m := modelOn(srv, Config{Policy: fast, FirstByteTimeout: 200 * time.Millisecond})
@@ -244,6 +252,7 @@ func TestFirstByteTimeout(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Hello", " there"}, Hang: true})
 	defer srv.Close()
 	m := modelOn(srv, Config{Policy: fast, IdleTimeout: 200 * time.Millisecond})
@@ -263,6 +272,7 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestIdleTimeoutIsPerGap(t *testing.T) {
+	t.Parallel()
 	// Chunks every 150 ms for 1.2 s: no gap reaches the 1 s idle timeout,
 	// though the whole answer takes longer.
 	srv := llmtest.New(llmtest.Reply{Chunks: strings.Split("a b c d e f g h", " "), Delay: 150 * time.Millisecond})
@@ -275,6 +285,7 @@ func TestIdleTimeoutIsPerGap(t *testing.T) {
 }
 
 func TestIdleTimeoutIgnoresTheCallersTime(t *testing.T) {
+	t.Parallel()
 	// The server sends a piece every 40 ms; the caller takes twice the
 	// idle timeout over each piece. That is not the server's silence.
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"x", "y", "z"}, Delay: 40 * time.Millisecond})
@@ -291,6 +302,7 @@ func TestIdleTimeoutIgnoresTheCallersTime(t *testing.T) {
 }
 
 func TestStreamBrokenBeforeContentRetried(t *testing.T) {
+	t.Parallel()
 	// The first reply sends a chunk without content, then the connection
 	// is cut.
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"", "b"}, Cut: 1}, llmtest.Reply{Chunks: []string{"ok"}})
@@ -306,6 +318,7 @@ func TestStreamBrokenBeforeContentRetried(t *testing.T) {
 }
 
 func TestStreamCutAfterContentNotRetried(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"Hel", "lo", "!"}, Cut: 2})
 	defer srv.Close()
 	got, err := ask(context.Background(), modelOn(srv, Config{Policy: fast}))
@@ -318,6 +331,7 @@ func TestStreamCutAfterContentNotRetried(t *testing.T) {
 }
 
 func TestCancelDuringBackoff(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Status: 500})
 	defer srv.Close()
 	m := modelOn(srv, Config{Policy: Policy{Base: time.Hour, Max: time.Hour}})
@@ -333,6 +347,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 }
 
 func TestEmbeddingsUseThePolicy(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Status: 429, Header: map[string]string{"Retry-After-Ms": "20"}},
 		llmtest.Reply{Status: 502}, llmtest.Reply{})
 	defer srv.Close()
@@ -368,6 +383,7 @@ func TestEmbeddingsUseThePolicy(t *testing.T) {
 }
 
 func TestBrokenConnectionRetriedThenClearError(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	hits := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -399,6 +415,7 @@ func TestBrokenConnectionRetriedThenClearError(t *testing.T) {
 // TestRefusedAdviceNamesWhatWasSet: a refused connection says where no
 // model answered, and its advice names only what chose the server.
 func TestRefusedAdviceNamesWhatWasSet(t *testing.T) {
+	t.Parallel()
 	addr := freeAddr(t)
 	base := "http://" + addr + "/v1"
 	p := Policy{Refused: -1}
@@ -429,6 +446,7 @@ func TestRefusedAdviceNamesWhatWasSet(t *testing.T) {
 // whose body then ends without the end of the stream is a cut stream, not a finished one: only
 // the SSE line "data: [DONE]" ends a stream.
 func TestDoneInAnswerTextIsNoEnd(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(llmtest.Reply{Chunks: []string{"The log says ", "data: [DONE]", " and [DONE] then stops."}, Unfinished: true})
 	defer srv.Close()
 	got, err := ask(context.Background(), modelOn(srv, Config{Policy: fast}))
@@ -440,6 +458,7 @@ func TestDoneInAnswerTextIsNoEnd(t *testing.T) {
 // TestDoneFlagLines: the marker is found whole however the body is split
 // into reads, with CRLF or LF line ends, and never inside a longer line.
 func TestDoneFlagLines(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		body string
 		want bool
