@@ -40,6 +40,7 @@ func TestDefaultLocation(t *testing.T) {
 // TestDropLeftover: a Drop killed after its rename leaves a renamed folder;
 // the library is gone, and the next listing removes the leftover.
 func TestDropLeftover(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	loc := t.TempDir()
 	st, err := store.Open(ctx, loc, store.Options{Library: "x", Info: testInfo, Create: true})
@@ -65,6 +66,7 @@ func TestDropLeftover(t *testing.T) {
 
 // TestMemoryLocation: "memory:" opens a new, empty store each time.
 func TestMemoryLocation(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(ctx, "memory:", store.Options{Info: testInfo, Create: true})
 	if err != nil {
@@ -89,6 +91,7 @@ func TestMemoryLocation(t *testing.T) {
 // process drops and creates again (same name, same embedder) follows the
 // new library, whatever the sizes of the two logs.
 func TestDroppedAndCreatedAgain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	loc := t.TempDir()
 	open := func() *Store { return openLibraryX(t, loc) }
@@ -111,6 +114,7 @@ func TestDroppedAndCreatedAgain(t *testing.T) {
 // created again since it last wrote writes into the new library, under the
 // new library's lock, not into the dropped folder.
 func TestWriterAfterDropAndCreate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	loc := t.TempDir()
 	open := func() *Store { return openLibraryX(t, loc) }
@@ -142,6 +146,7 @@ func sameFolder(t *testing.T, fi os.FileInfo, path string) bool {
 // TestLibrariesWithDamage: a library whose manifest cannot be read is
 // listed (with a zero Info) beside the others, not an error for all.
 func TestLibrariesWithDamage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	loc := t.TempDir()
 	for _, name := range []string{"good", "bad"} {

@@ -78,6 +78,7 @@ func ids(hits []store.Hit) []string {
 // (the file is a cache), a read-only open changes nothing, and a writable
 // open puts the file right, so that the next open computes nothing.
 func TestCodesDamage(t *testing.T) {
+	t.Parallel()
 	dir, queries, want := codesLibrary(t, 1)
 	name := codesName(1)
 	intact, err := os.ReadFile(filepath.Join(dir, name))
@@ -167,6 +168,7 @@ func TestCodesDamage(t *testing.T) {
 // next writer appends after the last intact block, and the file is whole
 // again.
 func TestCodesTornAppend(t *testing.T) {
+	t.Parallel()
 	dir, queries, want := codesLibrary(t, 3)
 	path := filepath.Join(dir, codesName(1))
 	intact, err := os.ReadFile(path)
@@ -241,6 +243,7 @@ func codesChild() {
 // answers as the exact scan does, with codes from the file where the file
 // has them.
 func TestKillWhileAppendingCodes(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 5))
 	dir := t.TempDir()
 	exe, err := os.Executable()

@@ -18,6 +18,7 @@ import (
 // read-only open computes the codes from the vectors and answers as the
 // intact library does, and a writable one puts a codes file there.
 func TestCodesFIFO(t *testing.T) {
+	t.Parallel()
 	dir, queries, want := codesLibrary(t, 4)
 	lib := copyDir(t, dir)
 	path := filepath.Join(lib, codesName(1))
@@ -54,6 +55,7 @@ func TestCodesFIFO(t *testing.T) {
 // that says what to do, instead of crashing the process; the library
 // opened again answers as before.
 func TestCodesCutWhileMapped(t *testing.T) {
+	t.Parallel()
 	dir, queries, want := codesLibrary(t, 5)
 	lib := copyDir(t, dir)
 	s, err := OpenDir(context.Background(), lib, store.Options{ReadOnly: true})

@@ -50,6 +50,7 @@ func compactChild() {
 // at random moments, and checks that the library then holds the commits,
 // whole, whichever generation was in force.
 func TestKillDuringCompaction(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
 	for round := range 3 {
 		dir := t.TempDir()
@@ -71,6 +72,7 @@ func TestKillDuringCompaction(t *testing.T) {
 // read may take the vanishing old generation for damage, or see a
 // document half.
 func TestOpenWhileCompacting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	cmd, sc := startCompactChild(t, dir)

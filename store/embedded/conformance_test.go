@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, harness)
 }
 

@@ -16,6 +16,7 @@ import (
 // same cuts of a record the commit file recorded are damage (see
 // TestCutLog).
 func TestTornLastRecord(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	s := mustOpen(t, base, testInfo)
 	put(t, s, "a", 3, 1)
@@ -114,6 +115,7 @@ func TestTornLastRecord(t *testing.T) {
 // its manifest rename would: the next generation's files and a manifest
 // temp file. The library opens as it was, and the next writer removes them.
 func TestInterruptedCompaction(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := mustOpen(t, dir, testInfo)
 	put(t, s, "a", 3, 1)
@@ -135,6 +137,7 @@ func TestInterruptedCompaction(t *testing.T) {
 }
 
 func TestCompact(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := mustOpen(t, dir, testInfo)
@@ -167,6 +170,7 @@ func TestCompact(t *testing.T) {
 }
 
 func TestAutoCompact(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := mustOpen(t, dir, testInfo)
 	defer s.Close()
@@ -183,6 +187,7 @@ func TestAutoCompact(t *testing.T) {
 // TestCompactionSeenByOtherStore: a store that did not compact follows the
 // other's new generation without reopening.
 func TestCompactionSeenByOtherStore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s1 := mustOpen(t, dir, testInfo)
@@ -203,6 +208,7 @@ func TestCompactionSeenByOtherStore(t *testing.T) {
 // TestFormat1 opens a library written in format 1 (no record magic, no
 // vector checksums, no index text) and converts it on the first write.
 func TestFormat1(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	writeFormat1(t, dir, []store.Put{putOf("a", 3, 1), putOf("b", 2, 1)})
@@ -233,6 +239,7 @@ func TestFormat1(t *testing.T) {
 // this store had tidied the files; this store's next commit cuts the dead
 // writer's tail, so that nothing uncommitted follows its record.
 func TestTailOfDeadWriter(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := mustOpen(t, dir, testInfo)
 	defer s.Close()

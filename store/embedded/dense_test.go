@@ -152,6 +152,7 @@ var testFilters = []store.Filter{
 // path); of 6,000 with IBID_FIGURES=1 as CI runs it, where too few
 // candidates per result also shows (as in TestRecall).
 func TestFastMatchesExact(t *testing.T) {
+	t.Parallel()
 	const dim = 64
 	docs := 30
 	if figures.Enabled() {
@@ -211,6 +212,7 @@ func TestFastMatchesExact(t *testing.T) {
 // at least 0.99 with candidatesPer candidates per result. A measurement
 // test (TestFastMatchesExact checks the fast path in every run).
 func TestRecall(t *testing.T) {
+	t.Parallel()
 	figures.Require(t)
 	n, queries := 20_000, 100
 	if testing.Short() || raceEnabled {
@@ -241,6 +243,7 @@ func TestRecall(t *testing.T) {
 
 // A query allocates the same whatever the number of vectors it scans.
 func TestDenseAllocations(t *testing.T) {
+	t.Parallel()
 	if raceEnabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
@@ -265,6 +268,7 @@ func TestDenseAllocations(t *testing.T) {
 // A library that grows past exactMax while open leaves the exact path:
 // its answers stay right, and its vectors are read from the file.
 func TestLeaveExactPath(t *testing.T) {
+	t.Parallel()
 	const dim = 32
 	info := store.Info{Embedder: "clustered", Dimension: dim}
 	for _, dir := range []string{"", t.TempDir()} {

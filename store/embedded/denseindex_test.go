@@ -75,6 +75,7 @@ func checkIndex(t *testing.T, s *Store) {
 // segments, enough dead documents to compact it; in memory and in a
 // folder, where compactions of the files give every entry a new row.
 func TestDenseIndexIncremental(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{"", t.TempDir()} {
 		s := mustOpen(t, dir, testInfo)
 		r := rand.New(rand.NewPCG(8, 9))

@@ -48,6 +48,7 @@ func readManifestFile(t testing.TB, dir string) manifest {
 // TestFormat2ReadOnly: a library of format 2 opened read-only is read as it
 // is, and nothing in its folder changes.
 func TestFormat2ReadOnly(t *testing.T) {
+	t.Parallel()
 	dir := copyDir(t, format2Fixture)
 	before := snapshot(t, dir)
 	s, err := OpenDir(context.Background(), dir, store.Options{ReadOnly: true})
@@ -71,6 +72,7 @@ func TestFormat2ReadOnly(t *testing.T) {
 // manifest (format 3) before appending; the old records are untouched and
 // everything reads back identically, boxes included, after reopening.
 func TestFormat2Upgrade(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := copyDir(t, format2Fixture)
 	oldLog, err := os.ReadFile(filepath.Join(dir, logName(1)))
@@ -151,6 +153,7 @@ func checkBoxed(t testing.TB, s *Store, p store.Put) {
 // TestFormat2RecordsAreFormat3: the current writer, given what the
 // fixture's writer was given (no boxes), writes the same log byte for byte.
 func TestFormat2RecordsAreFormat3(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := mustOpen(t, dir, testInfo)
 	put(t, s, "a", 3, 1)
@@ -183,6 +186,7 @@ func TestFormat2RecordsAreFormat3(t *testing.T) {
 // TestNewerFormat: a library of a format this ibid does not know is refused
 // with a message that says so, and its folder is left alone.
 func TestNewerFormat(t *testing.T) {
+	t.Parallel()
 	dir := copyDir(t, format2Fixture)
 	m := readManifestFile(t, dir)
 	m.Format = formatVersion + 1
@@ -204,6 +208,7 @@ func TestNewerFormat(t *testing.T) {
 // TestCompactKeepsBoxes: compaction rewrites boxes exactly, and a library
 // converted from format 1 takes boxes.
 func TestCompactKeepsBoxes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	writeFormat1(t, dir, []store.Put{putOf("a", 3, 1)})
@@ -231,6 +236,7 @@ func TestCompactKeepsBoxes(t *testing.T) {
 // corruption, found before anything is allocated for it; so are a flagged
 // segment without boxes and, in format 3, a flag no format defines.
 func TestBoxesCorrupt(t *testing.T) {
+	t.Parallel()
 	doc, segs := makeDoc("bc", 1, 4, 1)
 	segs[0].Boxes = []store.Box{{Page: 1, X1: 1, Y1: 1}}
 	p, err := appendPut(binary.AppendUvarint(nil, 1), &doc, segs, []bool{false}, 0, 0, false)

@@ -60,6 +60,7 @@ func encodeOps(t *testing.T, ops []op) []byte {
 }
 
 func TestPayloadRoundTrip(t *testing.T) {
+	t.Parallel()
 	doc, segs := makeDoc("rt", 4, 4, 1)
 	doc.Segments = 4
 	segs[1].Boxes = []store.Box{{Page: 2, X0: 72.125, Y0: 1e-3, X1: 611.99, Y1: 700}, {Page: 3, X0: -1, Y0: math.SmallestNonzeroFloat32, X1: 0, Y1: math.MaxFloat32}}

@@ -72,6 +72,7 @@ func checkParentsHidden(t *testing.T, s *Store, docs map[string][2]int) {
 // compaction, by a store following another's commits record by record or
 // generation by generation, and on opening.
 func TestIndexRowsCompactionAndCatchUp(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s1 := mustOpen(t, dir, testInfo)
@@ -102,6 +103,7 @@ func TestIndexRowsCompactionAndCatchUp(t *testing.T) {
 // TestIndexRowsKeywordFileWithParents: a saved keyword index that holds
 // parents (as one saved before the rule would) loses them on opening.
 func TestIndexRowsKeywordFileWithParents(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := mustOpen(t, dir, testInfo)
 	put(t, s, "a", 8, 1)
@@ -123,6 +125,7 @@ func TestIndexRowsKeywordFileWithParents(t *testing.T) {
 // by a writer that kept it) is read with the parent never found by Dense,
 // before and after a compaction.
 func TestIndexRowsParentVectorInLog(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	dim := testInfo.Dimension

@@ -101,6 +101,7 @@ func intactDocs(t testing.TB, s *Store) (intact, lostVectors []string) {
 // every other document, nothing is truncated, and Repair rebuilds it with
 // the damaged files kept aside.
 func TestDamageMidLog(t *testing.T) {
+	t.Parallel()
 	const n = 300
 	dir := damageLibrary(t, n)
 	logPath := filepath.Join(dir, logName(1))
@@ -170,6 +171,7 @@ func TestDamageMidLog(t *testing.T) {
 // and writable, counting each document once: readable (its vectors, if
 // lost, to be embedded again) or lost.
 func TestDamageAttacks(t *testing.T) {
+	t.Parallel()
 	const n = 30
 	base := damageLibrary(t, n)
 	all := func() []string {
@@ -388,6 +390,7 @@ func mapsEqual(a, b map[string]int64) bool {
 // overlapping vector rows, as only a bug or a forged file could, is
 // reported as damage without a panic, on open and when caught up with.
 func TestOverlappingRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := mustOpen(t, dir, testInfo)
@@ -429,6 +432,7 @@ func TestOverlappingRows(t *testing.T) {
 // are read from their own checksums. A flip in the record's header costs
 // nothing.
 func TestDamageInBatch(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	base := t.TempDir()
 	s := mustOpen(t, base, testInfo)

@@ -18,6 +18,7 @@ import (
 // Update waits; a context that ends first gets an error wrapping ErrBusy
 // (and the context's error) promptly, and nothing is written.
 func TestUpdateWaitsForLock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := mustOpen(t, dir, testInfo)
 	defer s.Close()
@@ -55,6 +56,7 @@ func TestUpdateWaitsForLock(t *testing.T) {
 // TestReadOnly: a store opened read-only refuses writes with ErrReadOnly,
 // writes nothing, and still follows what a writer commits.
 func TestReadOnly(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	w := mustOpen(t, dir, testInfo)
@@ -85,6 +87,7 @@ const envUnwritable = "IBID_TEST_UNWRITABLE_DIR"
 // read-only instead of failing. Root may write anyway, so as root (as in
 // CI) the test runs its checks in a copy of itself as user nobody.
 func TestUnwritableFolder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := os.Getenv(envUnwritable)
 	if dir == "" {

@@ -37,6 +37,7 @@ func repairChild() {
 // as after it, never with fewer documents, and a second repair finishes.
 // Four moments by default, eleven with IBID_FIGURES=1 as CI runs it.
 func TestKillDuringRepair(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}

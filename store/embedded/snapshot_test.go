@@ -274,6 +274,7 @@ func TestSnapshotOpen(t *testing.T) {
 // TestSnapshotSmallLibrary: a library whose log is shorter than
 // snapshotMin neither writes nor reads a snapshot.
 func TestSnapshotSmallLibrary(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := mustOpen(t, dir, testInfo)
 	put(t, s, "a", 4, 1)

@@ -17,6 +17,7 @@ import (
 // Whatever scale the embedder returns, stored vectors must pass that check,
 // as written and as read back from disk.
 func TestStoredVectorsPassChromemNormCheck(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	info := store.Info{Embedder: "scaled", Dimension: 768}
@@ -66,6 +67,7 @@ func TestStoredVectorsPassChromemNormCheck(t *testing.T) {
 // file naming under which chromem-go's own persistence loses segments; so
 // that test would catch a store that relied on it.
 func TestNoLossIDsCollide(t *testing.T) {
+	t.Parallel()
 	seen := map[[4]byte]bool{}
 	collisions := 0
 	for d := range 2000 {
