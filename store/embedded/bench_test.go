@@ -224,7 +224,6 @@ func measureChild(dir string, cold bool) (measurement, error) {
 // answers one query, and prints the time and the process's peak memory. It
 // is run by BenchmarkOpen in a fresh process; on its own it does nothing.
 func TestMeasureOpenChild(t *testing.T) {
-	t.Parallel()
 	dir := os.Getenv("IBID_STORE_MEASURE_DIR")
 	if dir == "" {
 		t.Skip("run by BenchmarkOpen")

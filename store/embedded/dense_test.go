@@ -243,7 +243,6 @@ func TestRecall(t *testing.T) {
 
 // A query allocates the same whatever the number of vectors it scans.
 func TestDenseAllocations(t *testing.T) {
-	t.Parallel()
 	if raceEnabled {
 		t.Skip("allocation counts differ under the race detector")
 	}

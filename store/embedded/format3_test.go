@@ -236,7 +236,6 @@ func TestCompactKeepsBoxes(t *testing.T) {
 // corruption, found before anything is allocated for it; so are a flagged
 // segment without boxes and, in format 3, a flag no format defines.
 func TestBoxesCorrupt(t *testing.T) {
-	t.Parallel()
 	doc, segs := makeDoc("bc", 1, 4, 1)
 	segs[0].Boxes = []store.Box{{Page: 1, X1: 1, Y1: 1}}
 	p, err := appendPut(binary.AppendUvarint(nil, 1), &doc, segs, []bool{false}, 0, 0, false)
