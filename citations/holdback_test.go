@@ -8,6 +8,7 @@ import (
 // TestHoldback checks what is held after each write: only a candidate
 // token and an incomplete rune; everything else is emitted at once.
 func TestHoldback(t *testing.T) {
+	t.Parallel()
 	steps := []struct {
 		write string
 		held  int

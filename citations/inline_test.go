@@ -52,6 +52,7 @@ var inlineCases = []struct {
 }
 
 func TestInlineTable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range inlineCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Render(ModeInline, tc.in, Options{})
@@ -64,6 +65,7 @@ func TestInlineTable(t *testing.T) {
 }
 
 func TestInlineUnknown(t *testing.T) {
+	t.Parallel()
 	opt := Options{Offered: offered(1, 2)}
 	in := "a [source_1] b [source_99, source_2, source_099] c [Source 42] d [source_99]"
 	evs := Render(ModeInline, in, opt)
@@ -83,6 +85,7 @@ func TestInlineUnknown(t *testing.T) {
 }
 
 func TestCitationBeforeFirstRef(t *testing.T) {
+	t.Parallel()
 	evs := Render(ModeInline, "[source_3] [source_4, source_3] [source_4]", Options{})
 	want := "citation(source_3=1)\nref(source_3=1)\ntext(\" \")\ncitation(source_4=2)\nref(source_4=2)\nref(source_3=1)\ntext(\" \")\nref(source_4=2)\ndone(mode=inline order=[3 4] refs=4)\n"
 	if got := show(evs); got != want {

@@ -42,6 +42,7 @@ var jsonCases = []struct {
 }
 
 func TestJSONTable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range jsonCases {
 		t.Run(tc.name, func(t *testing.T) {
 			evs := Render(ModeJSON, tc.in, Options{})
@@ -78,6 +79,7 @@ var sectionsCases = []struct {
 }
 
 func TestSectionsTable(t *testing.T) {
+	t.Parallel()
 	opt := Options{Offered: offered(1, 2, 3, 4, 5)}
 	for _, tc := range sectionsCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,6 +98,7 @@ func TestSectionsTable(t *testing.T) {
 // TestInlineCasesInJSON runs every inline case as a JSON body and as a
 // section's text: the grammar is the same in all three modes.
 func TestInlineCasesInJSON(t *testing.T) {
+	t.Parallel()
 	for _, tc := range inlineCases {
 		t.Run(tc.name, func(t *testing.T) {
 			q := jsonQuote(tc.in)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestNeutralize(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"see [source_3].", "see (source 3)."},
 		{"[Source 3]", "(Source 3)"},

@@ -45,6 +45,7 @@ var numMarker = regexp.MustCompile(`\[(\d+)\]`)
 // as a JSON body, and checks them against Render and against numbering
 // done here independently on the original markers.
 func TestRealAnswers(t *testing.T) {
+	t.Parallel()
 	path := sharedData(t, "alce-answers.jsonl")
 	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("o200k_base")
@@ -104,6 +105,7 @@ func TestRealAnswers(t *testing.T) {
 // chunks, unchanged: they cite as [n], markdown links and annotations, none
 // of which is a token, so every byte must come out as it went in.
 func TestRealStreams(t *testing.T) {
+	t.Parallel()
 	path := sharedData(t, "streams.jsonl")
 	n := 0
 	readJSONL(t, path, func(line []byte) {

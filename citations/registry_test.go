@@ -6,6 +6,7 @@ import (
 )
 
 func TestRegistryAcrossAnswers(t *testing.T) {
+	t.Parallel()
 	reg := NewRegistry()
 	opt := Options{Registry: reg}
 	first := stream(t, ModeInline, "a [source_4] b [source_2]", opt, bytewise(25))
@@ -63,6 +64,7 @@ func TestRegistryAcrossAnswers(t *testing.T) {
 // TestRegistryChunkInvariance: with a shared registry, stream and Render
 // agree when each starts from the same ledger.
 func TestRegistryChunkInvariance(t *testing.T) {
+	t.Parallel()
 	base := NewRegistry()
 	base.Assign(7)
 	base.Assign(3)
@@ -76,6 +78,7 @@ func TestRegistryChunkInvariance(t *testing.T) {
 }
 
 func TestModesAndNames(t *testing.T) {
+	t.Parallel()
 	for _, m := range []Mode{ModeInline, ModeJSON, ModeSections} {
 		back, err := ParseMode(m.String())
 		if err != nil || back != m {
@@ -100,6 +103,7 @@ func TestModesAndNames(t *testing.T) {
 
 // TestAfterFlush: writes after Flush are ignored and Flush is idempotent.
 func TestAfterFlush(t *testing.T) {
+	t.Parallel()
 	for _, m := range []Mode{ModeInline, ModeJSON, ModeSections} {
 		var c collector
 		s := NewStream(m, c.handle, Options{})

@@ -20,6 +20,7 @@ var sweepPieces = []string{"[", "]", "【", "】", "source_", "1", ",", "`", "\n
 // -race on a loaded machine), 3 with -short; set IBID_SWEEP=8 for the
 // full sweep of 111,111,111 strings (minutes).
 func TestSweep(t *testing.T) {
+	t.Parallel()
 	n := 4
 	if figures.Enabled() {
 		n = 5

@@ -23,6 +23,7 @@ const nodeOpenAI = "testdata/openai-node"
 // (npm ci) on first use, and the test skips when it cannot be (no npm, no
 // network). .ci/run installs it.
 func TestChatCompletionNodeClient(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed")

@@ -50,6 +50,7 @@ const (
 // text carries the footnotes and the sources list, and the body's
 // citations field the footnotes, each with the passage's words.
 func TestChatCompletion(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(inlineAnswer, 4)})
 	defer model.Close()
 	srv, client := newChatServe(t, model, ServerConfig{})
@@ -101,6 +102,7 @@ func TestChatCompletion(t *testing.T) {
 // non-streamed answer, each source comes as Open WebUI's source event
 // before the text that cites it, and the last chunk carries the citations.
 func TestChatCompletionStream(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(inlineAnswer, 4)})
 	defer model.Close()
 	_, client := newChatServe(t, model, ServerConfig{})
@@ -182,6 +184,7 @@ func TestChatCompletionStream(t *testing.T) {
 // (aliases, no sources list); with a reply edited by the client, the
 // earlier answer's text without the sources list.
 func TestChatCompletionFollowUp(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(inlineAnswer, 4)})
 	defer model.Close()
 	_, client := newChatServe(t, model, ServerConfig{})
@@ -225,6 +228,7 @@ func TestChatCompletionFollowUp(t *testing.T) {
 // server and by the request; the text's own bracketed numerals are
 // escaped; an extractive answer ends with its note.
 func TestChatCompletionOptions(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Chunks: []string{"As [2] showed, bees pollinate [source_1]."}})
 	defer model.Close()
 	srv, client := newChatServe(t, model, ServerConfig{NoSourcesBlock: true})
@@ -260,6 +264,7 @@ func TestChatCompletionOptions(t *testing.T) {
 // TestChatCompletionErrors: every refusal reaches the Go openai client as
 // an API error with the status, type and message of OpenAI's form.
 func TestChatCompletionErrors(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Status: http.StatusUnauthorized})
 	defer model.Close()
 	srv, client := newChatServe(t, model, ServerConfig{Token: "s3cret"})
@@ -304,6 +309,7 @@ func TestChatCompletionErrors(t *testing.T) {
 
 // TestChatModels: the library is the one model, listed and found by id.
 func TestChatModels(t *testing.T) {
+	t.Parallel()
 	_, client := newChatServe(t, nil, ServerConfig{})
 	list, err := client.ListModels(context.Background())
 	if err != nil {
@@ -326,6 +332,7 @@ func TestChatModels(t *testing.T) {
 // TestChatCompletionCancel: a client that stops reading a stream cancels
 // the model's request.
 func TestChatCompletionCancel(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("Honey bees [source_1] pollinate.", 4), Hang: true})
 	defer model.Close()
 	_, client := newChatServe(t, model, ServerConfig{})
@@ -355,6 +362,7 @@ func TestChatCompletionCancel(t *testing.T) {
 // MaxChatBodyBytes (it carries the conversation), whatever /v1/answers'
 // bound, and no larger; the refusal says the limit.
 func TestChatCompletionBodyLimit(t *testing.T) {
+	t.Parallel()
 	srv, _ := newChatServe(t, nil, ServerConfig{MaxBodyBytes: 100, MaxChatBodyBytes: 4 << 10})
 	for _, tc := range []struct {
 		size   int
@@ -381,6 +389,7 @@ func TestChatCompletionBodyLimit(t *testing.T) {
 // few megabytes of pasted text is answered (it was refused past 1 MiB);
 // the bound is 16 MiB (refusals past a bound: TestChatCompletionBodyLimit).
 func TestChatCompletionLongConversation(t *testing.T) {
+	t.Parallel()
 	if got := NewServer(ServerConfig{}).cfg.MaxChatBodyBytes; got != 16<<20 {
 		t.Errorf("the default chat body bound is %s, want 16 MiB", byteSize(got))
 	}
@@ -399,6 +408,7 @@ func TestChatCompletionLongConversation(t *testing.T) {
 }
 
 func TestByteSize(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int64]string{16 << 20: "16 MiB", 64 << 10: "64 KiB", 1500: "1500 bytes", 1<<20 + 1: "1048577 bytes"} {
 		if got := byteSize(n); got != want {
 			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)

@@ -15,6 +15,7 @@ import (
 // that id only when asked to; the oldest is forgotten past the bound;
 // Close keeps the last turns; answers in one conversation take turns.
 func TestConversations(t *testing.T) {
+	t.Parallel()
 	c := NewConversations("lib", 2, 3)
 	if _, ok := c.Open("nope", false); ok {
 		t.Fatal("an unknown id was opened without create")
@@ -65,6 +66,7 @@ func TestConversations(t *testing.T) {
 // RequireBearer refuses a request without the token, 401 in JSON and
 // before the handler runs, and serves one with it; no token, no check.
 func TestRequireBearer(t *testing.T) {
+	t.Parallel()
 	served := 0
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served++ })
 	srv := httptest.NewServer(RequireBearer("s3cret", next))

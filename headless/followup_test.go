@@ -32,6 +32,7 @@ const followupQuery = "And how is precision computed? citation recall"
 // as in the chat and ask --resume (one pipeline): it is searched with the
 // words it carries over and answered from the precision section.
 func TestServeFollowUp(t *testing.T) {
+	t.Parallel()
 	lib := metricsLibrary()
 	srv := httptest.NewServer(NewServer(ServerConfig{Library: lib, LibraryName: "test", Answerer: rag.NewAnswerer(nil)}))
 	defer srv.Close()
@@ -72,6 +73,7 @@ func TestServeFollowUp(t *testing.T) {
 // messages, so a follow-up there is resolved against the user's question
 // before it too.
 func TestChatFollowUp(t *testing.T) {
+	t.Parallel()
 	lib := metricsLibrary()
 	srv := httptest.NewServer(NewServer(ServerConfig{Library: lib, LibraryName: "test", Answerer: rag.NewAnswerer(nil)}))
 	defer srv.Close()

@@ -24,6 +24,7 @@ func everySplit(t *testing.T, name, s string, run func(parts ...string) string) 
 }
 
 func TestTextEscaper(t *testing.T) {
+	t.Parallel()
 	run := func(parts ...string) string {
 		var e textEscaper
 		var b strings.Builder
@@ -48,6 +49,7 @@ func TestTextEscaper(t *testing.T) {
 }
 
 func TestMarkdownEscaper(t *testing.T) {
+	t.Parallel()
 	run := func(parts ...string) string {
 		e := newMDEscaper()
 		var b strings.Builder
@@ -91,6 +93,7 @@ func trickyAnswer(t *testing.T, format string) string {
 }
 
 func TestTextFootnotesStandApart(t *testing.T) {
+	t.Parallel()
 	got := trickyAnswer(t, "text")
 	want := "Bees [1] (the review's \\[2]\\[3]) wrote \\nocite{*} and \\[2](Smith 2019) and [^3], $x$, <b>bold</b>, @doe.\n" +
 		"Code `a\\[0] [^9]` stays code; mites [2], bees again [1].\n" +
@@ -107,6 +110,7 @@ func TestTextFootnotesStandApart(t *testing.T) {
 }
 
 func TestMarkdownFootnotesStandApart(t *testing.T) {
+	t.Parallel()
 	got := trickyAnswer(t, "markdown")
 	want := "Bees[^1] (the review's \\[2\\]\\[3\\]) wrote \\\\nocite\\{*\\} and \\[2\\](Smith 2019) and \\[\\^3\\], \\$x\\$, \\<b>bold\\</b>, \\@doe.\n" +
 		"Code `a[0] [^9]` stays code; mites[^2], bees again[^1].\n" +
@@ -127,6 +131,7 @@ func TestMarkdownFootnotesStandApart(t *testing.T) {
 // document's markup comes through as text (no link, citation, raw TeX,
 // math or HTML), and code stays code. Skipped without pandoc.
 func TestMarkdownThroughPandoc(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("pandoc"); err != nil {
 		t.Skip("pandoc is not installed")
 	}
@@ -168,6 +173,7 @@ func TestMarkdownThroughPandoc(t *testing.T) {
 // or block is open (a sections answer whose text ends inside code) comes
 // after the code is closed, and so do the notes.
 func TestMarkdownReferenceNeverInCode(t *testing.T) {
+	t.Parallel()
 	src := rag.Source{Number: 1, Title: "T [draft]", Path: "/p_1.md", Snippet: "a *b*\nc"}
 	for _, tc := range []struct {
 		text, want string

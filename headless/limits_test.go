@@ -75,6 +75,7 @@ func readAll(t *testing.T, c net.Conn, limit time.Duration) string {
 // token that trickle their body: each is answered 401 and closed by the
 // server at once, without waiting for the body.
 func TestWrongTokenSlowBodiesAreClosed(t *testing.T) {
+	t.Parallel()
 	const n = 40
 	addr, closed := startServe(t, ServerConfig{Token: "s3cret", BodyTimeout: time.Hour}, HTTPOptions{ReadHeaderTimeout: time.Hour})
 	conns := make([]net.Conn, n)
@@ -102,6 +103,7 @@ func TestWrongTokenSlowBodiesAreClosed(t *testing.T) {
 // TestSlowBodyTimesOut: with the right token, a body that does not arrive
 // within BodyTimeout is answered 408 and the connection closed.
 func TestSlowBodyTimesOut(t *testing.T) {
+	t.Parallel()
 	addr, _ := startServe(t, ServerConfig{Token: "s3cret", BodyTimeout: 100 * time.Millisecond}, HTTPOptions{})
 	c := slowRequest(t, addr, "s3cret")
 	defer c.Close()
@@ -113,6 +115,7 @@ func TestSlowBodyTimesOut(t *testing.T) {
 // TestSlowHeadersAreClosed: a connection that never finishes its headers
 // is closed after ReadHeaderTimeout.
 func TestSlowHeadersAreClosed(t *testing.T) {
+	t.Parallel()
 	addr, _ := startServe(t, ServerConfig{}, HTTPOptions{ReadHeaderTimeout: 100 * time.Millisecond})
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -126,6 +129,7 @@ func TestSlowHeadersAreClosed(t *testing.T) {
 // TestMaxConns: with MaxConns connections open, another waits until one
 // of them closes, then is served.
 func TestMaxConns(t *testing.T) {
+	t.Parallel()
 	addr, _ := startServe(t, ServerConfig{}, HTTPOptions{MaxConns: 2, ReadHeaderTimeout: time.Hour})
 	var held []net.Conn
 	for range 2 {
@@ -167,6 +171,7 @@ func TestMaxConns(t *testing.T) {
 // keeps its last MaxTurns turns in memory, and the model is sent no
 // older ones.
 func TestConversationKeepsAWindowOfTurns(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Chunks: []string{"Bees [source_1]."}})
 	defer model.Close()
 	s := NewServer(ServerConfig{Library: newFakeLibrary(), LibraryName: "t", Answerer: rag.ModelAnswerer(connect(t, model)), MaxTurns: 3})

@@ -81,6 +81,7 @@ func pandocAnswer(t *testing.T) (md string, csl []byte) {
 // with each work once; the document without one keeps its footnote, and
 // only it has a note.
 func TestMarkdownPandocCitations(t *testing.T) {
+	t.Parallel()
 	md, csl := pandocAnswer(t)
 	want := "HyDE writes a hypothetical document [@gao2023, p. 5]. It is then embedded [@gao2023, p. 6; @gao2023, p. 5], " +
 		"a practice older than footnotes [@muller2021, p. 45]. No labels are needed[^4] [@gao2023, p. 5].\n" +
@@ -102,6 +103,7 @@ func TestMarkdownPandocCitations(t *testing.T) {
 // (the accented author too), and the document without a citekey stays a
 // footnote. Skipped without pandoc.
 func TestPandocCiteprocRoundTrip(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("pandoc"); err != nil {
 		t.Skip("pandoc is not installed")
 	}

@@ -30,6 +30,7 @@ func replyOf(t *testing.T, opt ReplyOptions, evs []rag.Event) (string, []Footnot
 // the sources list says which passages do not support their footnotes,
 // and a last line names them. The text already written is not changed.
 func TestReplyTakesSupport(t *testing.T) {
+	t.Parallel()
 	got, fns := replyOf(t, ReplyOptions{Sources: true}, supportedAnswer())
 	want := "Bees pollinate almonds [1]. Mites cause winter losses [2].\n\nSources:\n" +
 		"[1] Bees: “Honey bees pollinate almonds.”\n" +
@@ -69,6 +70,7 @@ func TestReplyTakesSupport(t *testing.T) {
 // segment cited moves the footnote there (segment_id, focus), keeping the
 // segment offered as passage_id.
 func TestReplySupportInANeighbour(t *testing.T) {
+	t.Parallel()
 	evs := []rag.Event{
 		{Type: rag.EventCitation, Number: 1, Source: &rag.Source{Number: 1, SegmentID: "d:0", Title: "Bees", FocusStart: 2, FocusEnd: 9}},
 		{Type: rag.EventText, Text: "Bees pollinate almonds "},
@@ -93,6 +95,7 @@ const unsupportedAnswer = "Volcanic ash fertilises the wheat fields of Iceland [
 // whole completion's, and the last chunk's when streaming) carry each
 // footnote's verdict, claim and supporting sentence.
 func TestChatCompletionVerdicts(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(unsupportedAnswer, 5)})
 	defer model.Close()
 	srv, _ := newChatServe(t, model, ServerConfig{})
@@ -179,6 +182,7 @@ func TestChatCompletionVerdicts(t *testing.T) {
 // reaches the model without ibid's own lines, the unsupported footnotes'
 // line included, with or without a sources list before it.
 func TestWithoutSourcesCutsVerdicts(t *testing.T) {
+	t.Parallel()
 	for _, opt := range []ReplyOptions{{Markdown: true}, {Markdown: true, Sources: true}} {
 		reply, _ := replyOf(t, opt, supportedAnswer())
 		if !strings.Contains(reply, unsupportedLine) {

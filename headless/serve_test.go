@@ -41,6 +41,7 @@ func post(t *testing.T, srv *httptest.Server, body string) *http.Response {
 // while the model is still writing: the first events arrive before the
 // model has finished, and closing the response cancels the model request.
 func TestServeStreamsIncrementally(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Chunks: llmtest.Split("Honey bees [source_1] pollinate.", 4), Hang: true})
 	defer model.Close()
 	srv := newServe(t, model, "")
@@ -71,6 +72,7 @@ func TestServeStreamsIncrementally(t *testing.T) {
 }
 
 func TestServeAnswerConversationAndSegments(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(
 		llmtest.Reply{Chunks: llmtest.Split(inlineAnswer, 5)},
 		llmtest.Reply{Chunks: llmtest.Split("Currents [source_3] and bees [source_1].", 5)})
@@ -133,6 +135,7 @@ func TestServeAnswerConversationAndSegments(t *testing.T) {
 }
 
 func TestServeRejects(t *testing.T) {
+	t.Parallel()
 	srv := newServe(t, nil, "")
 	for _, c := range []struct {
 		body   string
@@ -160,6 +163,7 @@ func TestServeRejects(t *testing.T) {
 }
 
 func TestServeToken(t *testing.T) {
+	t.Parallel()
 	srv := newServe(t, nil, "s3cret")
 	resp := post(t, srv, `{"question": "bees"}`)
 	resp.Body.Close()
@@ -184,6 +188,7 @@ func TestServeToken(t *testing.T) {
 }
 
 func TestServeConcurrent(t *testing.T) {
+	t.Parallel()
 	model := llmtest.New(llmtest.Reply{Chunks: llmtest.Split(inlineAnswer, 4), Delay: time.Millisecond})
 	defer model.Close()
 	srv := newServe(t, model, "")

@@ -45,6 +45,7 @@ func write(t *testing.T, format string, evs []rag.Event) string {
 }
 
 func TestTextMarksUnsupported(t *testing.T) {
+	t.Parallel()
 	got := write(t, "text", supportedAnswer())
 	want := "Bees pollinate almonds [1]. Mites cause winter losses [2].\n\nSources:\n" +
 		"[1] Bees\n" +
@@ -56,6 +57,7 @@ func TestTextMarksUnsupported(t *testing.T) {
 }
 
 func TestMarkdownQuotesTheSupportingSentence(t *testing.T) {
+	t.Parallel()
 	got := write(t, "markdown", supportedAnswer())
 	want := "Bees pollinate almonds[^1]. Mites cause winter losses[^2].\n\n" +
 		`[^1]: Bees: "Honey bees pollinate almonds."` + "\n" +
@@ -77,6 +79,7 @@ func TestMarkdownQuotesTheSupportingSentence(t *testing.T) {
 }
 
 func TestNDJSONCarriesSupport(t *testing.T) {
+	t.Parallel()
 	got := write(t, "ndjson", supportedAnswer())
 	for _, want := range []string{
 		`{"type":"support","display_number":2,"verdict":"unsupported","segment_id":"d:Mites","focus_start":0,"focus_end":20,"score":0.4,"sentence":"Mites were counted.","refined":true}`,
@@ -89,6 +92,7 @@ func TestNDJSONCarriesSupport(t *testing.T) {
 }
 
 func TestSSECarriesSupport(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	w := &SSEWriter{w: &b}
 	for _, e := range supportedAnswer() {

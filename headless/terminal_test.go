@@ -15,6 +15,7 @@ import (
 )
 
 func TestTerminalSafe(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"plain text, tabs\tand\nnewlines", "plain text, tabs\tand\nnewlines"},
 		{"é 蜜蜂 😀", "é 蜜蜂 😀"},
@@ -61,6 +62,7 @@ func runAnswer(t *testing.T, format string, lib *ragtest.Library, model *llm.Mod
 // snippet, and quoted by the extractive answerer): the text and Markdown
 // faces show them as visible pictures; NDJSON carries them unchanged.
 func TestNoTerminalControlReachesTheTerminal(t *testing.T) {
+	t.Parallel()
 	lib := ragtest.New()
 	lib.All = true
 	lib.Add(store.Document{ID: "d1", Title: "Bees and Flowers", Path: "/papers/bees.pdf"},

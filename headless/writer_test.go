@@ -40,6 +40,7 @@ func answer(t *testing.T, format, cite, reply string) string {
 }
 
 func TestFormatsTimesCiteFormats(t *testing.T) {
+	t.Parallel()
 	for _, cite := range []string{"inline", "json", "sections"} {
 		t.Run("text/"+cite, func(t *testing.T) {
 			got := answer(t, "text", cite, answers[cite])
@@ -112,6 +113,7 @@ func TestFormatsTimesCiteFormats(t *testing.T) {
 }
 
 func TestTextWriterInferredAndExtractive(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	w := &TextWriter{prose: prose{w: &out}}
 	src := rag.Source{Number: 1, Alias: "source_1", SegmentID: "d:0", Title: "T", Path: "/p.md", PageStart: 2, PageEnd: 3, Inferred: true}
@@ -135,6 +137,7 @@ func TestTextWriterInferredAndExtractive(t *testing.T) {
 // on one line, the breaks shown as ␤: a file may be named so, and the list
 // must stay one line per source.
 func TestTextWriterSourceOnOneLine(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	w := &TextWriter{prose: prose{w: &out}}
 	src := rag.Source{Number: 1, Alias: "source_1", SegmentID: "d:0", Title: "Two\nlines", Section: "a\tb", Path: "/tmp/evil\nname\r\n[2] forged.md"}
