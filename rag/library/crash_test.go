@@ -100,7 +100,7 @@ func TestLibraryKilledAdd(t *testing.T) {
 	if figures.Enabled() {
 		notes, kills = 150, []int{5, 120, 230, 260}
 	}
-	tmp := testEnv(t)
+	tmp := parallelDir(t)
 	docs := filepath.Join(tmp, "docs")
 	manyNotes(t, docs, notes)
 	folderOf := filepath.Join(tmp, "lib")
@@ -198,7 +198,7 @@ func TestLibraryKilledSync(t *testing.T) {
 		first, total, changed, deleted, kills = 20, 140, 10, 5, []int{3, 100, 250, 400}
 	}
 	left := total - deleted // the folder's notes at the end
-	tmp := testEnv(t)
+	tmp := parallelDir(t)
 	docs := filepath.Join(tmp, "docs")
 	manyNotes(t, docs, first)
 	lib := filepath.Join(tmp, "lib")

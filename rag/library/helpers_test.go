@@ -22,9 +22,17 @@ func testEnv(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	// One cache for all tests (and runs): the PDF engine compiles once.
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
+	t.Setenv("XDG_CACHE_HOME", testCache)
 	return dir
+}
+
+// parallelDir runs t in parallel with the package's other such tests and
+// returns a temporary folder of its own: for a test whose libraries all
+// name their Store (the XDG folders are TestMain's, shared).
+func parallelDir(t *testing.T) string {
+	t.Helper()
+	t.Parallel()
+	return t.TempDir()
 }
 
 // writeFiles writes files (name → content) under dir.

@@ -89,8 +89,7 @@ func TestLibraryKilledDuringOCR(t *testing.T) {
 	if _, err := exec.LookPath("tesseract"); err != nil {
 		t.Skip("tesseract not installed")
 	}
-	tmp := testEnv(t)
-	freshOCRCache(t)
+	tmp := parallelDir(t)
 	docs := filepath.Join(tmp, "docs")
 	manyNotes(t, docs, 5)
 	sentences := []string{
@@ -106,7 +105,10 @@ func TestLibraryKilledDuringOCR(t *testing.T) {
 	// The scans are read while the notes are embedded: kill after the
 	// first progress line, a little later, while tesseract works.
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLibraryKilledDuringOCR$", "-test.v=false")
-	cmd.Env = append(os.Environ(), "IBID_TEST_KILL_DIR="+libDir, "IBID_TEST_KILL_DOCS="+docs)
+	// The child reads the scans with a cache of its own (see
+	// freshOCRCache): Tesseract works when it is killed. The add after
+	// the kill may take pages from the package's cache.
+	cmd.Env = append(os.Environ(), "IBID_TEST_KILL_DIR="+libDir, "IBID_TEST_KILL_DOCS="+docs, "XDG_CACHE_HOME="+pdftest.CacheHome(t))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

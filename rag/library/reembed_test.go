@@ -74,7 +74,7 @@ func sameVectors(t *testing.T, l *Library, want map[string][][]float32) {
 // reporting its progress, and they are found by dense search again.
 func TestReembed(t *testing.T) {
 	const n = 12
-	loc, _, want := damagedVectors(t, testEnv(t), n)
+	loc, _, want := damagedVectors(t, parallelDir(t), n)
 	l := mustOpen(t, Options{Store: loc})
 	ctx := context.Background()
 	waiting, err := l.Unembedded(ctx)
@@ -110,7 +110,7 @@ func TestReembed(t *testing.T) {
 // that wait for their vectors (they are re-indexed, not left unchanged).
 func TestAddEmbedsUnembedded(t *testing.T) {
 	const n = 5
-	loc, docs, want := damagedVectors(t, testEnv(t), n)
+	loc, docs, want := damagedVectors(t, parallelDir(t), n)
 	l := mustOpen(t, Options{Store: loc})
 	rep := mustAdd(t, l, docs)
 	if len(rep.Reindexed) != n || len(rep.Unchanged) != 0 {
@@ -134,7 +134,7 @@ func TestReembedKilled(t *testing.T) {
 		t.Skip("starts child processes")
 	}
 	const n = 60
-	loc, _, want := damagedVectors(t, testEnv(t), n)
+	loc, _, want := damagedVectors(t, parallelDir(t), n)
 	waiting := n
 	midway := false
 	for round, killAfter := range []int{3, 30, 30, 20} {

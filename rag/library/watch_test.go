@@ -57,10 +57,10 @@ func synced(ok func(*SyncReport) bool) func(WatchEvent) bool {
 // folder is in the library within a few seconds, one in a new subfolder
 // too, and a deleted one leaves it; stopping the watcher stops it.
 func TestWatchFolder(t *testing.T) {
-	tmp := testEnv(t)
+	tmp := parallelDir(t)
 	dir := filepath.Join(tmp, "papers")
 	writeFiles(t, dir, map[string]string{"a.md": note("Alpha", "About herons.")})
-	l := mustOpen(t, Options{})
+	l := mustOpen(t, Options{Store: filepath.Join(tmp, "lib")})
 	follow(t, l, dir)
 	log := newWatchLog()
 	// A long poll: what happens here is seen through notifications.
@@ -112,12 +112,12 @@ func TestWatchFolder(t *testing.T) {
 // written slowly is read only once it has settled: added once, whole,
 // never first half and then replaced.
 func TestWatchPollSettles(t *testing.T) {
-	tmp := testEnv(t)
+	tmp := parallelDir(t)
 	dir := filepath.Join(tmp, "papers")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	l := mustOpen(t, Options{})
+	l := mustOpen(t, Options{Store: filepath.Join(tmp, "lib")})
 	follow(t, l, dir)
 	log := newWatchLog()
 	w := l.Watch(context.Background(), WatchOptions{PollOnly: true, Poll: 100 * time.Millisecond, Debounce: 300 * time.Millisecond, Report: log.report})
@@ -167,10 +167,10 @@ func TestWatchPollSettles(t *testing.T) {
 // notification or poll to wake the watcher (listing only, polling once a
 // minute): the first sync asks for the next as every other sync does.
 func TestWatchFirstSyncUnsettled(t *testing.T) {
-	tmp := testEnv(t)
+	tmp := parallelDir(t)
 	dir := filepath.Join(tmp, "papers")
 	writeFiles(t, dir, map[string]string{"a.md": note("Alpha", "About herons.")})
-	l := mustOpen(t, Options{})
+	l := mustOpen(t, Options{Store: filepath.Join(tmp, "lib")})
 	follow(t, l, dir)
 	f, err := os.Create(filepath.Join(dir, "slow.md"))
 	if err != nil {
@@ -203,8 +203,8 @@ func TestWatchFirstSyncUnsettled(t *testing.T) {
 // TestWatchNewRoot: a folder the library starts to follow while the
 // watcher runs (an add in the same process) is synced and watched.
 func TestWatchNewRoot(t *testing.T) {
-	tmp := testEnv(t)
-	l := mustOpen(t, Options{})
+	tmp := parallelDir(t)
+	l := mustOpen(t, Options{Store: filepath.Join(tmp, "lib")})
 	log := newWatchLog()
 	w := l.Watch(context.Background(), WatchOptions{Debounce: 150 * time.Millisecond, Poll: time.Minute, Report: log.report})
 	defer w.Stop()
@@ -222,10 +222,10 @@ func TestWatchNewRoot(t *testing.T) {
 // (its documents kept, said once); made again, it is watched again and
 // what is written into it is added.
 func TestWatchFolderBack(t *testing.T) {
-	tmp := testEnv(t)
+	tmp := parallelDir(t)
 	dir := filepath.Join(tmp, "papers")
 	writeFiles(t, dir, map[string]string{"a.md": note("Alpha", "About herons.")})
-	l := mustOpen(t, Options{})
+	l := mustOpen(t, Options{Store: filepath.Join(tmp, "lib")})
 	follow(t, l, dir)
 	log := newWatchLog()
 	w := l.Watch(context.Background(), WatchOptions{Debounce: 150 * time.Millisecond, Poll: time.Minute, Report: log.report})
