@@ -1,20 +1,16 @@
-// Package testmain runs a package's tests and ends its test binary
-// without the race detector's wait at exit.
+// Package testmain ends a test binary without the race detector's
+// one-second wait at exit.
 //
-// A program built with -race sleeps a second when it exits with status 0
-// (ThreadSanitizer's atexit_sleep_ms, 1000 by default), so that goroutines
-// still running can report a race before the end. `go test -race ./...`
-// pays that second once for every package's test binary and every child
-// process a test starts, about fifty seconds of a slot on 2 cores that
-// run nothing. The wait adds no check to a test binary: testing fails the
-// run on every race it counted, during a test or outside one, before
-// m.Run returns. Every package with tests has a TestMain that goes
-// through Main (or Run and Exit); rooms_test.go checks it.
-//
-// Invariants: a failing run exits as os.Exit does; a run with coverage
-// (go test -cover) exits as os.Exit does, so its counters are written;
-// child processes the tests start keep the race detector's exit status
-// (66 on a race), only without the wait.
+// A program built with -race that exits with status 0 sleeps a second
+// (ThreadSanitizer's atexit_sleep_ms) in racefini, so that goroutines
+// still running can report a race. `go test -race ./...` pays it once per
+// package and once per child process a test starts, with nothing run.
+// What is lost by skipping it: a race that a goroutine left running
+// after the last test would have reported in that second. That is safe:
+// testing fails the run on every race it counted, in a test or outside
+// one, before m.Run returns, so a passing m.Run saw none. Children keep
+// racefini (and its exit status 66 on a race), without the wait.
+// rooms_test.go checks every package's TestMain goes through here.
 package testmain
 
 import (
