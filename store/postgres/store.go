@@ -126,7 +126,7 @@ func (s *Store) create(ctx context.Context, want store.Info) error {
 		p := partition(s.coll)
 		for _, q := range []string{
 			fmt.Sprintf(`CREATE TABLE %s (LIKE rag_chunks INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)`, p),
-			fmt.Sprintf(`ALTER TABLE %s ALTER COLUMN vector SET STORAGE %s`, p, vectorStorage(want.Dimension)),
+			fmt.Sprintf(`ALTER TABLE %s ALTER COLUMN vector SET STORAGE %s, %s`, p, vectorStorage(want.Dimension), noStatistics()),
 			fmt.Sprintf(`ALTER TABLE rag_chunks ATTACH PARTITION %s FOR VALUES IN (%d)`, p, s.coll),
 			fmt.Sprintf(`CREATE INDEX %s ON %s USING gin (terms)`, termsIndexName(p), p),
 		} {
@@ -143,6 +143,23 @@ func (s *Store) create(ctx context.Context, want store.Info) error {
 // so keyword search and neighbour reads touch few pages; HNSW search never
 // reads them (the index holds its own copy), only the exact fallback does.
 func vectorStorage(int) string { return "EXTERNAL" }
+
+// unplanned are the columns of rag_chunks no query filters, joins or
+// sorts by (schema version 5): their statistics target is 0, so that
+// autovacuum's ANALYZE after a load samples only the keys, the filter
+// columns and the terms. Migration 0005 sets it on rag_chunks and the
+// partitions that exist; create sets it on each new partition, which does
+// not inherit it.
+var unplanned = []string{"vector", "content", "index_content", "metadata", "term_freqs", "term_count", "created_at"}
+
+// noStatistics is the ALTER TABLE clauses setting unplanned's targets to 0.
+func noStatistics() string {
+	clauses := make([]string, len(unplanned))
+	for i, c := range unplanned {
+		clauses[i] = "ALTER COLUMN " + c + " SET STATISTICS 0"
+	}
+	return strings.Join(clauses, ", ")
+}
 
 // partition names the table holding a collection's chunks.
 func partition(coll int64) string { return "rag_chunks_c" + strconv.FormatInt(coll, 10) }
