@@ -71,6 +71,35 @@ var (
 	reMDSep        = regexp.MustCompile(`^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$`)
 )
 
+// The patterns run on every line of every passage an answer weighs; each
+// is asked only where a string it needs is there: the same results,
+// without running the regular expression where it cannot match.
+
+// isPromptLine is rePromptLn.MatchString(s): a match has a colon or
+// opens with "Document".
+func isPromptLine(s string) bool {
+	return (strings.IndexByte(s, ':') >= 0 || strings.HasPrefix(s, "Document")) && rePromptLn.MatchString(s)
+}
+
+// isPromptCaption is rePromptCa.MatchString(s): a match opens with
+// "Table" or "Figure".
+func isPromptCaption(s string) bool {
+	return (strings.HasPrefix(s, "Table") || strings.HasPrefix(s, "Figure")) && rePromptCa.MatchString(s)
+}
+
+// isRefEntry is reRefEntry.MatchString(s): a match opens with a bracket
+// or holds "In Proceedings of", "arXiv preprint" or "pp.".
+func isRefEntry(s string) bool {
+	return (strings.HasPrefix(s, "[") || strings.HasPrefix(s, "(") || strings.Contains(s, "In Proceedings of") ||
+		strings.Contains(s, "arXiv preprint") || strings.Contains(s, "pp.")) && reRefEntry.MatchString(s)
+}
+
+// hasTableCaption is reTableCaption.MatchString(text): a match holds
+// "Table".
+func hasTableCaption(text string) bool {
+	return strings.Contains(text, "Table") && reTableCaption.MatchString(text)
+}
+
 // terminal are the runes a sentence of prose ends with (before closing
 // quotes, brackets and footnote marks).
 const terminal = ".!?:;。！？；…"
@@ -92,7 +121,7 @@ func units(text, prev string, known bool) []cand {
 // cut between rows, whose header and separator, from a segment before
 // it, are head and sep ("": none known).
 func unitsUnder(text, prev string, known bool, head, sep string) []cand {
-	tables := reTableCaption.MatchString(text)
+	tables := hasTableCaption(text)
 	fences := ingest.FencedBlocks(text)
 	var out []cand
 	var tableHead, tableSep string
@@ -159,8 +188,8 @@ func unitsUnder(text, prev string, known bool, head, sep string) []cand {
 		if c.caption {
 			caption = s
 		}
-		c.prompt = rePromptLn.MatchString(s)
-		c.refs = reRefEntry.MatchString(s)
+		c.prompt = isPromptLine(s)
+		c.refs = isRefEntry(s)
 		c.code = codeLike(s)
 		end := lastRune(s)
 		c.leadIn = end == ':' || (end == '.' && (len(strings.Fields(s)) <= 4 || boldLine(raw)) && !c.caption)
@@ -370,11 +399,11 @@ func promptSegment(text string) bool {
 		if l == "" {
 			continue
 		}
-		if rePromptCa.MatchString(l) {
+		if isPromptCaption(l) {
 			return true
 		}
 		lines++
-		if rePromptLn.MatchString(l) {
+		if isPromptLine(l) {
 			prompt++
 		}
 	}
