@@ -85,26 +85,8 @@ func analysedColumns(t *testing.T, conn *pgx.Conn, part string) []string {
 // it is dropped: only a superuser may delete them.)
 func TestLoadSettingsMigration(t *testing.T) {
 	ctx := context.Background()
-	loc := freshDatabase(t)
-	info := store.Info{Embedder: "test", Dimension: 8}
-	s, err := Open(ctx, loc, store.Options{Library: "old", Info: info, Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	rng := rand.New(rand.NewPCG(5, 5))
-	mustUpdate(t, s, []store.Put{makePut(rng, "zeta", 5, 8), makePut(rng, "alpha", 3, 8), withParents("beta", 8)}, nil)
-	part := s.chunks
-	before, err := s.Keyword(ctx, "segment document alpha", 10, store.Filter{})
-	if err != nil || len(before) == 0 {
-		t.Fatalf("Keyword before: %v, %v", hitIDs(before), err)
-	}
-	s.Close()
-
-	conn, err := pgx.Connect(ctx, loc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	o := newOldLibrary(t, rng, "alpha")
 	// Back to version 4: every column at the default target, rag_terms full.
 	back := `ALTER TABLE rag_chunks `
 	for i, c := range unplanned {
@@ -113,46 +95,31 @@ func TestLoadSettingsMigration(t *testing.T) {
 		}
 		back += "ALTER COLUMN " + c + " SET STATISTICS -1"
 	}
-	if _, err := conn.Exec(ctx, back+`;
+	if _, err := o.conn.Exec(ctx, back+`;
 		ALTER TABLE rag_terms RESET (fillfactor);
 		DELETE FROM rag_schema_migrations WHERE version >= 5`); err != nil {
 		t.Fatal(err)
 	}
-	if got := statisticsTargets(t, conn, part); slices.ContainsFunc(slices.Collect(maps.Values(got)), func(v int) bool { return v != -1 }) {
+	if got := statisticsTargets(t, o.conn, o.part); slices.ContainsFunc(slices.Collect(maps.Values(got)), func(v int) bool { return v != -1 }) {
 		t.Fatalf("statistics targets at version 4: %v", got)
 	}
-	if got := analysedColumns(t, conn, part); !slices.Contains(got, "content") || !slices.Contains(got, "vector") {
+	if got := analysedColumns(t, o.conn, o.part); !slices.Contains(got, "content") || !slices.Contains(got, "vector") {
 		t.Fatalf("ANALYZE at version 4 gathered statistics for %v only", got)
 	}
 
-	s, err = Open(ctx, loc, store.Options{Library: "old", Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if v, err := currentVersion(ctx, conn); err != nil || v != 5 || v != schemaVersion() {
-		t.Fatalf("version %d, %v; want 5", v, err)
-	}
-	checkLoadSettings(t, conn, part)
-	if n := checkWhole(t, s); n != 12 {
-		t.Fatalf("%d segments after the migration, want 12", n)
-	}
-	after, err := s.Keyword(ctx, "segment document alpha", 10, store.Filter{})
-	if err != nil || !slices.Equal(hitIDs(after), hitIDs(before)) {
-		t.Fatalf("Keyword after the migration: %v, %v; before %v", hitIDs(after), err, hitIDs(before))
-	}
-
+	o.reopen(t)
+	checkLoadSettings(t, o.conn, o.part)
 	// A library made now gets the same settings on its partition, and
 	// ANALYZE leaves out the columns no plan uses.
-	n, err := Open(ctx, loc, store.Options{Library: "new", Info: info, Create: true})
+	n, err := Open(ctx, o.loc, store.Options{Library: "new", Info: o.info, Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	checkLoadSettings(t, conn, n.chunks)
+	checkLoadSettings(t, o.conn, n.chunks)
 	mustUpdate(t, n, []store.Put{makePut(rng, "gamma", 6, 8), withParents("delta", 8)}, nil)
 	want := []string{"chunk_index", "collection_id", "document_id", "id", "page_end", "page_start", "parent_chunk_id", "section_key", "terms"}
-	if got := analysedColumns(t, conn, n.chunks); !slices.Equal(got, want) {
+	if got := analysedColumns(t, o.conn, n.chunks); !slices.Equal(got, want) {
 		t.Errorf("ANALYZE of a new library gathered statistics for %v, want %v", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -172,4 +173,68 @@ func TestLibrariesAndDrop(t *testing.T) {
 	if _, err := s.Len(ctx); !errors.Is(err, store.ErrClosed) {
 		t.Errorf("use after close: %v", err)
 	}
+}
+
+// oldLibrary is library "old" (three documents, twelve segments, one
+// document with parents) written in a fresh database and closed, for a
+// migration test that turns the database back to an older schema and
+// opens the library again.
+type oldLibrary struct {
+	loc    string
+	info   store.Info
+	part   string      // the library's partition
+	before []store.Hit // what a keyword search found in it
+	conn   *pgx.Conn   // to its database, closed at the test's end
+}
+
+// newOldLibrary writes the library; second names its second document (a
+// test of collations gives it a capital).
+func newOldLibrary(t *testing.T, rng *rand.Rand, second string) oldLibrary {
+	t.Helper()
+	ctx := context.Background()
+	o := oldLibrary{loc: freshDatabase(t), info: store.Info{Embedder: "test", Dimension: 8}}
+	s, err := Open(ctx, o.loc, store.Options{Library: "old", Info: o.info, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, s, []store.Put{makePut(rng, "zeta", 5, 8), makePut(rng, second, 3, 8), withParents("beta", 8)}, nil)
+	o.part = s.chunks
+	o.before, err = s.Keyword(ctx, "segment document alpha", 10, store.Filter{})
+	if err != nil || len(o.before) == 0 {
+		t.Fatalf("Keyword before: %v, %v", hitIDs(o.before), err)
+	}
+	s.Close()
+	if o.conn, err = pgx.Connect(ctx, o.loc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.conn.Close(ctx) })
+	return o
+}
+
+// reopen opens the library again, which migrates the database, and checks
+// that the database is at the newest schema and the library whole: its
+// twelve segments and three documents, and the same keyword hits as
+// before. The store is closed at the test's end.
+func (o oldLibrary) reopen(t *testing.T) *Store {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, o.loc, store.Options{Library: "old", Info: o.info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if v, err := currentVersion(ctx, o.conn); err != nil || v != schemaVersion() {
+		t.Fatalf("version %d, %v; want %d", v, err, schemaVersion())
+	}
+	if n := checkWhole(t, s); n != 12 {
+		t.Fatalf("%d segments after the migration, want 12", n)
+	}
+	after, err := s.Keyword(ctx, "segment document alpha", 10, store.Filter{})
+	if err != nil || !slices.Equal(hitIDs(after), hitIDs(o.before)) {
+		t.Fatalf("Keyword after the migration: %v, %v; before %v", hitIDs(after), err, hitIDs(o.before))
+	}
+	if docs, err := s.Documents(ctx); err != nil || len(docs) != 3 {
+		t.Fatalf("Documents: %d, %v", len(docs), err)
+	}
+	return s
 }
