@@ -88,14 +88,7 @@ func TestLoadSettingsMigration(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	o := newOldLibrary(t, rng, "alpha")
 	// Back to version 4: every column at the default target, rag_terms full.
-	back := `ALTER TABLE rag_chunks `
-	for i, c := range unplanned {
-		if i > 0 {
-			back += ", "
-		}
-		back += "ALTER COLUMN " + c + " SET STATISTICS -1"
-	}
-	if _, err := o.conn.Exec(ctx, back+`;
+	if _, err := o.conn.Exec(ctx, `ALTER TABLE rag_chunks `+unplannedStatistics(-1)+`;
 		ALTER TABLE rag_terms RESET (fillfactor);
 		DELETE FROM rag_schema_migrations WHERE version >= 5`); err != nil {
 		t.Fatal(err)

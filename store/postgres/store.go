@@ -126,7 +126,7 @@ func (s *Store) create(ctx context.Context, want store.Info) error {
 		p := partition(s.coll)
 		for _, q := range []string{
 			fmt.Sprintf(`CREATE TABLE %s (LIKE rag_chunks INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE)`, p),
-			fmt.Sprintf(`ALTER TABLE %s ALTER COLUMN vector SET STORAGE %s, %s`, p, vectorStorage(want.Dimension), noStatistics()),
+			fmt.Sprintf(`ALTER TABLE %s ALTER COLUMN vector SET STORAGE %s, %s`, p, vectorStorage(want.Dimension), unplannedStatistics(0)),
 			fmt.Sprintf(`ALTER TABLE rag_chunks ATTACH PARTITION %s FOR VALUES IN (%d)`, p, s.coll),
 			fmt.Sprintf(`CREATE INDEX %s ON %s USING gin (terms)`, termsIndexName(p), p),
 		} {
@@ -152,11 +152,12 @@ func vectorStorage(int) string { return "EXTERNAL" }
 // not inherit it.
 var unplanned = []string{"vector", "content", "index_content", "metadata", "term_freqs", "term_count", "created_at"}
 
-// noStatistics is the ALTER TABLE clauses setting unplanned's targets to 0.
-func noStatistics() string {
+// unplannedStatistics is the ALTER TABLE clauses setting unplanned's
+// statistics targets to target (0: none; -1: the server's default).
+func unplannedStatistics(target int) string {
 	clauses := make([]string, len(unplanned))
 	for i, c := range unplanned {
-		clauses[i] = "ALTER COLUMN " + c + " SET STATISTICS 0"
+		clauses[i] = fmt.Sprintf("ALTER COLUMN %s SET STATISTICS %d", c, target)
 	}
 	return strings.Join(clauses, ", ")
 }
