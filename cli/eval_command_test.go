@@ -1,4 +1,4 @@
-package eval_test
+package cli
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 
 func TestEvalCommand(t *testing.T) {
 	t.Setenv("IBID_EMBED_MODEL", "")
-	code, out, errs := runCmd(t, "eval", "../../rag/retrieve/testdata/tinybeir")
+	code, out, errs := runCmd(t, "eval", "../rag/retrieve/testdata/tinybeir")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -1,4 +1,4 @@
-package eval_test
+package cli
 
 import (
 	"fmt"
@@ -69,7 +69,7 @@ func longDocRun(t *testing.T, s string) map[string]string {
 	// cache it: compiling it again for each strategy (minutes under -race)
 	// measures nothing.
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ibid-rag-test-cache"))
-	code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, "--shared", shared, "../../rag/retrieve/testdata/longdoc")
+	code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", s, "--shared", shared, "../rag/retrieve/testdata/longdoc")
 	if code != 0 {
 		t.Fatalf("%s: exit %d: %s", s, code, errs)
 	}
@@ -183,7 +183,7 @@ const (
 func TestEvalLongDocHeldOut(t *testing.T) {
 	figures.Require(t)
 	cmdEnv(t)
-	code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", "recursive", "../../rag/retrieve/testdata/longdoc-heldout")
+	code, out, errs := runCmd(t, "eval", "--bm25-only", "--strategy", "recursive", "../rag/retrieve/testdata/longdoc-heldout")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
