@@ -133,13 +133,12 @@ func readCodesIndex(f *os.File, dim int) codesIndex {
 // offset where it stopped. It reads the file a window at a time, skipping
 // the bodies that reach past a window.
 func scanBlocks(f *os.File, off, size int64, stride int, fn func(first int, b codesBlock)) int64 {
-	const window = 1 << 20
 	var buf []byte
 	var at int64 // buf holds the file's bytes from at
 	for off+blockHeader <= size {
 		if off < at || off+blockHeader > at+int64(len(buf)) {
 			if buf == nil {
-				buf = make([]byte, window)
+				buf = make([]byte, fileBuffer(size-off))
 			}
 			n, err := f.ReadAt(buf[:cap(buf)], off)
 			if n < blockHeader && err != nil {

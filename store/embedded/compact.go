@@ -181,7 +181,12 @@ func (s *Store) writeGeneration(m manifest, entries []*entry, rows []int, texts 
 	}
 	defer vf.Close()
 
-	lw, vw := bufio.NewWriterSize(lf, 1<<20), bufio.NewWriterSize(vf, 1<<20)
+	nrows := 0
+	for _, e := range entries {
+		nrows += len(e.segs)
+	}
+	vecBytes := int64(nrows) * int64(m.Dimension) * 4
+	lw, vw := bufio.NewWriterSize(lf, fileBuffer(vecBytes+int64(nrows)*256)), bufio.NewWriterSize(vf, fileBuffer(vecBytes))
 	info := infoRecord(m)
 	if _, err := lw.Write(info); err != nil {
 		return 0, 0, err

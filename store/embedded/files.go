@@ -133,8 +133,8 @@ func (d *disk) replaceFile(name string, write func(w io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name()) // after the rename, nothing
-	w := bufio.NewWriterSize(f, 1<<20)
+	defer os.Remove(f.Name())           // after the rename, nothing
+	w := bufio.NewWriterSize(f, 64<<10) // not fileBufferMax: most such files are small
 	err = write(w)
 	if err == nil {
 		err = w.Flush()
@@ -412,3 +412,16 @@ func removeIfExists(path string) error {
 	}
 	return nil
 }
+
+// fileBuffer is the size of a buffer for reading or writing about n bytes
+// of a library's file: n, at least 4 KiB, at most fileBufferMax. A buffer
+// larger than the file costs an open or a compaction of a small library
+// the zeroing of memory it never uses (much of its CPU under the race
+// detector).
+func fileBuffer(n int64) int {
+	return int(min(max(n, 4<<10), fileBufferMax))
+}
+
+// fileBufferMax bounds fileBuffer: 1 MiB; a variable so that a test can
+// read through windows smaller than a record (at least blockHeader bytes).
+var fileBufferMax int64 = 1 << 20

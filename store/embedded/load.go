@@ -50,7 +50,7 @@ func (d *disk) replay(from int64, rows int, live map[string]*entry) (end int64, 
 	}
 	var (
 		off     = from
-		r       = bufio.NewReaderSize(io.NewSectionReader(f, off, size-off), 1<<20)
+		r       = bufio.NewReaderSize(io.NewSectionReader(f, off, size-off), fileBuffer(size-off))
 		hdr     = make([]byte, hsize)
 		payload []byte
 		ops     []op
@@ -215,14 +215,14 @@ func (d *disk) resync(f *os.File, off, size int64, format int) (next int64, foun
 		}
 		return 0, false
 	}
-	const chunk = 1 << 20
+	chunk := int64(fileBuffer(size - off))
 	buf := make([]byte, chunk+recordHeader)
 	for pos := off + 1; pos < size; pos += chunk {
 		n, _ := f.ReadAt(buf, pos)
 		b := buf[:n]
 		for i := 0; ; {
 			j := bytes.Index(b[i:], []byte(recordMagic))
-			if j < 0 || i+j >= chunk {
+			if j < 0 || int64(i+j) >= chunk {
 				break
 			}
 			at := pos + int64(i+j)

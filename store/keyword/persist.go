@@ -25,11 +25,23 @@ const (
 // (atomicfile: a synced temporary file renamed over the old one), so that Load can
 // start from it instead of analysing every text again.
 func (x *BM25) Save(path string) error {
-	b := x.appendBinary(make([]byte, 0, 1<<20))
+	b := x.appendBinary(make([]byte, 0, x.savedSizeHint()))
 	if err := atomicfile.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("couldn't save the keyword index: %w", err)
 	}
 	return nil
+}
+
+// savedSizeHint is about the size of the saved index, so that Save
+// neither grows its buffer many times nor zeroes a megabyte for a small
+// library: a slot's id, length and checksum, and a posting or less per
+// token.
+func (x *BM25) savedSizeHint() int {
+	n := 64
+	for _, s := range x.slots {
+		n += len(s.seg) + 12
+	}
+	return n + 3*int(x.totalLen)
 }
 
 // appendBinary appends the live part of the index in the saved format:
