@@ -48,12 +48,17 @@ func clusteredLibrary(t testing.TB, s *Store, sp *synthvec.Space, docs, per int)
 	}
 }
 
-// reference is every segment of a store with its vector, read back
-// through the store's API, for exact searches to compare with.
+// reference is every segment of a store that dense search may return
+// (not a parent, its vector not all zeros), read back through the store's
+// API with its vector, for exact searches to compare with.
 type reference struct {
-	docs []store.Document
-	segs [][]store.Segment
-	vecs [][][]float32
+	rows []refRow
+}
+
+type refRow struct {
+	doc *store.Document
+	seg store.Segment
+	vec []float32
 }
 
 func newReference(t testing.TB, s *Store) *reference {
@@ -63,48 +68,80 @@ func newReference(t testing.TB, s *Store) *reference {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &reference{docs: docs}
-	for _, doc := range docs {
-		segs, err := s.Segments(ctx, doc.ID, 0, -1)
+	r := &reference{}
+	for d := range docs {
+		segs, err := s.Segments(ctx, docs[d].ID, 0, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		vecs, err := s.Vectors(ctx, doc.ID)
+		vecs, err := s.Vectors(ctx, docs[d].ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.segs = append(r.segs, segs)
-		r.vecs = append(r.vecs, vecs)
+		parent, err := store.Parents(segs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range segs {
+			if !parent[i] && slices.ContainsFunc(vecs[i], func(x float32) bool { return x != 0 }) {
+				r.rows = append(r.rows, refRow{doc: &docs[d], seg: segs[i], vec: vecs[i]})
+			}
+		}
 	}
 	return r
 }
 
-// dense is the exact answer: every segment the filter admits, scored from
-// its vector, best first, ties by id.
-func (r *reference) dense(q []float32, k int, f store.Filter) []store.Hit {
-	q = slices.Clone(q)
-	store.Normalize(q)
-	var all []store.Hit
-	for d, doc := range r.docs {
-		segs, vecs := r.segs[d], r.vecs[d]
-		parent, _ := store.Parents(segs)
-		for i := range segs {
-			if parent[i] || !f.Match(&doc, &segs[i]) || !slices.ContainsFunc(vecs[i], func(x float32) bool { return x != 0 }) {
-				continue
-			}
-			all = append(all, store.Hit{Segment: segs[i], Score: float64(dot(q, vecs[i]))})
+// only is the reference of the segments f admits, for many queries under
+// one filter.
+func (r *reference) only(f store.Filter) *reference {
+	o := &reference{}
+	for _, row := range r.rows {
+		if f.Match(row.doc, &row.seg) {
+			o.rows = append(o.rows, row)
 		}
 	}
-	slices.SortFunc(all, func(a, b store.Hit) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
+	return o
+}
+
+// dense is the exact answer: the k segments the filter admits that score
+// best from their vectors, best first, ties by id. The k best of it are a
+// prefix of its answer for any larger k.
+func (r *reference) dense(q []float32, k int, f store.Filter) []store.Hit {
+	if k <= 0 {
+		return nil
+	}
+	q = slices.Clone(q)
+	store.Normalize(q)
+	type scored struct {
+		score float64
+		row   *refRow
+	}
+	before := func(a, b scored) bool {
+		return a.score > b.score || a.score == b.score && a.row.seg.ID < b.row.seg.ID
+	}
+	best := make([]scored, 0, k+1) // best first
+	for i := range r.rows {
+		row := &r.rows[i]
+		if !f.Match(row.doc, &row.seg) {
+			continue
 		}
-		return strings.Compare(a.Segment.ID, b.Segment.ID)
-	})
-	return all[:min(k, len(all))]
+		c := scored{float64(dot(q, row.vec)), row}
+		if len(best) == k && !before(c, best[k-1]) {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(best, c, func(b, c scored) int {
+			if before(c, b) {
+				return 1
+			}
+			return -1
+		})
+		best = slices.Insert(best, at, c)[:min(len(best)+1, k)]
+	}
+	hits := make([]store.Hit, len(best))
+	for i, b := range best {
+		hits[i] = store.Hit{Segment: b.row.seg, Score: b.score}
+	}
+	return hits
 }
 
 // recall compares the fast path's hits with the reference: the share of
@@ -187,16 +224,21 @@ func TestFastMatchesExact(t *testing.T) {
 			}
 			sp := synthvec.New(2, dim, 30)
 			ref := newReference(t, s)
+			refs := make([]*reference, len(testFilters))
+			for i, f := range testFilters {
+				refs[i] = ref.only(f)
+			}
 			found, total := 0, 0
 			for qi := range 40 {
 				q := sp.Vector()
 				f := testFilters[qi%len(testFilters)]
+				exact := refs[qi%len(testFilters)].dense(q, 25, store.Filter{}) // its k best are its first k
 				for _, k := range []int{1, 10, 25} {
 					got, err := s.Dense(context.Background(), q, k, f)
 					if err != nil {
 						t.Fatal(err)
 					}
-					a, b := recall(t, got, ref.dense(q, k, f), f)
+					a, b := recall(t, got, exact[:min(k, len(exact))], f)
 					found, total = found+a, total+b
 				}
 			}
