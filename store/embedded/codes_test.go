@@ -21,14 +21,15 @@ import (
 
 var codesInfo = store.Info{Embedder: "clustered", Dimension: 32}
 
-// codesLibrary makes a library past exactMax on disk, in three batches
-// (so the codes file holds blocks appended by several commits), and
-// returns its folder with the answers to queries of a fresh open.
+// codesLibrary makes a library past exactMax on disk (12 documents of 48
+// searchable segments), in three batches (so the codes file holds blocks
+// appended by several commits), and returns its folder with the answers
+// to queries of a fresh open.
 func codesLibrary(t *testing.T, seed uint64) (dir string, queries [][]float32, want [][]store.Hit) {
 	t.Helper()
 	dir = t.TempDir()
 	s := mustOpen(t, dir, codesInfo)
-	clusteredLibrary(t, s, synthvec.New(seed, codesInfo.Dimension, 20), 110, 50)
+	clusteredLibrary(t, s, synthvec.New(seed, codesInfo.Dimension, 20), 12, 50, 5)
 	s.Close()
 	s = mustOpen(t, dir, codesInfo)
 	defer s.Close()
@@ -192,7 +193,13 @@ func TestCodesTornAppend(t *testing.T) {
 		s.Close()
 
 		s = mustOpen(t, lib, codesInfo)
-		put(t, s, "late", 3, 1)
+		doc, segs := makeDoc("late", 3, codesInfo.Dimension, 1)
+		for i := range segs {
+			segs[i].Vector = make([]float32, codesInfo.Dimension) // never a hit: the answers stay the intact library's
+		}
+		if err := s.Update(context.Background(), []store.Put{{Document: doc, Segments: segs}}, nil); err != nil {
+			t.Fatal(err)
+		}
 		s.Close()
 		s, err = OpenDir(context.Background(), lib, store.Options{ReadOnly: true})
 		if err != nil {

@@ -18,8 +18,9 @@ import (
 // clusteredLibrary fills s with docs documents of per segments each, of
 // clustered vectors from sp (segment 5 of every document a parent, with an
 // index row naming it, and segment 7 a zero vector), with sections and
-// pages that the filters can tell apart.
-func clusteredLibrary(t testing.TB, s *Store, sp *synthvec.Space, docs, per int) {
+// pages that the filters can tell apart, committing batch documents at a
+// time.
+func clusteredLibrary(t testing.TB, s *Store, sp *synthvec.Space, docs, per, batch int) {
 	t.Helper()
 	dim := s.info.Dimension
 	var puts []store.Put
@@ -39,7 +40,7 @@ func clusteredLibrary(t testing.TB, s *Store, sp *synthvec.Space, docs, per int)
 			}
 		}
 		puts = append(puts, store.Put{Document: store.Document{ID: id, Path: "/lib/" + id + ".pdf", Format: "pdf"}, Segments: segs})
-		if len(puts) == 50 || d == docs-1 {
+		if len(puts) == batch || d == docs-1 {
 			if err := s.Update(context.Background(), puts, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +211,7 @@ func TestFastMatchesExact(t *testing.T) {
 			}
 			defer s.Close()
 			if where != "reopened" {
-				clusteredLibrary(t, s, synthvec.New(1, dim, 30), docs, 40)
+				clusteredLibrary(t, s, synthvec.New(1, dim, 30), docs, 40, 50)
 			}
 			if s.dense.exact || s.dense.n <= exactMax {
 				t.Fatalf("library of %d searchable segments on the exact path", s.dense.n)
@@ -263,7 +264,7 @@ func TestRecall(t *testing.T) {
 	const dim = 768
 	s := mustOpen(t, "", store.Info{Embedder: "clustered", Dimension: dim})
 	defer s.Close()
-	clusteredLibrary(t, s, synthvec.New(11, dim, 100), n/100, 100)
+	clusteredLibrary(t, s, synthvec.New(11, dim, 100), n/100, 100, 50)
 	sp := synthvec.New(12, dim, 100)
 	ref := newReference(t, s)
 	found, total := 0, 0
@@ -292,7 +293,7 @@ func TestDenseAllocations(t *testing.T) {
 	allocs := func(docs int) float64 {
 		s := mustOpen(t, t.TempDir(), store.Info{Embedder: "clustered", Dimension: dim})
 		defer s.Close()
-		clusteredLibrary(t, s, synthvec.New(3, dim, 10), docs, 50)
+		clusteredLibrary(t, s, synthvec.New(3, dim, 10), docs, 50, 50)
 		q := synthvec.New(4, dim, 10).Vector()
 		return testing.AllocsPerRun(20, func() {
 			if _, err := s.Dense(context.Background(), q, 10, store.Filter{}); err != nil {
@@ -315,7 +316,7 @@ func TestLeaveExactPath(t *testing.T) {
 	for _, dir := range []string{"", t.TempDir()} {
 		s := mustOpen(t, dir, info)
 		sp := synthvec.New(5, dim, 20)
-		clusteredLibrary(t, s, sp, 8, 50)
+		clusteredLibrary(t, s, sp, 8, 50, 50)
 		if !s.dense.exact {
 			t.Fatalf("%d segments: not on the exact path", s.dense.n)
 		}
@@ -355,7 +356,7 @@ func BenchmarkQuerySmall(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{100, 300, 1000, 4000} {
 		s := mustOpen(b, "", store.Info{Embedder: "clustered", Dimension: dim})
-		clusteredLibrary(b, s, synthvec.New(21, dim, 50), n/100, 100)
+		clusteredLibrary(b, s, synthvec.New(21, dim, 50), n/100, 100, 50)
 		raw, err := chromem.NewDB().CreateCollection("raw", nil, nil)
 		if err != nil {
 			b.Fatal(err)
