@@ -17,6 +17,10 @@ type submitMsg struct{ text string }
 // Invariant: hist holds sent texts oldest first (or, while examples is
 // set, the first screen's example questions); histAt == len(hist) means
 // the box shows the draft being written, which draft keeps while walking.
+// When fresh is set, view is ta.View() of ta as it is now: every method
+// that hands ta a message or changes it (its value, cursor, focus, size,
+// styles, blink) clears fresh, so a frame where the box did not change
+// reuses its view (textarea re-wraps every line on each View).
 type inputPane struct {
 	c        *common
 	ta       textarea.Model
@@ -24,6 +28,9 @@ type inputPane struct {
 	histAt   int
 	draft    string
 	examples bool // hist holds the first screen's example questions
+
+	view  string
+	fresh bool
 }
 
 const inputHeight = 3
@@ -42,12 +49,19 @@ func newInput(c *common) *inputPane {
 }
 
 // restyle follows the theme (Styles.Input).
-func (p *inputPane) restyle() { p.ta.SetStyles(p.c.Styles.Input) }
+func (p *inputPane) restyle() { p.fresh = false; p.ta.SetStyles(p.c.Styles.Input) }
 
-func (p *inputPane) SetSize(w, h int) { p.ta.SetWidth(w); p.ta.SetHeight(h) }
-func (p *inputPane) Focus() tea.Cmd   { return p.ta.Focus() }
-func (p *inputPane) Blur()            { p.ta.Blur() }
-func (p *inputPane) View() string     { return p.ta.View() }
+func (p *inputPane) SetSize(w, h int) { p.fresh = false; p.ta.SetWidth(w); p.ta.SetHeight(h) }
+func (p *inputPane) Focus() tea.Cmd   { p.fresh = false; return p.ta.Focus() }
+func (p *inputPane) Blur()            { p.fresh = false; p.ta.Blur() }
+
+// View is the box as ta draws it, drawn again only after a change.
+func (p *inputPane) View() string {
+	if !p.fresh {
+		p.view, p.fresh = p.ta.View(), true
+	}
+	return p.view
+}
 
 // Empty reports whether nothing is typed (then ? opens the help).
 func (p *inputPane) Empty() bool { return p.ta.Value() == "" }
@@ -56,7 +70,7 @@ func (p *inputPane) Empty() bool { return p.ta.Value() == "" }
 func (p *inputPane) Value() string { return p.ta.Value() }
 
 // SetValue puts text back in the box (a command that had to wait).
-func (p *inputPane) SetValue(s string) { p.ta.SetValue(s) }
+func (p *inputPane) SetValue(s string) { p.fresh = false; p.ta.SetValue(s) }
 
 func (p *inputPane) ShortHelp() []key.Binding {
 	k := p.c.Keys
@@ -75,6 +89,7 @@ func (p *inputPane) Update(msg tea.Msg) (pane, tea.Cmd) {
 }
 
 func (p *inputPane) update(msg tea.Msg) tea.Cmd {
+	p.fresh = false // every path below may change ta
 	km, isKey := msg.(tea.KeyPressMsg)
 	if isKey && p.ta.Focused() {
 		k := p.c.Keys
