@@ -164,9 +164,11 @@ var _ = bytes.Contains
 
 // drive is a synchronous harness: it runs a model's commands in the test
 // goroutine (streams included), for deterministic views and goldens.
+// frame is the last frame drawn, what the terminal shows: screen reads it.
 type drive struct {
-	t *testing.T
-	m *Model
+	t     *testing.T
+	m     *Model
+	frame string
 }
 
 // openFirstSource asks "q", moves to the transcript and opens the
@@ -185,34 +187,52 @@ func newDrive(t *testing.T, b backend.Backend, w, h int) *drive {
 	d := &drive{t: t, m: New(b, opt)}
 	d.m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	for _, m := range run(d.m.Init()) {
-		d.send(m)
+		d.deliver(m)
 	}
+	d.draw()
 	return d
 }
 
-// send delivers msg and runs the commands it returns until the model is
-// idle, up to limit messages (stream batches included).
+// send delivers msg and draws a frame, as the program draws one after a
+// message.
 func (d *drive) send(msg tea.Msg) {
+	d.deliver(msg)
+	d.draw()
+}
+
+// deliver hands msg to the model and runs the commands it returns until
+// the model is idle, up to limit messages (stream batches included),
+// drawing nothing: keys that come faster than the program's frame rate
+// (typing, a held key) share a frame.
+func (d *drive) deliver(msg tea.Msg) {
 	queue := []tea.Msg{msg}
 	for steps := 0; len(queue) > 0 && steps < 10000; steps++ {
 		msg, queue = queue[0], queue[1:]
 		_, cmd := d.m.Update(msg)
 		queue = append(queue, run(cmd)...)
 	}
-	d.m.render() // as the program draws a frame after each message
 }
 
-// sendUntilStill sends msg until the screen stops changing (looking
-// every eighth time), at most max times: a scroll to the top or the end
-// draws a few dozen frames, not hundreds. A key that changes nothing
-// while it should fails the caller's check of where the scroll ended.
+// draw draws a frame of the model as it is now (after a test changed it
+// without a message, too) and returns it.
+func (d *drive) draw() string {
+	d.frame = d.m.render()
+	return d.frame
+}
+
+// sendUntilStill sends msg until the screen stops changing (drawing and
+// looking every eighth time, as a held key shares frames), at most max
+// times: a scroll to the top or the end draws a few dozen frames, not
+// hundreds. A key that changes nothing while it should fails the caller's
+// check of where the scroll ended.
 func (d *drive) sendUntilStill(msg tea.Msg, max int) {
 	prev := d.screen()
 	for i := 1; i <= max; i++ {
-		d.send(msg)
-		if i%8 != 0 {
+		d.deliver(msg)
+		if i%8 != 0 && i != max {
 			continue
 		}
+		d.draw()
 		scr := d.screen()
 		if scr == prev {
 			return
@@ -221,10 +241,12 @@ func (d *drive) sendUntilStill(msg tea.Msg, max int) {
 	}
 }
 
+// typeText types s, a key a rune, and draws the frame that shows it.
 func (d *drive) typeText(s string) {
 	for _, r := range s {
-		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+		d.deliver(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
+	d.draw()
 }
 
 // run executes cmd, flattening batches; ticks and blinks are skipped.
@@ -250,7 +272,12 @@ func run(cmd tea.Cmd) []tea.Msg {
 	return []tea.Msg{msg}
 }
 
-func (d *drive) screen() string { return ansi.Strip(d.m.render()) }
+// screen is the last frame drawn, without its styles.
+func (d *drive) screen() string { return ansi.Strip(d.frame) }
+
+// look draws a frame of the model as it is now and returns it without
+// its styles: for tests that change the model other than through send.
+func (d *drive) look() string { d.draw(); return d.screen() }
 
 // TestFlowFinishedChat walks the chat in the real program loop at 80×24:
 // the first screen's example through ↑, help with f1 while typing, ]

@@ -46,7 +46,7 @@ func TestInputViewFollowsChanges(t *testing.T) {
 	step("resize", func() { d.send(tea.WindowSizeMsg{Width: 60, Height: 24}) })
 	step("new background", func() { d.m.setDark(false) })
 	step("set value", func() { d.m.in.SetValue("/new") })
-	if scr := d.screen(); !strings.Contains(scr, "┃ /new") {
+	if scr := d.look(); !strings.Contains(scr, "┃ /new") {
 		t.Errorf("the box lost the value put back:\n%s", scr)
 	}
 }

@@ -62,6 +62,7 @@ func TestHelpFromKeymap(t *testing.T) {
 	d := newDrive(t, b, 160, 48)
 	d.m.c.Keys.NextNode.SetHelp("]", "onward to the next footnote")
 	d.m.c.Keys.Send.SetHelp("enter", "dispatch the question")
+	d.draw()
 	if !strings.Contains(d.screen(), "dispatch the question") {
 		t.Errorf("input help bar does not come from the keymap:\n%s", d.screen())
 	}

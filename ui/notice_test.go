@@ -54,7 +54,7 @@ func TestRetryWaitOnStatusLine(t *testing.T) {
 		if !isStream {
 			continue
 		}
-		scr := d.screen()
+		scr := d.look()
 		if sm.wait != "" {
 			if sm.req != d.m.req || sawText {
 				t.Errorf("wait %q of request %d (answer %d) after text %v", sm.wait, sm.req, d.m.req, sawText)
@@ -76,7 +76,7 @@ func TestRetryWaitOnStatusLine(t *testing.T) {
 	if !sawWait || !sawText {
 		t.Fatalf("saw wait %v, text %v", sawWait, sawText)
 	}
-	if scr := d.screen(); !strings.Contains(scr, "Bees pollinate almonds [1]") {
+	if scr := d.look(); !strings.Contains(scr, "Bees pollinate almonds [1]") {
 		t.Errorf("answer not shown:\n%s", scr)
 	}
 }

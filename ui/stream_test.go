@@ -52,7 +52,7 @@ func TestNodesAppearInStep(t *testing.T) {
 				if got := len(first(m.tr.sources())); got != maxSeen {
 					t.Fatalf("frame %d: pane lists %d sources for %d numbers shown", i, got, maxSeen)
 				}
-				scr := d.screen()
+				scr := d.look()
 				// the chips on screen are numbered 1..maxSeen
 				for n := 1; n <= maxSeen; n++ {
 					if !strings.Contains(scr, fmt.Sprintf("[%d]", n)) {
