@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/ibid-dev/ibid/rag"
 )
 
@@ -240,4 +241,49 @@ func BenchmarkLongConversation(b *testing.B) {
 	b.ReportMetric(float64(bShort), "B/frame-first")
 	b.ReportMetric(float64(cLong)/float64(b.N), "gcs-after-50")
 	b.ReportMetric(float64(cShort)/float64(b.N), "gcs-first")
+}
+
+// BenchmarkFrame draws the whole screen (Model.render) at 160×40, a
+// frame per message, as the program draws them: "streaming" while an
+// answer of 2,000 words streams in 5-character chunks (the box keeps its
+// view), "typing" while a question is typed under a finished answer (the
+// box is drawn again each key). ns/op is a frame.
+func BenchmarkFrame(b *testing.B) {
+	b.Run("streaming", func(b *testing.B) {
+		evs := benchAnswer(2000)
+		d := newDrive(&testing.T{}, newFakeBackend(sampleAnswer), 160, 40)
+		m := d.m
+		begin := func() {
+			m.req++
+			m.tr.turns = append(m.tr.turns[:0], &turn{question: "q", streaming: true, req: m.req})
+			m.tr.redraw(0)
+			m.stream = &answerStream{req: m.req}
+		}
+		begin()
+		b.ResetTimer()
+		for i := range b.N {
+			e := evs[i%len(evs)]
+			if e.Type == rag.EventDone {
+				begin()
+				continue
+			}
+			m.Update(streamMsg{req: m.req, events: []rag.Event{e}})
+			_ = m.render()
+		}
+	})
+	b.Run("typing", func(b *testing.B) {
+		d := newDrive(&testing.T{}, newFakeBackend(sampleAnswer), 160, 40)
+		d.typeText("does the effect hold across sites?")
+		d.send(press("enter"))
+		keys := []rune("and across samples of different sizes, too? ")
+		b.ResetTimer()
+		for i := range b.N {
+			if i%len(keys) == 0 {
+				d.m.in.SetValue("") // a question of a line at most
+			}
+			r := keys[i%len(keys)]
+			d.deliver(tea.KeyPressMsg{Code: r, Text: string(r)})
+			_ = d.m.render()
+		}
+	})
 }
