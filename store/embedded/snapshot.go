@@ -114,9 +114,13 @@ type logMark struct {
 }
 
 // encodeSnapshot writes the snapshot of entries (the live documents, in
-// row order) for d's current state, whose log up to d.logEnd is mark, to w.
+// row order) for d's current state, whose log up to d.logEnd is mark, to w
+// (buffered, unless w is a bufio.Writer already, as replaceFile's is).
 func (d *disk) encodeSnapshot(w io.Writer, entries []*entry, lm logMark) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
+	bw, ok := w.(*bufio.Writer)
+	if !ok {
+		bw = bufio.NewWriterSize(w, 64<<10)
+	}
 	crc := crc32.New(crcTable)
 	body := io.MultiWriter(bw, crc)
 	var n int64

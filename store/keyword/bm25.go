@@ -306,9 +306,10 @@ func putAccumulator(a *accumulator) {
 	accumulators.Put(a)
 }
 
-// top selects the n best admitted slots.
+// top selects the n best admitted slots (of the touched ones: a heap for
+// more would only be allocated).
 func (x *BM25) top(acc *accumulator, n int, admit func(string) bool) []Scored {
-	h := topk.New(n, better)
+	h := topk.New(min(n, len(acc.touched)), better)
 	for _, s := range acc.touched {
 		c := Scored{x.slots[s].seg, acc.score[s]}
 		if !h.Admits(c) || (admit != nil && !admit(c.ID)) {
