@@ -48,15 +48,18 @@ func checkIndex(t *testing.T, s *Store) {
 	if dead != x.dead || dead > max(compactDeadMin, len(x.slots)/2)+1 {
 		t.Fatalf("%d dead slots of %d, counted %d", dead, len(x.slots), x.dead)
 	}
-	owner := map[int]*entry{}
+	top := 0
+	for _, sl := range x.slots {
+		top = max(top, sl.row+sl.rows)
+	}
+	for _, e := range s.docs {
+		top = max(top, e.row+len(e.segs))
+	}
+	owner := make([]*entry, top+2) // by row
 	for _, e := range s.docs {
 		for i := range e.segs {
 			owner[e.row+i] = e
 		}
-	}
-	top := 0
-	for _, sl := range x.slots {
-		top = max(top, sl.row+sl.rows)
 	}
 	for row := range top + 2 {
 		e, i, ok := x.at(row)
