@@ -108,7 +108,7 @@ func (m *Model) withTooltip(frame string) string {
 	x = min(x, t.width-w)
 	for i, b := range box {
 		r := rows[y+i]
-		rows[y+i] = ansi.Truncate(r, x, "") + "\x1b[0m" + b + ansi.TruncateLeft(r, x+w, "")
+		rows[y+i] = fitWidth(ansi.Truncate(r, x, "")+"\x1b[0m"+b+ansi.TruncateLeft(r, x+w, ""), t.width)
 	}
 	return strings.Join(rows, "\n")
 }

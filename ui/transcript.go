@@ -275,13 +275,18 @@ func indentLines(s styleRenderer, text string) []string {
 
 // fit pads or cuts a line to the pane's width: stable lines are fitted
 // once, when drawn, so a frame never measures them again.
-func (t *transcript) fit(l string) string {
-	w := ansi.StringWidth(l)
-	switch {
-	case w > t.width:
-		return ansi.Truncate(l, t.width, "")
-	case w < t.width:
-		return l + strings.Repeat(" ", t.width-w)
+func (t *transcript) fit(l string) string { return fitWidth(l, t.width) }
+
+// fitWidth pads or cuts l to exactly w cells (a wide character that a
+// cut would halve is dropped and its cell padded).
+func fitWidth(l string, w int) string {
+	lw := ansi.StringWidth(l)
+	if lw > w {
+		l = ansi.Truncate(l, w, "")
+		lw = ansi.StringWidth(l)
+	}
+	if lw < w {
+		return l + strings.Repeat(" ", w-lw)
 	}
 	return l
 }
@@ -329,7 +334,10 @@ func (t *transcript) lineCount() int {
 }
 
 // View draws the visible window: stable lines and the tail, never copying
-// more than the window.
+// more than the window. Every line is exactly width cells wide (stable
+// lines were fitted when drawn; the tail's visible lines, which a wide
+// table or code line may overflow while it streams, are fitted here), so
+// the screen joins the pane to the sources without measuring it again.
 func (t *transcript) View() string {
 	tail, _ := t.tailLines()
 	total := len(t.stable) + len(tail)
@@ -339,6 +347,9 @@ func (t *transcript) View() string {
 		t.offset = maxOff
 	}
 	t.offset = min(max(t.offset, 0), maxOff)
+	for i := max(t.offset-len(t.stable), 0); i < min(t.offset+h-len(t.stable), len(tail)); i++ {
+		tail[i] = t.fit(tail[i])
+	}
 	line := func(i int) string {
 		switch j := t.offset + i; {
 		case j < len(t.stable):

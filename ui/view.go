@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ibid-dev/ibid/ui/render"
 )
@@ -70,8 +69,7 @@ func (m *Model) render() string {
 	case m.tr.empty() && !m.sourcesShowing():
 		body = m.welcome()
 	case m.wide():
-		rule := strings.TrimSuffix(strings.Repeat(st.Border.Render("│")+"\n", m.bodyHeight()), "\n")
-		body = lipgloss.JoinHorizontal(lipgloss.Top, m.withTooltip(m.tr.View()), rule, m.src.View())
+		body = sideBySide(m.withTooltip(m.tr.View()), m.tr.width, st.Border.Render("│"), m.bodyHeight(), m.src.View())
 	case m.sourcesShowing():
 		body = m.src.View()
 	default:
@@ -93,6 +91,48 @@ func (m *Model) render() string {
 	}
 	parts := append([]string{body, rule, m.in.View()}, status...)
 	return strings.Join(append(parts, bar), "\n")
+}
+
+// sideBySide joins the transcript's lines (left: each exactly lw cells
+// wide, transcript.View's invariant), a rule of h cells and the sources
+// pane's lines (right) row by row, as lipgloss.JoinHorizontal(lipgloss.Top,
+// left, rule, right) does: a block shorter than the tallest is continued
+// by blank rows, and the right block's lines are padded to its widest.
+// Only the right block is measured: a frame does not measure the wide
+// transcript a second time.
+func sideBySide(left string, lw int, rule string, h int, right string) string {
+	ls, rs := strings.Split(left, "\n"), strings.Split(right, "\n")
+	rw := make([]int, len(rs))
+	rmax := 0
+	for i, l := range rs {
+		rw[i] = ansi.StringWidth(l)
+		rmax = max(rmax, rw[i])
+	}
+	rows := max(len(ls), h, len(rs))
+	var b strings.Builder
+	b.Grow(len(left) + len(right) + rows*(len(rule)+rmax))
+	for i := range rows {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i < len(ls) {
+			b.WriteString(ls[i])
+		} else {
+			b.WriteString(strings.Repeat(" ", lw))
+		}
+		if i < h {
+			b.WriteString(rule)
+		} else {
+			b.WriteByte(' ')
+		}
+		pad := rmax
+		if i < len(rs) {
+			b.WriteString(rs[i])
+			pad -= rw[i]
+		}
+		b.WriteString(strings.Repeat(" ", pad))
+	}
+	return b.String()
 }
 
 // paneTitle names what has focus, shown in the rule above the input.
