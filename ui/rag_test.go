@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,16 +25,45 @@ const realAnswer = "## Summary\n\nFootnotes are numbered by first appearance [so
 
 // realEnv is a library over the project's docs/ in a temporary data
 // directory and a model served by llmtest; the subtests of
-// TestRealPipeline share it (adding docs/ is the slow part).
+// TestRealPipeline share it (adding docs/ is the slow part), and the
+// welcome suggestions of its library, which no subtest changes: the first
+// chat opened computes them (rag.Suggest asks 24 questions, about a second
+// under -race), the others offer the same.
 type realEnv struct {
 	lib *library.Library
 	srv *llmtest.Server
 	m   *llm.Model
+
+	mu          sync.Mutex
+	suggestions map[int][]string // by how many were asked
 }
 
-func (e *realEnv) backend(reply llmtest.Reply, opt rag.PipelineOptions) *backend.RAG {
+func (e *realEnv) backend(reply llmtest.Reply, opt rag.PipelineOptions) backend.Backend {
 	e.srv.SetReplies(reply)
-	return backend.NewRAG(e.lib, rag.ModelAnswerer(e.m), opt, nil, nil)
+	return e.chat(backend.NewRAG(e.lib, rag.ModelAnswerer(e.m), opt, nil, nil))
+}
+
+// chat is b with the library's suggestions computed once for all chats.
+func (e *realEnv) chat(b *backend.RAG) backend.Backend { return sharedSuggestions{b, e} }
+
+// sharedSuggestions is a real backend whose Suggestions are its
+// environment's, asked of the library the first time only.
+type sharedSuggestions struct {
+	*backend.RAG
+	env *realEnv
+}
+
+func (s sharedSuggestions) Suggestions(n int) []string {
+	s.env.mu.Lock()
+	defer s.env.mu.Unlock()
+	if q, ok := s.env.suggestions[n]; ok {
+		return q
+	}
+	if s.env.suggestions == nil {
+		s.env.suggestions = map[int][]string{}
+	}
+	s.env.suggestions[n] = s.RAG.Suggestions(n)
+	return s.env.suggestions[n]
 }
 
 func TestRealPipeline(t *testing.T) {
@@ -57,7 +87,7 @@ func TestRealPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &realEnv{lib, srv, m}
+	env := &realEnv{lib: lib, srv: srv, m: m}
 	t.Run("flow", func(t *testing.T) { testRealFlow(t, env) })
 	t.Run("cancel", func(t *testing.T) { testRealCancel(t, env) })
 	t.Run("conversation numbering", func(t *testing.T) { testRealConversationNumbering(t, env) })
@@ -106,7 +136,7 @@ func testRealFlow(t *testing.T, env *realEnv) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb := backend.NewRAG(lib, rag.ModelAnswerer(m), rag.PipelineOptions{}, conv, nil)
+	rb := env.chat(backend.NewRAG(lib, rag.ModelAnswerer(m), rag.PipelineOptions{}, conv, nil))
 	d := newDrive(t, rb, 160, 48)
 	var again []int
 	for _, n := range d.m.tr.turns[0].doc.nodes {
@@ -148,7 +178,7 @@ func testRealConversationNumbering(t *testing.T, env *realEnv) {
 		t.Run(c.numbering.String(), func(t *testing.T) {
 			env.srv.SetReplies(llmtest.Reply{Chunks: llmtest.Split(realAnswer, 5)},
 				llmtest.Reply{Chunks: llmtest.Split("Again [source_3] and [source_1], and new [source_4].", 4)})
-			b := backend.NewRAG(env.lib, rag.ModelAnswerer(env.m), rag.PipelineOptions{Numbering: c.numbering}, nil, nil)
+			b := env.chat(backend.NewRAG(env.lib, rag.ModelAnswerer(env.m), rag.PipelineOptions{Numbering: c.numbering}, nil, nil))
 			d := newDrive(t, b, 120, 40)
 			d.typeText("how are footnotes numbered?")
 			d.send(press("enter"))
