@@ -11,8 +11,8 @@ import (
 )
 
 // TestSideBySide: on a wide screen the transcript's lines are exactly
-// its width, a streaming line that overflows (a heading's long word)
-// and the rows a tooltip covers included, and the body joined from the
+// its width, a streaming heading with a word longer than the pane and the
+// rows a tooltip covers included, and the body joined from the
 // transcript, the rule and the sources is what lipgloss.JoinHorizontal
 // makes of them.
 func TestSideBySide(t *testing.T) {
@@ -58,16 +58,10 @@ func TestSideBySide(t *testing.T) {
 	m.req++
 	m.tr.turns = append(m.tr.turns, &turn{question: "q2", streaming: true, req: m.req})
 	m.stream = &answerStream{req: m.req}
-	overflowed := false
+	// a heading's word longer than the pane: render.Renderer breaks it
+	// (glamour and a second wrap left it a cell too wide)
 	for i, txt := range []string{"Intro para.\n\n", "# Heading" + strings.Repeat("g", 120) + " **x** and more\n", "| a | b |\n|---|---|\n| 1 | 2 |\n"} {
 		m.Update(streamMsg{req: m.req, events: []rag.Event{{Type: rag.EventText, Text: txt}}})
-		tl, _ := m.tr.tailLines()
-		for _, l := range tl {
-			overflowed = overflowed || ansi.StringWidth(l) > m.tr.width
-		}
 		check(fmt.Sprintf("streaming %d", i))
-	}
-	if !overflowed {
-		t.Error("no streaming line overflowed the pane: the case is not checked")
 	}
 }

@@ -335,9 +335,9 @@ func (t *transcript) lineCount() int {
 
 // View draws the visible window: stable lines and the tail, never copying
 // more than the window. Every line is exactly width cells wide (stable
-// lines were fitted when drawn; the tail's visible lines, which a wide
-// table or code line may overflow while it streams, are fitted here), so
-// the screen joins the pane to the sources without measuring it again.
+// lines were fitted when drawn; render.Tail pads the tail's to the width,
+// and render.Renderer breaks what would overflow it), so the screen joins
+// the pane to the sources without measuring it again.
 func (t *transcript) View() string {
 	tail, _ := t.tailLines()
 	total := len(t.stable) + len(tail)
@@ -347,9 +347,6 @@ func (t *transcript) View() string {
 		t.offset = maxOff
 	}
 	t.offset = min(max(t.offset, 0), maxOff)
-	for i := max(t.offset-len(t.stable), 0); i < min(t.offset+h-len(t.stable), len(tail)); i++ {
-		tail[i] = t.fit(tail[i])
-	}
 	line := func(i int) string {
 		switch j := t.offset + i; {
 		case j < len(t.stable):

@@ -33,7 +33,8 @@ func NewRenderer(width int, p Palette) *Renderer {
 // Width is the width the renderer wraps at.
 func (m *Renderer) Width() int { return m.width }
 
-// Render returns src as styled lines: glamour's padding to the wrap width
+// Render returns src as styled lines, none wider than the width (words
+// longer than a line broken): glamour's padding to the wrap width
 // stripped, leading and trailing blank lines dropped.
 func (m *Renderer) Render(src string) []string {
 	start := time.Now()
@@ -52,8 +53,15 @@ func (m *Renderer) Render(src string) []string {
 			continue
 		}
 		// glamour overflows its wrap width now and then (a list item's
-		// bullet is not always counted): wrap again rather than cut a word
-		lines = append(lines, strings.Split(ansi.Wrap(l, max(m.width, 10), " "), "\n")...)
+		// bullet is not always counted): wrap again rather than cut a word,
+		// and break a word still too long (a heading's, after its margin)
+		for _, w := range strings.Split(ansi.Wrap(l, max(m.width, 10), " "), "\n") {
+			if ansi.StringWidth(w) > max(m.width, 10) {
+				lines = append(lines, strings.Split(ansi.Hardwrap(w, max(m.width, 10), true), "\n")...)
+				continue
+			}
+			lines = append(lines, w)
+		}
 	}
 	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
 		lines = lines[1:]

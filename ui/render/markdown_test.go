@@ -149,3 +149,21 @@ func TestRenderNeverOverflows(t *testing.T) {
 		t.Errorf("words lost: %q", got)
 	}
 }
+
+// TestRenderBreaksLongWords: no rendered line is wider than the width,
+// a word longer than a line (in a heading, after its margin; in a list
+// item; in a link) included.
+func TestRenderBreaksLongWords(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("g", 200)
+	for _, w := range []int{30, 60, 104} {
+		r := NewRenderer(w, testPalette)
+		for _, src := range []string{"# Heading" + long + " **x** and more\n", "## " + long + "\n", "- item " + long + " end\n", "See [a link](http://example.org/" + long + ") here.\n"} {
+			for i, l := range r.Render(src) {
+				if lw := ansi.StringWidth(l); lw > w {
+					t.Errorf("width %d, %.20q: line %d is %d wide", w, src, i, lw)
+				}
+			}
+		}
+	}
+}
