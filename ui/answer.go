@@ -221,12 +221,13 @@ func (d *answerDoc) drawTail(width int, indent string, st *styles, sel int, r *r
 }
 
 // drawBlock returns block i drawn for width and selected node sel,
-// rendering with r only when the width changed: its lines, or, when they
+// rendering with r (RenderBlock: raw is shared, never modified) only when
+// the width changed: its lines, or, when they
 // were dropped, its fitted lines for that selection.
 func (d *answerDoc) drawBlock(i int, r *render.Renderer, st *styles, sel int) *block {
 	b := &d.blocks[i]
 	if b.width != r.Width() {
-		b.raw = render.PackLines(r.Render(string(d.src[b.start:b.end])))
+		b.raw = r.RenderBlock(string(d.src[b.start:b.end]))
 		b.width = r.Width()
 		b.sel = -2
 	}

@@ -11,9 +11,10 @@ import (
 
 // drawAll finishes a copy of the document's drawing: every block and the
 // tail, ANSI stripped.
-func drawAll(d *answerDoc, width int) string {
+// drawAll draws d's blocks and tail with r, as the transcript does.
+func drawAll(d *answerDoc, r *render.Renderer) string {
 	st := newStyles(true)
-	r := render.NewRenderer(width, darkTheme.palette())
+	width := r.Width()
 	var out []string
 	for i := range d.blocks {
 		out = append(out, d.drawBlock(i, r, st, -1).lines...)
@@ -32,22 +33,26 @@ func TestChunkingDoesNotMatter(t *testing.T) {
 	src := "## Head\n\nA para with ⟦1⟧ and more text that wraps around the width.\n\n```\ncode\n\nstill code\n```\n\n- a\n- b\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\nend"
 	whole := &answerDoc{}
 	whole.addText(src)
-	wantStream := drawAll(whole, 30)
+	wantStream := drawAll(whole, render.NewRenderer(30, darkTheme.palette()))
 	whole.finish()
-	wantDone := drawAll(whole, 30)
+	wantDone := drawAll(whole, render.NewRenderer(30, darkTheme.palette()))
+	// one renderer for all the splits, as the transcript keeps one: a
+	// block whose source is the whole answer's comes from its memo, one
+	// split differently is rendered and compared
+	r := render.NewRenderer(30, darkTheme.palette())
 	for i := 1; i < len(src); i++ {
 		if !utfStart(src, i) {
 			continue
 		}
 		d := &answerDoc{}
 		d.addText(src[:i])
-		_ = drawAll(d, 30) // a frame in between
+		_ = drawAll(d, r) // a frame in between
 		d.addText(src[i:])
-		if got := drawAll(d, 30); got != wantStream {
+		if got := drawAll(d, r); got != wantStream {
 			t.Fatalf("split at %d: streaming draw differs:\n%s\n--- want\n%s", i, got, wantStream)
 		}
 		d.finish()
-		if got := drawAll(d, 30); got != wantDone {
+		if got := drawAll(d, r); got != wantDone {
 			t.Fatalf("split at %d: finished draw differs", i)
 		}
 	}
@@ -74,6 +79,32 @@ func TestInferredNodePlacedAtParagraphEnd(t *testing.T) {
 	chip := strings.TrimSuffix(st.Chip(render.Inferred, 1, false), "\x1b[m")
 	if !strings.Contains(strings.Join(lines, ""), chip) {
 		t.Errorf("inferred chip not drawn in its style: %q", lines)
+	}
+}
+
+// TestInferredRedrawsItsBlock: an inferred footnote placed in a finished
+// answer rebuilds it; the block that holds the footnote is rendered again
+// and shows its chip, the others come from the renderer's memo (no
+// glamour) and draw as before.
+func TestInferredRedrawsItsBlock(t *testing.T) {
+	t.Parallel()
+	text := "## First\n\nOne para with **bold**.\n\nSecond para.\n\n- a list\n- of two"
+	var d answerDoc
+	d.applyEvent(rag.Event{Type: rag.EventText, Text: text})
+	d.finish()
+	r := render.NewRenderer(40, darkTheme.palette())
+	before := drawAll(&d, r)
+	d.applyEvent(rag.Event{Type: rag.EventRef, Number: 1, Inferred: true, Offset: len("## First\n\nOne para with **bold**.\n\nSecond para.")})
+	bytes := r.Bytes
+	after := drawAll(&d, r)
+	if want := int64(len("Second para.") + len(render.Placeholder(render.Inferred, 1)) + len("\n\n")); r.Bytes-bytes != want {
+		t.Errorf("rendered %d bytes after the footnote came, want %d (its block only)", r.Bytes-bytes, want)
+	}
+	if want := strings.Replace(before, "Second para.", "Second para."+render.ChipText(render.Inferred, 1), 1); after != want {
+		t.Errorf("drawn after the footnote:\n%s\nwant\n%s", after, want)
+	}
+	if fresh := drawAll(&d, render.NewRenderer(40, darkTheme.palette())); after != fresh {
+		t.Errorf("drawn from the memo:\n%s\nfrom scratch:\n%s", after, fresh)
 	}
 }
 

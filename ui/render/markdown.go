@@ -19,7 +19,16 @@ type Renderer struct {
 	// time spent in it, for the stream-render benchmark.
 	Bytes int64
 	Spent time.Duration
+
+	// blocks remembers RenderBlock's last blockMemo results by source,
+	// oldest first in order.
+	blocks map[string][]string
+	order  []string
 }
+
+// blockMemo is how many rendered blocks a Renderer remembers: the blocks
+// of a long answer, which an inferred footnote redraws whole.
+const blockMemo = 256
 
 // NewRenderer returns a renderer wrapping at width, coloured from p.
 func NewRenderer(width int, p Palette) *Renderer {
@@ -70,6 +79,28 @@ func (m *Renderer) Render(src string) []string {
 		lines = lines[:len(lines)-1]
 	}
 	m.Spent += time.Since(start)
+	return lines
+}
+
+// RenderBlock is Render of a finished block, its lines packed
+// (PackLines), remembered: a block rendered again with the same source
+// (an answer rebuilt to place an inferred footnote redraws every block,
+// most of them unchanged) costs no glamour. The lines are shared with
+// every caller of the same source: they must not be modified.
+func (m *Renderer) RenderBlock(src string) []string {
+	if lines, ok := m.blocks[src]; ok {
+		return lines
+	}
+	lines := PackLines(m.Render(src))
+	if m.blocks == nil {
+		m.blocks = map[string][]string{}
+	}
+	if len(m.order) == blockMemo {
+		delete(m.blocks, m.order[0])
+		m.order = append(m.order[:0], m.order[1:]...)
+	}
+	m.blocks[src] = lines
+	m.order = append(m.order, src)
 	return lines
 }
 

@@ -150,6 +150,47 @@ func TestRenderNeverOverflows(t *testing.T) {
 	}
 }
 
+// TestRenderBlockMemo: RenderBlock gives what a fresh renderer gives for
+// every source, asked in any order and again, sources that differ only
+// at their end or by one byte included; a source asked again costs no
+// glamour while it is among the last blockMemo, and is rendered again
+// (and the same) once more than that came after it.
+func TestRenderBlockMemo(t *testing.T) {
+	t.Parallel()
+	srcs := []string{
+		"A paragraph of words.\n\n",
+		"A paragraph of words!\n\n",
+		"A paragraph of words. And more of them.\n\n",
+		"## A heading\n\n",
+		"- an item\n- another **bold** one\n",
+		"| a | b |\n|---|---|\n| 1 | 2 |\n",
+		"A paragraph of words.\n",
+	}
+	r := NewRenderer(30, testPalette)
+	check := func(src string, cost bool) {
+		t.Helper()
+		before := r.Bytes
+		got := r.RenderBlock(src)
+		if want := PackLines(NewRenderer(30, testPalette).Render(src)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%q: drawn %q, want %q", src, got, want)
+		}
+		if spent := r.Bytes != before; spent != cost {
+			t.Errorf("%q: glamour ran %v, want %v", src, spent, cost)
+		}
+	}
+	for _, s := range srcs {
+		check(s, true)
+	}
+	for i := len(srcs) - 1; i >= 0; i-- {
+		check(srcs[i], false)
+	}
+	for i := range blockMemo {
+		r.RenderBlock(fmt.Sprintf("Filler %d.\n", i))
+	}
+	check(srcs[0], true)
+	check(srcs[0], false)
+}
+
 // TestRenderBreaksLongWords: no rendered line is wider than the width,
 // a word longer than a line (in a heading, after its margin; in a list
 // item; in a link) included.
