@@ -21,11 +21,19 @@ func TestTranscriptRedrawsOnlyWhatChanged(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		_ = tr.View()
+		// drawn from scratch: blocks without their caches, glamour's renders
+		// from tr's renderer (RenderBlock: by the blocks' text as they are
+		// now, TestRenderBlockMemo), so that only glamour is not run again
 		fresh := newTranscript(c)
 		fresh.SetSize(tr.width, tr.height)
 		fresh.sel = tr.sel
-		for _, tu := range tr.turns { // copies, so that their caches stay tr's
-			cp := &turn{question: tu.question, doc: answerDoc{src: tu.doc.src, nodes: tu.doc.nodes, blocks: slices.Clone(tu.doc.blocks)},
+		fresh.r, fresh.rDark = tr.r, tr.rDark
+		for _, tu := range tr.turns {
+			var blocks []block
+			for _, b := range tu.doc.blocks {
+				blocks = append(blocks, block{start: b.start, end: b.end, firstNode: b.firstNode, nodes: b.nodes, sel: -2})
+			}
+			cp := &turn{question: tu.question, doc: answerDoc{src: tu.doc.src, nodes: tu.doc.nodes, blocks: blocks},
 				streaming: tu.streaming, interrupted: tu.interrupted, err: tu.err, note: tu.note}
 			cp.doc.text.WriteString(tu.doc.text.String())
 			fresh.turns = append(fresh.turns, cp)
