@@ -104,6 +104,8 @@ type Model struct {
 	// (library.go); syncProgress is how far it is.
 	syncing      bool
 	syncProgress backend.SyncEvent
+
+	bar helpBar // the help bar as last drawn
 }
 
 // tick starts the spinner unless it runs already.

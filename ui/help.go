@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -102,6 +103,34 @@ func (m *Model) fullHelp() string {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// helpBar keeps the help bar drawn for the bindings' help texts and
+// states, the width and the styles in key and st; a frame where none of
+// them changed (most frames: an answer streaming, a scroll) reuses it.
+type helpBar struct {
+	key   string
+	st    *styles
+	drawn string
+}
+
+// view is shortHelpView(st.Help, bindings, width), drawn again only when
+// what it shows changed.
+func (h *helpBar) view(st *styles, bindings []key.Binding, width int) string {
+	var k strings.Builder
+	for _, kb := range bindings {
+		if !kb.Enabled() {
+			k.WriteString("\x00off\x00")
+			continue
+		}
+		hl := kb.Help()
+		k.WriteString(hl.Key + "\x00" + hl.Desc + "\x00")
+	}
+	k.WriteString(strconv.Itoa(width))
+	if h.st != st || h.key != k.String() {
+		h.key, h.st, h.drawn = k.String(), st, shortHelpView(st.Help, bindings, width)
+	}
+	return h.drawn
 }
 
 // shortHelpView is the help bar: bindings in order, as many as fit in

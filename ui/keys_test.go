@@ -78,3 +78,46 @@ func TestHelpFromKeymap(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpBarFollowsChanges: the help bar kept between frames is drawn
+// again when a binding's help, a binding's state, the width or the
+// styles change, and equals the bar drawn afresh each time.
+func TestHelpBarFollowsChanges(t *testing.T) {
+	t.Parallel()
+	keys := defaultKeyMap()
+	dark, light := newStyles(true), newStyles(false)
+	bindings := func() []key.Binding {
+		return []key.Binding{keys.Send, keys.FocusNext, keys.Help, keys.Newline, keys.Quit}
+	}
+	var h helpBar
+	prev := ""
+	step := func(what string, st *styles, width int) {
+		t.Helper()
+		got, want := h.view(st, bindings(), width), shortHelpView(st.Help, bindings(), width)
+		if got != want {
+			t.Errorf("%s: bar %q, want %q", what, got, want)
+		}
+		if got == prev {
+			t.Errorf("%s: the bar did not change", what)
+		}
+		prev = got
+	}
+	step("first", dark, 100)
+	step("narrower", dark, 40)
+	keys.Send.SetHelp("enter", "dispatch")
+	step("a binding's help", dark, 40)
+	keys.FocusNext.SetEnabled(false)
+	step("a binding disabled", dark, 40)
+	step("light styles", light, 40)
+	if got := h.view(light, bindings(), 40); got != prev {
+		t.Errorf("nothing changed, the bar did: %q", got)
+	}
+	// the same bindings shown, one more disabled after them: the bar keeps
+	// room for " …" after all but the last binding
+	send, quit := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")), keys.Quit
+	quit.SetEnabled(false)
+	h.view(dark, []key.Binding{send}, 10)
+	if got, want := h.view(dark, []key.Binding{send, quit}, 10), shortHelpView(dark.Help, []key.Binding{send, quit}, 10); got != want {
+		t.Errorf("a disabled binding after the last shown: bar %q, want %q", got, want)
+	}
+}

@@ -83,11 +83,11 @@ func (m *Model) render() string {
 	rule := ruleStyle.Render("── ") + st.PaneTitle.Render(title) + " " + ruleStyle.Render(strings.Repeat("─", max(m.width-ansi.StringWidth(title)-4, 0)))
 	var bar string
 	if m.showHelp {
-		bar = shortHelpView(st.Help, helpScreenKeys{m.c.Keys}.ShortHelp(), m.width)
+		bar = m.bar.view(st, helpScreenKeys{m.c.Keys}.ShortHelp(), m.width)
 	} else if m.vw.IsOpen() {
-		bar = shortHelpView(st.Help, m.vw.ShortHelp(), m.width)
+		bar = m.bar.view(st, m.vw.ShortHelp(), m.width)
 	} else {
-		bar = shortHelpView(st.Help, m.panes[m.focus].ShortHelp(), m.width)
+		bar = m.bar.view(st, m.panes[m.focus].ShortHelp(), m.width)
 	}
 	parts := append([]string{body, rule, m.in.View()}, status...)
 	return strings.Join(append(parts, bar), "\n")
