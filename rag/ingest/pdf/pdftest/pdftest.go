@@ -369,7 +369,9 @@ func Tagged(tagged bool) []byte {
 
 // Scanned is a PDF of one page per image, each image filling a page of
 // width by height points and nothing else drawn: a scan, with no text
-// layer. The images are stored as 8-bit RGB, Flate-compressed.
+// layer. The images are stored as 8-bit gray (as a scanner keeps a
+// page of text; a third of RGB's bytes to compress here and to inflate
+// and draw when the scan is read), Flate-compressed.
 func Scanned(width, height float64, pages ...image.Image) []byte {
 	return ScannedWithLayer(width, height, nil, pages...)
 }
@@ -393,11 +395,12 @@ func ScannedWithLayer(width, height float64, layers [][]string, pages ...image.I
 		// run, under the race detector, and read once.
 		var raw bytes.Buffer
 		z, _ := zlib.NewWriterLevel(&raw, zlib.BestSpeed)
-		row := make([]byte, 3*b.Dx())
+		row := make([]byte, b.Dx())
 		for y := b.Min.Y; y < b.Max.Y; y++ {
 			px := rgba.Pix[rgba.PixOffset(b.Min.X, y):]
-			for x := range b.Dx() {
-				row[3*x], row[3*x+1], row[3*x+2] = px[4*x], px[4*x+1], px[4*x+2]
+			for x := range row {
+				// Luma (ITU-R BT.601), as image/color's gray model.
+				row[x] = uint8((19595*uint32(px[4*x]) + 38470*uint32(px[4*x+1]) + 7471*uint32(px[4*x+2]) + 1<<15) >> 16)
 			}
 			z.Write(row)
 		}
@@ -415,7 +418,7 @@ func ScannedWithLayer(width, height float64, layers [][]string, pages ...image.I
 		objs = append(objs,
 			fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 3 0 R >> /XObject << /Im0 %d 0 R >> >> /Contents %d 0 R >>", width, height, page+2, page+1),
 			Stream(content),
-			fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream", b.Dx(), b.Dy(), raw.Len(), raw.Bytes()),
+			fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream", b.Dx(), b.Dy(), raw.Len(), raw.Bytes()),
 		)
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages))
