@@ -13,13 +13,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/pkoukk/tiktoken-go"
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // tokenEncoding is the tokenizer segments are budgeted with. It is built
 // once per process (building it takes a noticeable fraction of a second)
-// from the offline vocabulary bundled with tiktoken-go-loader: no network.
+// from the offline vocabulary bundled with tiktoken-go-loader (no
+// network) and cl100k_base's pattern, as a bpe: tiktoken-go's tokens,
+// without the tables of its own that counting does not use.
 const tokenEncoding = "cl100k_base"
 
 // The tokenizer is quadratic in the length of a run it cannot break (one
@@ -47,14 +48,16 @@ const (
 
 var (
 	encOnce sync.Once
-	enc     *tiktoken.Tiktoken
+	enc     *bpe
 	encErr  error
 )
 
-func encoder() *tiktoken.Tiktoken {
+func encoder() *bpe {
 	encOnce.Do(func() {
-		tiktoken.SetBpeLoader(vocabulary{})
-		enc, encErr = tiktoken.GetEncoding(tokenEncoding)
+		var ranks map[string]int
+		if ranks, encErr = (vocabulary{}).LoadTiktokenBpe(tokenEncoding + ".tiktoken"); encErr == nil {
+			enc, encErr = newBPE(ranks, cl100kPattern)
+		}
 	})
 	if encErr != nil {
 		// The vocabulary is compiled into the binary: failing to load it
@@ -135,7 +138,7 @@ func wordTokens(w string) []int {
 		return t
 	}
 	tokenizedBytes.Add(int64(len(w)))
-	t = encoder().EncodeOrdinary(w)
+	t = encoder().encode(w)
 	wordCache.Lock()
 	if len(wordCache.m) >= cacheEntries {
 		clear(wordCache.m)
@@ -221,7 +224,7 @@ func cutWord(w string, budget int) int {
 	toks := wordTokens(w)
 	n := 0
 	for k := min(budget, len(toks)); k > 0; k-- {
-		n = runeFloor(w, min(len(w), len(encoder().Decode(toks[:k]))))
+		n = runeFloor(w, min(len(w), len(encoder().decode(toks[:k]))))
 		if n > 0 && CountTokens(w[:n]) <= budget {
 			break
 		}
