@@ -201,6 +201,20 @@ var tableMentionRE = regexp.MustCompile(`\bTables?\s+([0-9A-Z]+(?:(?:\s*,\s*|\s*
 // tableNumberRE is one table number of a tableMentionRE match's list.
 var tableNumberRE = regexp.MustCompile(`[0-9A-Z]+`)
 
+// tableMentions is the table numbers text mentions, in order. Text
+// without "Table" (every mention has it) is not handed to the regexp: it
+// is asked of every paragraph of every PDF.
+func tableMentions(text string) []string {
+	if !strings.Contains(text, "Table") {
+		return nil
+	}
+	var out []string
+	for _, m := range tableMentionRE.FindAllStringSubmatch(text, -1) {
+		out = append(out, tableNumberRE.FindAllString(m[1], -1)...)
+	}
+	return out
+}
+
 // tableSections maps each table number cited in the body text to the
 // heading path of the first body block that cites it.
 func tableSections(doc *pdf.Document) map[string][]string {
@@ -211,11 +225,9 @@ func tableSections(doc *pdf.Document) map[string][]string {
 		case pdf.Heading:
 			stack = pushHeading(stack, blk.Level, blk.Text)
 		case pdf.Body:
-			for _, m := range tableMentionRE.FindAllStringSubmatch(blk.Text, -1) {
-				for _, n := range tableNumberRE.FindAllString(m[1], -1) {
-					if _, ok := out[n]; !ok && len(stack) > 0 {
-						out[n] = slices.Clone(stack)
-					}
+			for _, n := range tableMentions(blk.Text) {
+				if _, ok := out[n]; !ok && len(stack) > 0 {
+					out[n] = slices.Clone(stack)
 				}
 			}
 		}

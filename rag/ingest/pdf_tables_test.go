@@ -99,3 +99,22 @@ func TestALCETables(t *testing.T) {
 		}
 	}
 }
+
+// tableMentions finds what the mention regexp finds, in order, in text
+// with and without "Table" (its literal test only spares the regexp text
+// that cannot match).
+func TestTableMentionsAreTheRegexps(t *testing.T) {
+	for _, text := range []string{
+		"", "as Table 4 shows", "Tables 4, 5, and 6 list", "see Table 18, 19 and 20.", "Tables 2–3", "Table A and Table B",
+		"Table1", "a Table\n7 here", "Tablespoon 3", "STable 5", "table 4 in lower case", "TABLE 4", "Tab. 4",
+		"no tables at all", "Figure 3 and Table 2 (Tables 5-6)",
+	} {
+		var want []string
+		for _, m := range tableMentionRE.FindAllStringSubmatch(text, -1) {
+			want = append(want, tableNumberRE.FindAllString(m[1], -1)...)
+		}
+		if got := tableMentions(text); !slices.Equal(got, want) {
+			t.Errorf("tableMentions(%q) = %q, the regexp's %q", text, got, want)
+		}
+	}
+}
