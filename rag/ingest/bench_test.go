@@ -108,3 +108,20 @@ func BenchmarkHostile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTokenizerStart measures building the tokenizer (the bundled
+// ranks read and the pre-tokenizer compiled), which every process that
+// chunks text pays once.
+//
+//	go test ./rag/ingest/ -run '^$' -bench TokenizerStart
+func BenchmarkTokenizerStart(b *testing.B) {
+	for b.Loop() {
+		ranks, err := vocabulary{}.LoadTiktokenBpe(tokenEncoding + ".tiktoken")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := newBPE(ranks, cl100kPattern); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
