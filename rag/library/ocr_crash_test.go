@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"image/png"
 	"os"
 	"os/exec"
@@ -19,40 +20,66 @@ import (
 )
 
 // scannedPapers writes, for each path, a PDF of one scanned page (a page
-// of text rendered to an image, no text layer) that says its sentence,
-// all rendered by one loader (one PDF engine started, not one a page);
-// a sentence's scan is made once per test binary.
+// of text rendered to an image, no text layer) that says its sentence:
+// testdata's scan of it (see scanFiles).
 func scannedPapers(t *testing.T, paths, sentences []string) {
 	t.Helper()
-	var ld *ingest.Loader
 	for i, path := range paths {
-		sentence := sentences[i]
-		scans.mu.Lock()
-		scan, ok := scans.m[sentence]
-		scans.mu.Unlock()
-		if !ok {
-			if ld == nil {
-				ld = ingest.NewLoader(pdftest.EngineCache())
-				defer ld.Close()
-			}
-			scan = scannedPaper(t, ld, sentence)
-			scans.mu.Lock()
-			scans.m[sentence] = scan
-			scans.mu.Unlock()
-		}
-		if err := os.WriteFile(path, scan, 0o644); err != nil {
+		if err := os.WriteFile(path, scanOf(t, sentences[i]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-// scans are scannedPapers' PDFs, by sentence.
-var scans = struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}{m: map[string][]byte{}}
+// scanFiles are testdata's scanned pages, by the sentence each says.
+// They are made by scannedPaper (`go test ./rag/library/ -run OCR
+// -update` makes them again): made in every run, their rendering and
+// image coding were a tenth of the package's CPU under the race
+// detector.
+var scanFiles = map[string]string{
+	"Honey bees dance to tell the hive where the flowers are.":       "scan-bees.pdf",
+	"Glaciers carve deep valleys as they slide down from the peaks.": "scan-glaciers.pdf",
+}
 
-// scannedPaper is a PDF of one scanned page that says sentence.
+var updateScans = flag.Bool("update", false, "make testdata's scanned pages (scan-*.pdf) again")
+
+// scans guards making testdata's scans again, once per test binary.
+var scans = struct {
+	mu   sync.Mutex
+	made map[string]bool
+}{made: map[string]bool{}}
+
+// scanOf is testdata's scan of sentence, made again first with -update.
+func scanOf(t *testing.T, sentence string) []byte {
+	t.Helper()
+	name, ok := scanFiles[sentence]
+	if !ok {
+		t.Fatalf("testdata has no scan of %q: add one to scanFiles and run with -update", sentence)
+	}
+	path := filepath.Join("testdata", name)
+	if *updateScans {
+		scans.mu.Lock()
+		if !scans.made[sentence] {
+			ld := ingest.NewLoader(pdftest.EngineCache())
+			err := os.WriteFile(path, scannedPaper(t, ld, sentence), 0o644)
+			ld.Close()
+			if err != nil {
+				scans.mu.Unlock()
+				t.Fatal(err)
+			}
+			scans.made[sentence] = true
+		}
+		scans.mu.Unlock()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// scannedPaper is a PDF of one scanned page that says sentence: its two
+// halves in Courier, rendered at the viewer's resolution.
 func scannedPaper(t *testing.T, ld *ingest.Loader, sentence string) []byte {
 	t.Helper()
 	half := len(sentence) / 2
