@@ -15,9 +15,28 @@ import (
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
 )
 
-// scannedPDF is a page of text rendered to an image and wrapped as a PDF
-// with no text layer.
+// scannedPDF is testdata/scanned.pdf: a page of text rendered to an
+// image and wrapped as a PDF with no text layer, made by makeScannedPDF
+// (again with -update; made in every run, its rendering and image coding
+// cost half a second under the race detector).
 func scannedPDF(t *testing.T) []byte {
+	t.Helper()
+	path := filepath.Join("testdata", "scanned.pdf")
+	if *update {
+		if err := os.WriteFile(path, makeScannedPDF(t), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// makeScannedPDF renders a page of two lines and wraps the image as a
+// scan.
+func makeScannedPDF(t *testing.T) []byte {
 	t.Helper()
 	page := pdftest.Column(pdftest.LeftX, 660, 216,
 		"A scanned page holds this sentence,",
