@@ -27,7 +27,7 @@ func TestPDFBombMemory(t *testing.T) {
 		if _, err := e.Read(context.Background(), pdftest.Tiny()); err != nil {
 			t.Fatal(err) // starts pdfium
 		}
-		_, err := e.Read(context.Background(), bombPDF(2))
+		_, err := e.Read(context.Background(), bombPDF(2048))
 		t.Logf("bomb: %v", err)
 		if err == nil {
 			t.Fatal("the bomb was read")

@@ -30,9 +30,11 @@ type Engine struct {
 	// zero means the defaults. Both are set before the first PDF.
 	deadline time.Duration
 	memPages uint32
-	// chars bounds the characters of one PDF (0: maxChars).
-	chars int
-	ocr   OCR // see SetOCR
+	// chars bounds the characters of one PDF (0: maxChars), inflate the
+	// bytes one compressed stream may inflate to (0: maxInflate).
+	chars   int
+	inflate int64
+	ocr     OCR // see SetOCR
 
 	once   sync.Once
 	mu     sync.Mutex // guards pool, err, closed
@@ -66,6 +68,13 @@ func (e *Engine) charLimit() int {
 		return e.chars
 	}
 	return maxChars
+}
+
+func (e *Engine) inflateLimit() int64 {
+	if e.inflate > 0 {
+		return e.inflate
+	}
+	return maxInflate
 }
 
 func (e *Engine) memoryPages() uint32 {
@@ -275,7 +284,7 @@ func (e *Engine) onDocument(ctx, dctx context.Context, inst pdfium.Pdfium, data 
 		}
 	}()
 	if !checked {
-		if err := checkStreams(dctx, data); err != nil {
+		if err := checkStreams(dctx, data, e.inflateLimit()); err != nil {
 			return err
 		}
 	}

@@ -16,9 +16,10 @@ import (
 )
 
 // bombPDF is a one-page PDF whose content stream is a FlateDecode stream
-// that inflates to about gib GiB of spaces from a few MiB of file: the
-// same deflate block (1 MiB of spaces after a window of spaces) repeated.
-func bombPDF(gib int) []byte {
+// that inflates to about mib MiB of spaces from a thousandth of that in
+// file: the same deflate block (1 MiB of spaces after a window of spaces)
+// repeated.
+func bombPDF(mib int) []byte {
 	var z bytes.Buffer
 	z.Write([]byte{0x78, 0x9c}) // zlib header, default compression
 	w, _ := flate.NewWriter(&z, flate.BestCompression)
@@ -29,7 +30,7 @@ func bombPDF(gib int) []byte {
 	w.Write(spaces)
 	w.Flush()
 	block := append([]byte(nil), z.Bytes()[prefix:]...)
-	for range gib*1024 - 2 {
+	for range mib - 2 {
 		z.Write(block)
 	}
 	w.Close() // the final block; the Adler-32 checksum is left out
@@ -44,16 +45,21 @@ func bombPDF(gib int) []byte {
 	return pdftest.Build(objs, "")
 }
 
-// A decompression bomb is refused quickly, in bounded memory, with a
-// one-line reason, and the engine keeps working afterwards.
+// A decompression bomb is refused quickly, in bounded memory (its stream
+// checked before pdfium inflates it), with a one-line reason, and the
+// engine keeps working afterwards. (Its limit
+// is 16 MiB and the bomb 128 MiB: users' limit of 256 MiB and a bomb of
+// gigabytes cost seconds of inflating under the race detector for the
+// same refusal; TestPDFBombMemory reads such a bomb.)
 func TestPDFBomb(t *testing.T) {
 	e := NewEngine(testCacheDir())
 	defer e.Close()
 	e.deadline = 2 * time.Second
+	e.inflate = 16 << 20
 	if _, err := e.Read(context.Background(), pdftest.Tiny()); err != nil {
 		t.Fatal(err) // starts the engine
 	}
-	data := bombPDF(2)
+	data := bombPDF(128)
 	start := time.Now()
 	_, err := e.Read(context.Background(), data)
 	took := time.Since(start)
@@ -65,6 +71,9 @@ func TestPDFBomb(t *testing.T) {
 		t.Errorf("reason %q; want one short line starting with \"corrupt or hostile PDF (\"", se.Reason)
 	}
 	t.Logf("%d byte bomb refused in %v: %s", len(data), took, se.Reason)
+	if !strings.Contains(se.Reason, "inflates past 16 MiB") {
+		t.Errorf("reason %q; want the stream's inflation refused before pdfium inflated it", se.Reason)
+	}
 	if took > e.deadline+time.Second {
 		t.Errorf("took %v, past the deadline %v", took, e.deadline)
 	}
@@ -138,8 +147,9 @@ func TestLayoutStopsAtDeadline(t *testing.T) {
 }
 
 // Compressed streams are checked before pdfium sees them: a content
-// stream that inflates past maxInflate is refused at once; a compressed
-// content stream of a few lines is read as usual.
+// stream that inflates past the limit is refused at once, and the reason
+// says the limit; a compressed content stream of a few lines is read as
+// usual.
 func TestCompressedStreams(t *testing.T) {
 	var z bytes.Buffer
 	w := zlib.NewWriter(&z)
@@ -156,7 +166,7 @@ func TestCompressedStreams(t *testing.T) {
 	if err != nil || !strings.Contains(d.text(), "Compressed text reads as any other.") {
 		t.Fatalf("compressed page: %v", err)
 	}
-	if err := checkStreams(context.Background(), bombPDF(1)); err == nil || !strings.Contains(err.Error(), "inflates past 256 MiB") {
+	if err := checkStreams(context.Background(), bombPDF(64), 16<<20); err == nil || !strings.Contains(err.Error(), "inflates past 16 MiB") {
 		t.Fatalf("checkStreams(bomb) = %v", err)
 	}
 }

@@ -10,22 +10,22 @@ import (
 )
 
 // maxInflate is the most one compressed stream of a PDF other than an
-// image may inflate to. A paper's content streams, fonts and object
+// image may inflate to (an Engine's default). A paper's content streams, fonts and object
 // streams inflate to a few MB; a decompression bomb's to gigabytes,
 // which pdfium would inflate into its memory before any deadline or
 // limit stopped it (its memory grows by copying, so the process peaked at
 // three times the limit).
 const maxInflate = 256 << 20
 
-// errInflate is a stream that inflates past maxInflate.
+// errInflate is a stream that inflates past its limit.
 var errInflate = errors.New("inflates past the limit")
 
 // checkStreams inflates, in Go and in constant memory, every FlateDecode
 // stream of data that is not an image, and fails with a *hostileError at
-// the first that inflates past maxInflate. It reads the file's bytes as
+// the first that inflates past limit bytes. It reads the file's bytes as
 // they are (no cross-reference table): a stream it cannot find or inflate
 // is left to pdfium. It stops when ctx is done.
-func checkStreams(ctx context.Context, data []byte) error {
+func checkStreams(ctx context.Context, data []byte, limit int64) error {
 	for at := 0; ; {
 		k := bytes.Index(data[at:], []byte("stream"))
 		if k < 0 {
@@ -51,12 +51,12 @@ func checkStreams(ctx context.Context, data []byte) error {
 		if bytes.Contains(dict, []byte("/Image")) {
 			continue // pdfium bounds an image by its declared size
 		}
-		n, err := inflated(ctx, data[start:])
+		n, err := inflated(ctx, data[start:], limit)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if errors.Is(err, errInflate) {
-			return &hostileError{fmt.Sprintf("a compressed stream inflates past %d MiB", maxInflate>>20)}
+			return &hostileError{fmt.Sprintf("a compressed stream inflates past %d MiB", limit>>20)}
 		}
 		at = start + int(n)
 	}
@@ -74,11 +74,11 @@ func streamDict(before []byte) []byte {
 
 // inflated inflates a stream's bytes (zlib, or raw deflate) into nothing
 // and returns how many compressed bytes it read; err is errInflate past
-// maxInflate. A stream that is not deflate at all reads as empty. A zlib
+// limit bytes. A stream that is not deflate at all reads as empty. A zlib
 // stream's deflate data is read past its 2-byte header without its
 // Adler-32 checksum: the size is what counts, and summing up to 256 MiB
 // would cost as much as inflating them.
-func inflated(ctx context.Context, data []byte) (int64, error) {
+func inflated(ctx context.Context, data []byte, limit int64) (int64, error) {
 	skip := 0
 	if zlibHeader(data) {
 		skip = 2
@@ -86,7 +86,7 @@ func inflated(ctx context.Context, data []byte) (int64, error) {
 	in := &countingReader{r: bytes.NewReader(data[skip:]), n: int64(skip)}
 	r := flate.NewReader(in)
 	defer r.Close()
-	w := &budgetWriter{ctx: ctx, left: maxInflate}
+	w := &budgetWriter{ctx: ctx, left: limit}
 	_, err := io.Copy(w, r)
 	if errors.Is(err, errInflate) {
 		return in.n, err
