@@ -37,11 +37,14 @@ func asRGBA(img image.Image) *image.RGBA {
 // sentence it marks: the sentence's ink is all inside the rectangle, the
 // rectangle holds ink, and nothing outside it changes.
 func TestRenderPageMarksTheSentence(t *testing.T) {
+	// A page of 6 by 3.5 inches: a quarter of a Letter page's pixels to
+	// render, code and compare.
+	const w, h = 432, 252
 	var page []pdftest.Item
-	page = append(page, pdftest.Column(72, 700, 300, "An unmarked paragraph opens the page here.")...)
-	page = append(page, pdftest.Column(72, 640, 300, "The marked sentence is this one, alone.")...)
-	page = append(page, pdftest.Column(72, 580, 300, "Another unmarked paragraph closes it.")...)
-	data := pdftest.Paper([][]pdftest.Item{page})
+	page = append(page, pdftest.Column(72, 190, 300, "An unmarked paragraph opens the page here.")...)
+	page = append(page, pdftest.Column(72, 130, 300, "The marked sentence is this one, alone.")...)
+	page = append(page, pdftest.Column(72, 70, 300, "Another unmarked paragraph closes it.")...)
+	data := pdftest.Sized(w, h, [][]pdftest.Item{page})
 	path := filepath.Join(t.TempDir(), "marks.pdf")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
@@ -73,8 +76,8 @@ func TestRenderPageMarksTheSentence(t *testing.T) {
 	}
 	plain, marked := decode(nil), decode(marks)
 	scale := float64(renderDPI) / 72
-	if got := plain.Bounds(); got.Dx() != int(612*scale+0.5) || got.Dy() != int(792*scale+0.5) {
-		t.Fatalf("rendered %v, want a Letter page at %d DPI", got, renderDPI)
+	if got := plain.Bounds(); got.Dx() != int(w*scale+0.5) || got.Dy() != int(h*scale+0.5) {
+		t.Fatalf("rendered %v, want the %dx%d-point page at %d DPI", got, w, h, renderDPI)
 	}
 	m := marks[0]
 	rect := image.Rect(int(float64(m.X0)*scale), int(float64(m.Y0)*scale), int(float64(m.X1)*scale+0.999), int(float64(m.Y1)*scale+0.999))

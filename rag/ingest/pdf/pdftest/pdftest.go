@@ -169,6 +169,15 @@ type OutlineEntry struct {
 // Outlined is Paper with an outline (bookmarks) when outline is
 // not empty.
 func Outlined(pages [][]Item, outline []OutlineEntry) []byte {
+	return paper(612, 792, pages, outline)
+}
+
+// Sized is Paper on pages of width by height points.
+func Sized(width, height float64, pages [][]Item) []byte {
+	return paper(width, height, pages, nil)
+}
+
+func paper(width, height float64, pages [][]Item, outline []OutlineEntry) []byte {
 	var contents []string
 	for _, items := range pages {
 		var b strings.Builder
@@ -203,7 +212,7 @@ func Outlined(pages [][]Item, outline []OutlineEntry) []byte {
 	for i, c := range contents {
 		page := 5 + 2*i
 		kids = append(kids, fmt.Sprintf("%d 0 R", page))
-		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents %d 0 R >>", page+1), Stream(c))
+		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents %d 0 R >>", width, height, page+1), Stream(c))
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
 	if len(outline) > 0 {
