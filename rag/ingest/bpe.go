@@ -36,22 +36,37 @@ func newBPE(ranks map[string]int, pattern string) (*bpe, error) {
 }
 
 // encode is text's tokens: text is cut into pieces by the pattern (its
-// matches, in runes); a piece that is a token is its rank, any other is
-// merged from its bytes.
+// matches, in runes; asciiPieces cuts ASCII text alike without it); a
+// piece that is a token is its rank, any other is merged from its bytes.
 func (e *bpe) encode(text string) []int {
 	out := []int{}
+	if asciiPieces(text, func(piece string) { out = e.appendPiece(out, piece) }) {
+		return out
+	}
+	for _, piece := range e.pieces(text) {
+		out = e.appendPiece(out, piece)
+	}
+	return out
+}
+
+// pieces is text cut by the pattern.
+func (e *bpe) pieces(text string) []string {
+	var out []string
 	runes := []rune(text)
 	m, _ := e.pattern.FindRunesMatch(runes)
 	for m != nil {
-		piece := string(runes[m.Index : m.Index+m.Length])
-		if rank, ok := e.ranks[piece]; ok {
-			out = append(out, rank)
-		} else {
-			out = append(out, e.merge([]byte(piece))...)
-		}
+		out = append(out, string(runes[m.Index:m.Index+m.Length]))
 		m, _ = e.pattern.FindNextMatch(m)
 	}
 	return out
+}
+
+// appendPiece appends a piece's tokens to out.
+func (e *bpe) appendPiece(out []int, piece string) []int {
+	if rank, ok := e.ranks[piece]; ok {
+		return append(out, rank)
+	}
+	return append(out, e.merge([]byte(piece))...)
 }
 
 // merge is the tokens of a piece that is not itself a token: its bytes
