@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/rag/llm"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
@@ -39,7 +40,7 @@ func TestRunawayAnswersBounded(t *testing.T) {
 			srv.Handle(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: huge} })
 			m := modelNamed(srv, "fake-model")
 			d := document(t, "doc", 3, 2, 220)
-			total := ingest.CountTokens(d.Text)
+			total := tokens.Count(d.Text)
 			dir := t.TempDir()
 			rep, err := Enrich(context.Background(), d, Options{Strategy: s, Model: m, CacheDir: dir, LongDocument: total / 2})
 			if err != nil || rep.Failed != 0 {

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
 // contextual writes each chunk's context (see the package comment).
 func (r *run) contextual(ctx context.Context, d *ingest.Loaded, res result) {
 	segs := d.Segments
-	if ingest.CountTokens(d.Text) <= r.opt.LongDocument {
+	if tokens.Count(d.Text) <= r.opt.LongDocument {
 		prefix := documentPrefix(d.Text)
 		each(len(segs), func(i int) {
 			res.index[i], _ = r.chunkContext(ctx, d, i, prefix, false)
@@ -77,16 +78,16 @@ type part struct{ first, last int }
 // tokens (a chunk larger than limit is a part of its own).
 func partition(d *ingest.Loaded, limit int) []part {
 	var parts []part
-	tokens := 0
+	run := 0 // tokens of the last part
 	for i, s := range d.Segments {
-		n := ingest.CountTokens(s.Text)
-		if i > 0 && slices.Equal(s.Section, d.Segments[i-1].Section) && tokens+n <= limit {
+		n := tokens.Count(s.Text)
+		if i > 0 && slices.Equal(s.Section, d.Segments[i-1].Section) && run+n <= limit {
 			parts[len(parts)-1].last = i
-			tokens += n
+			run += n
 			continue
 		}
 		parts = append(parts, part{i, i})
-		tokens = n
+		run = n
 	}
 	return parts
 }

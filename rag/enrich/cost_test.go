@@ -8,6 +8,7 @@ import (
 
 	"github.com/ibid-dev/ibid/internal/figures"
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/rag/llmtest"
 )
 
@@ -26,7 +27,7 @@ func TestEstimatedTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	prompt := contextMessages(documentPrefix(d.Text), d.Segments[0].Text, false)
-	least := ingest.CountTokens(prompt[0].Content) + ingest.CountTokens(prompt[1].Content)
+	least := tokens.Count(prompt[0].Content) + tokens.Count(prompt[1].Content)
 	if rep.EstimatedCalls != 2 || rep.InputTokens < 2*least || rep.OutputTokens == 0 || rep.CachedInputTokens != 0 {
 		t.Errorf("report %+v; want estimated tokens, at least %d input", rep, 2*least)
 	}

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/rag/llm"
 )
 
@@ -256,9 +257,9 @@ func (r *run) account(msgs []llm.Message, c llm.Completion, err error) {
 	if err == nil && c.InputTokens == 0 && c.OutputTokens == 0 {
 		estimated = true
 		for _, m := range msgs {
-			c.InputTokens += ingest.CountTokens(m.Content) + 4 // a message's own framing
+			c.InputTokens += tokens.Count(m.Content) + 4 // a message's own framing
 		}
-		c.OutputTokens = ingest.CountTokens(c.Text)
+		c.OutputTokens = tokens.Count(c.Text)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

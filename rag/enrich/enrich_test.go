@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
 func TestContextual(t *testing.T) {
@@ -80,7 +81,7 @@ func TestContextualLongDocument(t *testing.T) {
 	if n < 6 {
 		t.Fatalf("%d chunks, want 2 or more per section", n)
 	}
-	total := ingest.CountTokens(d.Text)
+	total := tokens.Count(d.Text)
 	rep, err := Enrich(context.Background(), d, Options{Strategy: ingest.Contextual, Model: m, LongDocument: total - 1})
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +117,7 @@ func TestContextualLongDocument(t *testing.T) {
 			}
 		case strings.Contains(user, "<section title="):
 			sections++
-			if ingest.CountTokens(user) > total {
+			if tokens.Count(user) > total {
 				t.Error("a section summary was asked with more than its section")
 			}
 		}

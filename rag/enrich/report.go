@@ -10,7 +10,7 @@ import (
 //
 // Calls counts requests answered or failed by the model (cache hits are
 // not calls). Token counts are the server's usage; for the EstimatedCalls
-// calls whose server sent none, they are estimated with ingest.CountTokens
+// calls whose server sent none, they are estimated with tokens.Count
 // (cached input is then unknown and counted 0). Failed counts the chunks
 // indexed without enrichment; Failures says why, one line each.
 type Report struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/internal/cputime"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
 // BenchmarkPDFStartup measures a new Loader's first PDF (the tiny one in
@@ -83,7 +84,7 @@ func BenchmarkHostile(b *testing.B) {
 	}
 	l := NewLoader("")
 	defer l.Close()
-	CountTokens("warm up") // build the tokenizer outside the timings
+	tokens.Count("warm up") // build the tokenizer outside the timings
 	for _, h := range hostile {
 		for _, n := range sizes {
 			data := []byte(h.gen(n))
@@ -98,30 +99,13 @@ func BenchmarkHostile(b *testing.B) {
 				}()
 				for b.Loop() {
 					b.StopTimer()
-					clearWordCache() // a file is loaded once: no cache from the last round
+					tokens.ClearCache() // a file is loaded once: no cache from the last round
 					b.StartTimer()
 					if _, err := l.LoadBytes(context.Background(), h.file, data); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
-		}
-	}
-}
-
-// BenchmarkTokenizerStart measures building the tokenizer (the bundled
-// ranks read and the pre-tokenizer compiled), which every process that
-// chunks text pays once.
-//
-//	go test ./rag/ingest/ -run '^$' -bench TokenizerStart
-func BenchmarkTokenizerStart(b *testing.B) {
-	for b.Loop() {
-		ranks, err := vocabulary{}.LoadTiktokenBpe(tokenEncoding + ".tiktoken")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := newBPE(ranks, cl100kPattern); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/internal/figures"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
 // cancelAfter is a context that cancels itself on its n-th Err call, and
@@ -21,7 +22,7 @@ type cancelAfter struct {
 	mu     sync.Mutex
 	calls  int
 	n      int
-	work   int64 // lookedUpBytes when cancelled
+	work   int64 // bytes looked up (tokens.Work) when cancelled
 }
 
 func (c *cancelAfter) Err() error {
@@ -30,7 +31,7 @@ func (c *cancelAfter) Err() error {
 	c.calls++
 	err := c.Context.Err()
 	if c.calls == c.n {
-		c.work = lookedUpBytes.Load()
+		c.work, _ = tokens.Work()
 		c.cancel()
 	}
 	return err
@@ -48,11 +49,11 @@ func TestCancelStopsPromptly(t *testing.T) {
 	if figures.Enabled() {
 		looks = []int{1, 2, 3, 10, 50, 200}
 	}
-	CountTokens("warm up")
+	tokens.Count("warm up")
 	for _, h := range hostile {
 		data := []byte(h.gen(size))
 		for _, n := range looks {
-			clearWordCache()
+			tokens.ClearCache()
 			base, cancel := context.WithCancel(context.Background())
 			ctx := &cancelAfter{Context: base, cancel: cancel, n: n}
 			_, err := testLoader(t).LoadBytes(ctx, h.file, data)
@@ -69,7 +70,8 @@ func TestCancelStopsPromptly(t *testing.T) {
 			if (ctx.calls > n || err != nil) && !errors.Is(err, context.Canceled) {
 				t.Errorf("%s, cancelled after look %d (%d looks): err %v", h.name, n, ctx.calls, err)
 			}
-			if after := lookedUpBytes.Load() - ctx.work; after > maxAfter {
+			lookedUp, _ := tokens.Work()
+			if after := lookedUp - ctx.work; after > maxAfter {
 				t.Errorf("%s, cancelled after look %d: %d bytes tokenised after", h.name, n, after)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -73,9 +74,9 @@ func packEnd(text string, units []unit, i, budget int) int {
 		gap := text[units[j].end:units[j+1].start]
 		g := 1
 		if len(gap) > 2 {
-			g = CountTokens(gap)
+			g = tokens.Count(gap)
 		}
-		if tok+g+units[j+1].tokens > budget || units[j+1].end-units[i].start > budget*maxTokenBytes {
+		if tok+g+units[j+1].tokens > budget || units[j+1].end-units[i].start > budget*tokens.MaxTokenBytes {
 			break
 		}
 		j++
@@ -84,7 +85,7 @@ func packEnd(text string, units []unit, i, budget int) int {
 	// The sum of the parts estimates the whole; check it, and find the
 	// longest run that fits by halving (one unit always fits).
 	return longestFit(i, j, func(k int) bool {
-		return CountTokens(text[units[i].start:units[k].end]) <= budget
+		return tokens.Count(text[units[i].start:units[k].end]) <= budget
 	})
 }
 
@@ -129,10 +130,10 @@ func sectionUnits(ctx context.Context, text string, start, end, budget int) ([]u
 
 // appendUnits adds sp as one unit if it fits the budget, otherwise its
 // finer parts: level 0 splits into sentences, 1 into lines, 2 cuts. A span
-// longer than budget*maxTokenBytes bytes cannot fit and is not counted.
+// longer than budget*tokens.MaxTokenBytes bytes cannot fit and is not counted.
 func appendUnits(ctx context.Context, out []unit, text string, sp span, budget, level int) ([]unit, error) {
-	if sp.end-sp.start <= budget*maxTokenBytes {
-		if t := CountTokens(text[sp.start:sp.end]); t <= budget {
+	if sp.end-sp.start <= budget*tokens.MaxTokenBytes {
+		if t := tokens.Count(text[sp.start:sp.end]); t <= budget {
 			return append(out, unit{sp, t}), nil
 		}
 	}
@@ -186,7 +187,7 @@ func appendCuts(ctx context.Context, out []unit, text string, sp span, budget in
 			s += size
 			continue
 		}
-		n := prefixWithin(text[s:sp.end], budget)
+		n := tokens.PrefixWithin(text[s:sp.end], budget)
 		if s+n < sp.end {
 			piece := text[s : s+n]
 			if k := strings.LastIndexFunc(piece, unicode.IsSpace); k > len(piece)*4/5 {
@@ -194,15 +195,15 @@ func appendCuts(ctx context.Context, out []unit, text string, sp span, budget in
 			}
 		}
 		p, _ := trim(text, span{s, s + n})
-		tok := CountTokens(text[p.start:p.end])
+		tok := tokens.Count(text[p.start:p.end])
 		// Cutting can make a piece tokenize worse than its prefix
 		// estimate: shrink until it fits (one rune always fits or is
 		// accepted, so this ends).
 		for tok > budget && p.end-p.start > size {
 			_, last := utf8.DecodeLastRuneInString(text[p.start:p.end])
-			n = prefixWithin(text[p.start:p.end-last], budget)
+			n = tokens.PrefixWithin(text[p.start:p.end-last], budget)
 			p, _ = trim(text, span{p.start, p.start + n})
-			tok = CountTokens(text[p.start:p.end])
+			tok = tokens.Count(text[p.start:p.end])
 		}
 		out = append(out, unit{p, tok})
 		s = p.end

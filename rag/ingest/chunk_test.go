@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -48,7 +49,7 @@ func checkChunks(t *testing.T, text string, secs []section, pageStarts []int, bu
 		if !utf8.ValidString(s.Text) {
 			t.Errorf("segment %d splits a rune", i)
 		}
-		if n := CountTokens(s.Text); n > budget {
+		if n := tokens.Count(s.Text); n > budget {
 			t.Errorf("segment %d: %d tokens > %d", i, n, budget)
 		}
 		for k := s.Start; k < s.End; k++ {
@@ -138,8 +139,8 @@ func TestChunkLongRuns(t *testing.T) {
 			t.Errorf("segments hold %d non-space bytes, text %d", total, want)
 		}
 		for i, s := range segs[:len(segs)-1] {
-			if CountTokens(s.Text) < 40 {
-				t.Errorf("segment %d of a long run has only %d tokens", i, CountTokens(s.Text))
+			if tokens.Count(s.Text) < 40 {
+				t.Errorf("segment %d of a long run has only %d tokens", i, tokens.Count(s.Text))
 			}
 		}
 	}
@@ -168,31 +169,5 @@ func TestChunkPages(t *testing.T) {
 	}
 	if want := []string{"1-1", "1-1", "2-2", "4-4"}; !slices.Equal(got, want) {
 		t.Errorf("pages %q, want %q (segments %+v)", got, want, segs)
-	}
-}
-
-func TestPrefixWithin(t *testing.T) {
-	for _, s := range []string{"hello world, this is text", "大型语言模型经常产生幻觉", "🙂🙂🙂🙂🙂🙂", "x"} {
-		for budget := 1; budget < 8; budget++ {
-			n := prefixWithin(s, budget)
-			if n == 0 || !utf8.ValidString(s[:n]) {
-				t.Fatalf("prefixWithin(%q, %d) = %d", s, budget, n)
-			}
-			_, first := utf8.DecodeRuneInString(s)
-			if CountTokens(s[:n]) > budget && n != first {
-				t.Errorf("prefixWithin(%q, %d) = %q: %d tokens", s, budget, s[:n], CountTokens(s[:n]))
-			}
-			// At least every whole word that fits is taken.
-			whole, tok := 0, 0
-			for w := range words(s) {
-				if tok += CountTokens(w); tok > budget {
-					break
-				}
-				whole += len(w)
-			}
-			if n < whole {
-				t.Errorf("prefixWithin(%q, %d) = %q, shorter than the words that fit, %q", s, budget, s[:n], s[:whole])
-			}
-		}
 	}
 }

@@ -5,10 +5,11 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/store"
 )
 
-// DefaultParentBudget is the most tokens (cl100k_base, as CountTokens
+// DefaultParentBudget is the most tokens (cl100k_base, as tokens.Count
 // counts them) a parent of the hierarchical strategy holds.
 const DefaultParentBudget = 2000
 
@@ -160,9 +161,9 @@ func groupChunks(text string, chunks []store.Segment, budget int) []Span {
 	tok := make([]int, n) // tokens of chunk k
 	gap := make([]int, n) // tokens of the white space before chunk k
 	for k, c := range chunks {
-		tok[k] = CountTokens(c.Text)
+		tok[k] = tokens.Count(c.Text)
 		if k > 0 {
-			gap[k] = CountTokens(text[chunks[k-1].End:c.Start])
+			gap[k] = tokens.Count(text[chunks[k-1].End:c.Start])
 		}
 	}
 	// end is the last chunk of a group starting at i, filled up to most tokens.
@@ -202,7 +203,7 @@ func groupChunks(text string, chunks []store.Segment, budget int) []Span {
 	for i := 0; i < n; {
 		j := end(i, limit)
 		if lo := longestFit(i, j, func(k int) bool {
-			return CountTokens(text[chunks[i].Start:chunks[k].End]) <= budget
+			return tokens.Count(text[chunks[i].Start:chunks[k].End]) <= budget
 		}); lo < j {
 			out = append(out, Span{i, lo + 1})
 			i = lo + 1

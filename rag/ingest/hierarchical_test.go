@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -170,13 +171,13 @@ func checkHierarchical(t *testing.T, before, after *Loaded, budget int) {
 		if par.Start != rows[first[i]].Start || par.End != rows[last[i]].End {
 			t.Errorf("parent %d [%d,%d) is not its children's span [%d,%d)", i, par.Start, par.End, rows[first[i]].Start, rows[last[i]].End)
 		}
-		if n := CountTokens(par.Text); n > budget && first[i] != last[i] {
+		if n := tokens.Count(par.Text); n > budget && first[i] != last[i] {
 			t.Errorf("parent %d: %d tokens > %d with %d children", i, n, budget, last[i]-first[i]+1)
 		}
 		// As few parents as the budget allows: no two neighbours of one
 		// section would fit together.
 		if i > 0 && slices.Equal(after.Segments[i-1].Section, par.Section) {
-			if n := CountTokens(after.Text[after.Segments[i-1].Start:par.End]); n <= budget {
+			if n := tokens.Count(after.Text[after.Segments[i-1].Start:par.End]); n <= budget {
 				t.Errorf("parents %d and %d would fit together (%d tokens ≤ %d)", i-1, i, n, budget)
 			}
 		}
@@ -212,7 +213,7 @@ func TestHierarchicalRealDocuments(t *testing.T) {
 // for each seed.
 func paragraphOf(seed, n int) string {
 	var b strings.Builder
-	for i := 0; CountTokens(b.String()) < n-8; i++ {
+	for i := 0; tokens.Count(b.String()) < n-8; i++ {
 		fmt.Fprintf(&b, "Word%d item%d goes here. ", seed, i)
 	}
 	return strings.TrimSpace(b.String())
@@ -253,7 +254,7 @@ func TestHierarchicalBalancesParents(t *testing.T) {
 		t.Errorf("the short section's parent is %q in %q", s.Text, s.Section)
 	}
 	for i := range 2 {
-		if n := CountTokens(l.Segments[i].Text); n < 800 {
+		if n := tokens.Count(l.Segments[i].Text); n < 800 {
 			t.Errorf("parent %d holds %d tokens: unbalanced", i, n)
 		}
 	}

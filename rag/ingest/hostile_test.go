@@ -11,7 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
 var bench16 = flag.Bool("bench16mb", false, "also run the 16 MB sizes of BenchmarkHostile")
@@ -87,12 +88,6 @@ func sizeName(n int) string {
 	return fmt.Sprintf("%dKB", n>>10)
 }
 
-func clearWordCache() {
-	wordCache.Lock()
-	clear(wordCache.m)
-	wordCache.Unlock()
-}
-
 // loadWork loads text as file and returns the bytes of words looked up
 // and handed to the tokenizer, from an empty word cache.
 func loadWork(t *testing.T, file, text string) (lookedUp, tokenized int64, ld *Loaded) {
@@ -101,13 +96,14 @@ func loadWork(t *testing.T, file, text string) (lookedUp, tokenized int64, ld *L
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	clearWordCache()
-	l0, t0 := lookedUpBytes.Load(), tokenizedBytes.Load()
+	tokens.ClearCache()
+	l0, t0 := tokens.Work()
 	ld, err := testLoader(t).Load(context.Background(), path)
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	lookedUp, tokenized = lookedUpBytes.Load()-l0, tokenizedBytes.Load()-t0
+	l1, t1 := tokens.Work()
+	lookedUp, tokenized = l1-l0, t1-t0
 	checkLoaded(t, path, ld, DefaultTokenBudget)
 	return lookedUp, tokenized, ld
 }
@@ -117,7 +113,7 @@ func loadWork(t *testing.T, file, text string) (lookedUp, tokenized int64, ld *L
 // (the old chunker re-tokenised the whole remainder at every cut, so its
 // work grew with the square), and stay within a few passes per byte.
 func TestHostileWorkIsLinear(t *testing.T) {
-	CountTokens("warm up")
+	tokens.Count("warm up")
 	const small = 32 << 10
 	for _, h := range hostile {
 		t.Run(h.name, func(t *testing.T) {
@@ -134,22 +130,6 @@ func TestHostileWorkIsLinear(t *testing.T) {
 				t.Error("no segments")
 			}
 		})
-	}
-}
-
-func TestWordsAreShort(t *testing.T) {
-	for _, h := range hostile {
-		s := h.gen(8 << 10)
-		var b strings.Builder
-		for w := range words(s) {
-			if len(w) > maxRun+utf8.UTFMax || w == "" {
-				t.Fatalf("%s: word of %d bytes", h.name, len(w))
-			}
-			b.WriteString(w)
-		}
-		if b.String() != s {
-			t.Fatalf("%s: words do not make the text", h.name)
-		}
 	}
 }
 

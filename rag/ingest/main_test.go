@@ -17,6 +17,7 @@ import (
 	"github.com/ibid-dev/ibid/internal/testmain"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf"
 	"github.com/ibid-dev/ibid/rag/ingest/pdf/pdftest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -136,7 +137,7 @@ func checkLoaded(t *testing.T, path string, ld *Loaded, budget int) {
 		if strings.TrimSpace(s.Text) != s.Text || s.Text == "" {
 			t.Errorf("segment %d: not trimmed or empty: %q", i, s.Text)
 		}
-		if n := CountTokens(s.Text); n > budget {
+		if n := tokens.Count(s.Text); n > budget {
 			t.Errorf("segment %d: %d tokens > budget %d", i, n, budget)
 		}
 		if s.Vector != nil {

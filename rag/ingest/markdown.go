@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -120,7 +121,11 @@ func headingText(h *ast.Heading, src []byte) string {
 		raw = append(raw, seg.Value(src)...)
 	}
 	if len(raw) > maxHeadingSource {
-		raw = raw[:runeFloor(string(raw), maxHeadingSource)]
+		n := maxHeadingSource // cut on a rune boundary
+		for n > 0 && !utf8.RuneStart(raw[n]) {
+			n--
+		}
+		raw = raw[:n]
 	}
 	doc := goldmark.New().Parser().Parse(text.NewReader(raw))
 	return inlineText(doc, raw)

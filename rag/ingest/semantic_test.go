@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ibid-dev/ibid/internal/synthtext"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -71,7 +72,7 @@ func checkSemantic(t *testing.T, before, after *Loaded, budget int) {
 	}
 	covered := make([]bool, len(after.Text))
 	for i, s := range after.Segments {
-		if n := CountTokens(s.Text); n > budget {
+		if n := tokens.Count(s.Text); n > budget {
 			t.Errorf("segment %d: %d tokens > %d", i, n, budget)
 		}
 		for k := s.Start; k < s.End; k++ {
@@ -203,7 +204,7 @@ func TestSemanticBudget(t *testing.T) {
 		if !starts[s.Start] || !ends[s.End] {
 			t.Errorf("segment %d [%d,%d) %q does not start and end with a sentence", i, s.Start, s.End, s.Text)
 		}
-		if CountTokens(s.Text) > budget*2/3 {
+		if tokens.Count(s.Text) > budget*2/3 {
 			full++
 		}
 	}

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
 // LongDoc is a retrieval test set over long documents (a 23-page paper,
@@ -324,7 +324,7 @@ func (q LongDocQuestion) Score(ranked []string) LongDocScore {
 			break
 		}
 		if i < 5 {
-			sc.Tokens5 += ingest.CountTokens(p)
+			sc.Tokens5 += tokens.Count(p)
 			sc.Passages5++
 		}
 		np := Normalize(p)

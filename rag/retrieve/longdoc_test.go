@@ -12,6 +12,7 @@ import (
 
 	"github.com/ibid-dev/ibid/internal/shareddata"
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
 // The long-document set and its folder (which holds its docs snapshot),
@@ -334,7 +335,7 @@ func TestLongDocScoreQuestion(t *testing.T) {
 			}
 			want := 0
 			for _, p := range c.ranked[:min(5, len(c.ranked))] {
-				want += ingest.CountTokens(p)
+				want += tokens.Count(p)
 			}
 			if sc.Tokens5 != want {
 				t.Errorf("Tokens5 = %d, want %d", sc.Tokens5, want)
@@ -383,12 +384,12 @@ func TestLongDocScore(t *testing.T) {
 	if !near(m.Recall5, 2.0/3) || !near(m.Recall20, 2.0/3) || !near(m.NDCG10, (1+ndcgY)/3) {
 		t.Errorf("metrics %v: want recall %.4f, nDCG %.4f", m, 2.0/3, (1+ndcgY)/3)
 	}
-	tokens := 0
+	total := 0
 	for _, p := range []string{px, py1, py2, py3} {
-		tokens += ingest.CountTokens(p)
+		total += tokens.Count(p)
 	}
-	if !near(m.MeanTokens5, float64(tokens)/4) {
-		t.Errorf("mean tokens@5 %v, want %v", m.MeanTokens5, float64(tokens)/4)
+	if !near(m.MeanTokens5, float64(total)/4) {
+		t.Errorf("mean tokens@5 %v, want %v", m.MeanTokens5, float64(total)/4)
 	}
 	if s := m.String(); !strings.Contains(s, "Recall@5 0.667") || !strings.Contains(s, "missing 1") {
 		t.Errorf("String() = %q", s)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -179,7 +180,7 @@ const parentReach = 4
 func parentWindow(ctx context.Context, st store.Store, t target, n int, skip store.Filter) ([]store.Segment, error) {
 	seg := t.seg
 	budget := (2*n + 1) * ingest.DefaultTokenBudget
-	size := ingest.CountTokens(seg.Text)
+	size := tokens.Count(seg.Text)
 	if size >= budget {
 		return []store.Segment{seg}, nil
 	}
@@ -193,7 +194,7 @@ func parentWindow(ctx context.Context, st store.Store, t target, n int, skip sto
 	}
 	lo, hi := at, at+1
 	grow := func(s store.Segment, next int) bool {
-		k := ingest.CountTokens(s.Text)
+		k := tokens.Count(s.Text)
 		if s.Index != next || size+k > budget {
 			return false
 		}

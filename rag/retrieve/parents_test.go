@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/rag/ingest"
+	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 	"github.com/ibid-dev/ibid/store"
 )
 
@@ -406,7 +407,7 @@ func countOf(ss []string, s string) int {
 // holds, different for each seed.
 func filler(seed, n int) string {
 	var b strings.Builder
-	for i := 0; ingest.CountTokens(b.String()) < n; i++ {
+	for i := 0; tokens.Count(b.String()) < n; i++ {
 		fmt.Fprintf(&b, "zq%dx%d ", seed, i)
 	}
 	return strings.TrimSpace(b.String())
@@ -425,12 +426,12 @@ func TestSearchHierarchicalShortSections(t *testing.T) {
 	var parents []string
 	var rows []rowSpec
 	for i, h := range heads {
-		parents = append(parents, h+" "+filler(10+i, sizes[i]-ingest.CountTokens(h)))
+		parents = append(parents, h+" "+filler(10+i, sizes[i]-tokens.Count(h)))
 		rows = append(rows, rowSpec{parent: i, text: h})
 	}
 	putRows(t, st, emb, "p", "hierarchical", parents, rows, false)
 	st = rowsOnly{st}
-	tok := func(i int) int { return ingest.CountTokens(parents[i]) }
+	tok := func(i int) int { return tokens.Count(parents[i]) }
 	if tok(0)+tok(1)+tok(2) <= 900 || tok(1)+tok(2) > 900 || tok(2)+tok(3) > 900 || tok(0)+tok(1)+tok(2)+tok(3) > 1500 {
 		t.Fatalf("parents of %d, %d, %d, %d tokens do not make the cases below", tok(0), tok(1), tok(2), tok(3))
 	}

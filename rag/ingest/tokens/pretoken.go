@@ -1,4 +1,4 @@
-package ingest
+package tokens
 
 // asciiPieces cuts text, all of it ASCII, into the pieces cl100k_base's
 // pattern (cl100kPattern) matches, in order, without the regexp: each

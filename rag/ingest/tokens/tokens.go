@@ -1,4 +1,11 @@
-package ingest
+// Package tokens counts the tokens of text as ibid budgets segments:
+// cl100k_base's byte-pair encoding (the vocabulary bundled with
+// tiktoken-go-loader, nothing fetched), computed in time linear in the
+// text's length for any text, however hostile. Counts are exact for
+// ordinary text (see maxRun for where they may exceed tiktoken's by a
+// token or so per cut). Safe for concurrent use; the tokenizer is built
+// on the first count, once per process.
+package tokens
 
 import (
 	"bytes"
@@ -40,11 +47,12 @@ const tokenEncoding = "cl100k_base"
 const (
 	maxRun       = 64
 	cacheEntries = 1 << 16
-	// maxTokenBytes is the longest token of cl100k_base in bytes: a text
-	// of more than budget*maxTokenBytes bytes has more than budget
-	// tokens, whatever it holds.
-	maxTokenBytes = 128
 )
+
+// MaxTokenBytes is the longest token of cl100k_base in bytes: a text of
+// more than budget*MaxTokenBytes bytes has more than budget tokens,
+// whatever it holds, and need not be counted.
+const MaxTokenBytes = 128
 
 var (
 	encOnce sync.Once
@@ -62,7 +70,7 @@ func encoder() *bpe {
 	if encErr != nil {
 		// The vocabulary is compiled into the binary: failing to load it
 		// is a build defect, not bad input.
-		panic(fmt.Sprintf("ingest: couldn't load the %s tokenizer: %v", tokenEncoding, encErr))
+		panic(fmt.Sprintf("tokens: couldn't load the %s tokenizer: %v", tokenEncoding, encErr))
 	}
 	return enc
 }
@@ -128,6 +136,25 @@ var wordCache = struct {
 // and misses), and bytes handed to the tokenizer itself (misses).
 var lookedUpBytes, tokenizedBytes atomic.Int64
 
+// Work is the tokenizer's work counters since the process started, for
+// tests and measurements that bound it: lookedUp is the bytes of words
+// looked up in the word cache (every byte Count and PrefixWithin read
+// passes through it, once or more), tokenized the bytes of those words
+// the cache did not hold and the byte-pair encoder was handed. Both only
+// grow; tokenized <= lookedUp. Take the difference of two calls.
+func Work() (lookedUp, tokenized int64) {
+	return lookedUpBytes.Load(), tokenizedBytes.Load()
+}
+
+// ClearCache empties the word cache, so that later counts tokenize every
+// word anew (as a process's first file does): for tests and benchmarks
+// that measure work. Counts do not change.
+func ClearCache() {
+	wordCache.Lock()
+	clear(wordCache.m)
+	wordCache.Unlock()
+}
+
 // wordTokens is the tokens of one word.
 func wordTokens(w string) []int {
 	lookedUpBytes.Add(int64(len(w)))
@@ -148,10 +175,10 @@ func wordTokens(w string) []int {
 	return t
 }
 
-// CountTokens is the number of tokens in s, as segments are budgeted: the
+// Count is the number of tokens in s, as segments are budgeted: the
 // cl100k_base count for ordinary text, computed in time linear in len(s)
-// for any text (see maxRun).
-func CountTokens(s string) int {
+// for any text (see maxRun). Count("") is 0.
+func Count(s string) int {
 	n := 0
 	for w := range words(s) {
 		n += len(wordTokens(w))
@@ -192,19 +219,20 @@ func isTokenSpace(r rune) bool {
 	return unicode.IsSpace(r)
 }
 
-// prefixWithin returns the length in bytes of a longest prefix of s, cut
-// on a rune boundary, that has at most budget tokens: whole words while
-// they fit, then as much of the next as fits. It is at least one
-// rune long when s is not empty, so a caller cutting s always progresses.
+// PrefixWithin returns the length in bytes of a longest prefix of s, cut
+// on a rune boundary, that has at most budget tokens (Count): whole words
+// while they fit, then as much of the next as fits. It is at least one
+// rune long when s is not empty (even when that rune alone is over
+// budget), so a caller cutting s always progresses; it is 0 only for "".
 // It reads s only as far as the prefix reaches, so cutting a long text
 // into pieces costs time linear in its length.
-func prefixWithin(s string, budget int) int {
+func PrefixWithin(s string, budget int) int {
 	n, tok := 0, 0
 	for w := range words(s) {
 		t := len(wordTokens(w))
 		if tok+t > budget {
 			// Fill the budget from inside the word that does not fit.
-			if k := cutWord(w, budget-tok); tok < budget && CountTokens(s[:n+k]) <= budget {
+			if k := cutWord(w, budget-tok); tok < budget && Count(s[:n+k]) <= budget {
 				return n + k
 			}
 			if n == 0 {
@@ -225,7 +253,7 @@ func cutWord(w string, budget int) int {
 	n := 0
 	for k := min(budget, len(toks)); k > 0; k-- {
 		n = runeFloor(w, min(len(w), len(encoder().decode(toks[:k]))))
-		if n > 0 && CountTokens(w[:n]) <= budget {
+		if n > 0 && Count(w[:n]) <= budget {
 			break
 		}
 		n = 0

@@ -1,4 +1,4 @@
-package ingest
+package tokens
 
 import (
 	"math/rand"
@@ -33,7 +33,7 @@ func TestASCIIPiecesAreThePatterns(t *testing.T) {
 		}
 		texts = append(texts, string(b))
 	}
-	doc, err := os.ReadFile("../../docs/answers.md")
+	doc, err := os.ReadFile("../../../docs/answers.md")
 	if err != nil {
 		t.Fatal(err)
 	}

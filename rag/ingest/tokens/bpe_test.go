@@ -1,4 +1,4 @@
-package ingest
+package tokens
 
 import (
 	"os"
@@ -32,7 +32,7 @@ func TestBPEIsTiktokens(t *testing.T) {
 		"\xff\xfe", "a\xffb", "\x00\x01", "zzzzzzzzzzzzzzzzzzzzzzzzzz", "qxjkvwqxjkvw",
 		"https://example.org/a?b=c&d=e", "x := f(y) // note", "<b>bold</b>",
 	}
-	doc, err := os.ReadFile("../../docs/answers.md")
+	doc, err := os.ReadFile("../../../docs/answers.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +43,8 @@ func TestBPEIsTiktokens(t *testing.T) {
 			texts = append(texts, w)
 		}
 	}
-	for _, h := range hostile {
-		texts = append(texts, h.gen(300))
+	for _, h := range hostile(300) {
+		texts = append(texts, h)
 	}
 	for _, s := range texts {
 		w := want.EncodeOrdinary(s)
