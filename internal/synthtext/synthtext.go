@@ -1,7 +1,8 @@
-// Package synthtext makes synthetic prose for benchmarks: segments whose
-// words follow a Zipf distribution over a made-up vocabulary, so that term
-// statistics look like a real library's. The same seed gives the same
-// text on every machine.
+// Package synthtext makes synthetic text for tests and benchmarks:
+// segments whose words follow a Zipf distribution over a made-up
+// vocabulary, so that term statistics look like a real library's, and the
+// hostile classes of text that once made ingest super-linear (Hostile).
+// The same seed gives the same text on every machine.
 package synthtext
 
 import (

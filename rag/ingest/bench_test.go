@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/internal/cputime"
+	"github.com/ibid-dev/ibid/internal/synthtext"
 	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
@@ -85,10 +86,10 @@ func BenchmarkHostile(b *testing.B) {
 	l := NewLoader("")
 	defer l.Close()
 	tokens.Count("warm up") // build the tokenizer outside the timings
-	for _, h := range hostile {
+	for _, h := range synthtext.Hostile {
 		for _, n := range sizes {
-			data := []byte(h.gen(n))
-			b.Run(h.name+"/"+sizeName(n), func(b *testing.B) {
+			data := []byte(h.Make(n))
+			b.Run(h.Name+"/"+sizeName(n), func(b *testing.B) {
 				b.SetBytes(int64(len(data)))
 				// CPU time as well as wall time: on a shared machine the
 				// wall clock measures the neighbours too.
@@ -101,7 +102,7 @@ func BenchmarkHostile(b *testing.B) {
 					b.StopTimer()
 					tokens.ClearCache() // a file is loaded once: no cache from the last round
 					b.StartTimer()
-					if _, err := l.LoadBytes(context.Background(), h.file, data); err != nil {
+					if _, err := l.LoadBytes(context.Background(), h.File, data); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ibid-dev/ibid/internal/figures"
+	"github.com/ibid-dev/ibid/internal/synthtext"
 	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
@@ -50,17 +51,17 @@ func TestCancelStopsPromptly(t *testing.T) {
 		looks = []int{1, 2, 3, 10, 50, 200}
 	}
 	tokens.Count("warm up")
-	for _, h := range hostile {
-		data := []byte(h.gen(size))
+	for _, h := range synthtext.Hostile {
+		data := []byte(h.Make(size))
 		for _, n := range looks {
 			tokens.ClearCache()
 			base, cancel := context.WithCancel(context.Background())
 			ctx := &cancelAfter{Context: base, cancel: cancel, n: n}
-			_, err := testLoader(t).LoadBytes(ctx, h.file, data)
+			_, err := testLoader(t).LoadBytes(ctx, h.File, data)
 			cancel()
 			if ctx.calls < n {
 				if err != nil {
-					t.Errorf("%s: %v", h.name, err)
+					t.Errorf("%s: %v", h.Name, err)
 				}
 				break // finished before the n-th look at ctx
 			}
@@ -68,11 +69,11 @@ func TestCancelStopsPromptly(t *testing.T) {
 			// that did not (the cancel came after its last look) ends as
 			// it would have; either way little work follows the cancel.
 			if (ctx.calls > n || err != nil) && !errors.Is(err, context.Canceled) {
-				t.Errorf("%s, cancelled after look %d (%d looks): err %v", h.name, n, ctx.calls, err)
+				t.Errorf("%s, cancelled after look %d (%d looks): err %v", h.Name, n, ctx.calls, err)
 			}
 			lookedUp, _ := tokens.Work()
 			if after := lookedUp - ctx.work; after > maxAfter {
-				t.Errorf("%s, cancelled after look %d: %d bytes tokenised after", h.name, n, after)
+				t.Errorf("%s, cancelled after look %d: %d bytes tokenised after", h.Name, n, after)
 			}
 		}
 	}

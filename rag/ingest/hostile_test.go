@@ -2,84 +2,19 @@ package ingest
 
 import (
 	"context"
-	"encoding/base64"
 	"flag"
 	"fmt"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/synthtext"
 	"github.com/ibid-dev/ibid/rag/ingest/tokens"
 )
 
 var bench16 = flag.Bool("bench16mb", false, "also run the 16 MB sizes of BenchmarkHostile")
-
-// hostile are the input classes that once made ingest super-linear, each
-// made n bytes long (about), with its file name (the extension picks the
-// format).
-var hostile = []struct {
-	name, file string
-	gen        func(n int) string
-}{
-	{"letter", "a.txt", func(n int) string { return strings.Repeat("a", n) }},
-	{"chinese", "c.txt", randomHan},
-	{"oneline", "l.txt", func(n int) string { return randomWords(n, " ") }},
-	{"brackets", "b.md", func(n int) string { return strings.Repeat("[", n) }},
-	{"nested", "n.md", nestedList},
-	{"base64", "i.md", func(n int) string {
-		return "# Figure\n\nSee the image.\n\n![plot](data:image/png;base64," + randomBase64(n) + ")\n\nThe end.\n"
-	}},
-	{"prose", "p.md", func(n int) string { return randomWords(n, ". ") }},
-}
-
-// randomWords is n bytes of random words separated by sep every few words.
-func randomWords(n int, sep string) string {
-	r := rand.New(rand.NewSource(1))
-	vocab := strings.Fields("the model cites passages retrieval answer citation library segment token budget paper claim evidence 研究 引用")
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		if i > 0 {
-			if i%9 == 0 {
-				b.WriteString(sep)
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString(vocab[r.Intn(len(vocab))])
-	}
-	return b.String()
-}
-
-// nestedList is a list nested one level deeper on every line, about n
-// bytes long.
-func nestedList(n int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		b.WriteString(strings.Repeat("  ", i))
-		b.WriteString("- item\n")
-	}
-	return b.String()
-}
-
-// randomHan is n bytes of random Chinese characters, without punctuation.
-func randomHan(n int) string {
-	r := rand.New(rand.NewSource(3))
-	var b strings.Builder
-	for b.Len()+3 <= n {
-		b.WriteRune(rune(0x4E00 + r.Intn(0x9FA5-0x4E00)))
-	}
-	return b.String()
-}
-
-func randomBase64(n int) string {
-	r := rand.New(rand.NewSource(2))
-	raw := make([]byte, n*3/4)
-	r.Read(raw)
-	return base64.StdEncoding.EncodeToString(raw)
-}
 
 func sizeName(n int) string {
 	if n >= 1<<20 {
@@ -115,11 +50,11 @@ func loadWork(t *testing.T, file, text string) (lookedUp, tokenized int64, ld *L
 func TestHostileWorkIsLinear(t *testing.T) {
 	tokens.Count("warm up")
 	const small = 32 << 10
-	for _, h := range hostile {
-		t.Run(h.name, func(t *testing.T) {
-			s1, s4 := h.gen(small), h.gen(4*small)
-			l1, t1, _ := loadWork(t, h.file, s1)
-			l4, t4, ld := loadWork(t, h.file, s4)
+	for _, h := range synthtext.Hostile {
+		t.Run(h.Name, func(t *testing.T) {
+			s1, s4 := h.Make(small), h.Make(4*small)
+			l1, t1, _ := loadWork(t, h.File, s1)
+			l4, t4, ld := loadWork(t, h.File, s4)
 			if l4 > 8*int64(len(s4)) || t4 > 3*int64(len(s4)) {
 				t.Errorf("%d bytes: %d bytes looked up, %d tokenised: more than a few passes per byte", len(s4), l4, t4)
 			}
@@ -136,7 +71,7 @@ func TestHostileWorkIsLinear(t *testing.T) {
 // TestBase64ImageIsDropped is the 400 KB Markdown file with one base64
 // image that once took 75 s and made 958 junk segments.
 func TestBase64ImageIsDropped(t *testing.T) {
-	payload := randomBase64(400 << 10)
+	payload := synthtext.Base64(400 << 10)
 	md := "# Figure\n\nSee the plot below.\n\n![plot](data:image/png;base64," + payload + ")\n\nWrapped:\n\n" +
 		wrap(payload[:4096], 76) + "\nThe end.\n"
 	_, _, ld := loadWork(t, "fig.md", md)
@@ -172,7 +107,7 @@ func wrap(s string, n int) string {
 // TestDeepNestingIsFlattened: a 2,000-level nested list (and quote) keeps
 // at most maxPrefix bytes of nesting per line, outside fences.
 func TestDeepNestingIsFlattened(t *testing.T) {
-	deep := nestedList(1 << 20)
+	deep := synthtext.NestedList(1 << 20)
 	quote := strings.Repeat("> ", 2000) + "quoted\n"
 	fenced := "```\n" + strings.Repeat(" ", 100) + "code keeps its indentation\n```\n"
 	for _, in := range []string{deep, quote, fenced} {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ibid-dev/ibid/internal/synthtext"
 	"github.com/pkoukk/tiktoken-go"
 )
 
@@ -43,8 +44,8 @@ func TestBPEIsTiktokens(t *testing.T) {
 			texts = append(texts, w)
 		}
 	}
-	for _, h := range hostile(300) {
-		texts = append(texts, h)
+	for _, h := range synthtext.Hostile {
+		texts = append(texts, h.Make(300))
 	}
 	for _, s := range texts {
 		w := want.EncodeOrdinary(s)
