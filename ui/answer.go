@@ -221,9 +221,9 @@ func (d *answerDoc) drawTail(width int, indent string, st *styles, sel int, r *r
 }
 
 // drawBlock returns block i drawn for width and selected node sel,
-// rendering with r (RenderBlock: raw is shared, never modified) only when
-// the width changed: its lines, or, when they
-// were dropped, its fitted lines for that selection.
+// rendering with r (RenderBlock: raw is shared, never modified) only
+// when the width changed: its lines, or, when they were dropped, its
+// fitted lines for that selection.
 func (d *answerDoc) drawBlock(i int, r *render.Renderer, st *styles, sel int) *block {
 	b := &d.blocks[i]
 	if b.width != r.Width() {

@@ -10,11 +10,11 @@ import (
 )
 
 // maxInflate is the most one compressed stream of a PDF other than an
-// image may inflate to (an Engine's default). A paper's content streams, fonts and object
-// streams inflate to a few MB; a decompression bomb's to gigabytes,
-// which pdfium would inflate into its memory before any deadline or
-// limit stopped it (its memory grows by copying, so the process peaked at
-// three times the limit).
+// image may inflate to (an Engine's default). A paper's content streams,
+// fonts and object streams inflate to a few MB; a decompression bomb's to
+// gigabytes, which pdfium would inflate into its memory before any
+// deadline or limit stopped it (its memory grows by copying, so the
+// process peaked at three times the limit).
 const maxInflate = 256 << 20
 
 // errInflate is a stream that inflates past its limit.

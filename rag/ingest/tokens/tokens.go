@@ -124,7 +124,7 @@ func (vocabulary) LoadTiktokenBpe(url string) (map[string]int, error) {
 	return ranks, nil
 }
 
-// wordCache maps a word (see pieces) to its tokens. It is emptied when
+// wordCache maps a word (see words) to its tokens. It is emptied when
 // full, so it never holds more than cacheEntries words. Safe for
 // concurrent use.
 var wordCache = struct {
